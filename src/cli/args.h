@@ -1,0 +1,41 @@
+// Command-line arguments of one subcommand: positional arguments and --flags
+// (--name value, --name=value, or a bare boolean --name), checked against the flags
+// the subcommand declares so that a typo is an error, not silently ignored.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace graphopt {
+
+struct FlagSpec {
+  std::string name;  // without dashes
+  bool takes_value;
+  std::string help;
+};
+
+class Args {
+ public:
+  // Parses argv[first..argc). Fails on unknown flags or a missing value.
+  static StatusOr<Args> Parse(const std::string& command, int argc, char** argv, int first, const std::vector<FlagSpec>& specs);
+
+  const std::vector<std::string>& positional() const { return positional_; }
+  bool Has(const std::string& flag) const { return values_.count(flag) > 0; }
+  std::string Get(const std::string& flag, const std::string& fallback = "") const;
+  StatusOr<int64_t> GetInt(const std::string& flag, int64_t fallback) const;
+  StatusOr<double> GetDouble(const std::string& flag, double fallback) const;
+
+ private:
+  std::string command_;
+  std::vector<std::string> positional_;
+  std::map<std::string, std::string> values_;
+};
+
+// "  --name VALUE   help" lines for a usage message.
+std::string FlagsHelp(const std::vector<FlagSpec>& specs);
+
+}  // namespace graphopt

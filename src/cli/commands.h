@@ -1,0 +1,12 @@
+// The graphopt subcommands. Each takes the whole argv (argv[1] is the subcommand)
+// and returns the process exit code; errors are printed to stderr as one clear line.
+#pragma once
+
+namespace graphopt {
+
+int RunModelsCommand(int argc, char** argv);
+int RunInspectCommand(int argc, char** argv);
+int RunConvertCommand(int argc, char** argv);
+int RunSimulateCommand(int argc, char** argv);
+
+}  // namespace graphopt

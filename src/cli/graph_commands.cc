@@ -1,0 +1,165 @@
+// The graph subcommands: models, inspect, convert.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/files.h"
+#include "core/strings.h"
+#include "graph/dot.h"
+#include "graph/json_io.h"
+#include "models/load.h"
+#include "models/registry.h"
+
+namespace graphopt {
+namespace {
+
+int Fail(const Status& status) {
+  std::fprintf(stderr, "error: %s\n", status.message().c_str());
+  return 1;
+}
+
+bool WantsHelp(int argc, char** argv) {
+  for (int i = 2; i < argc; ++i) {
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") return true;
+  }
+  return false;
+}
+
+const std::vector<FlagSpec> kLoadFlags = {
+    {"forward", false, "use the forward graph only (no backward and update ops)"},
+    {"optimizer", true, "optimizer of the training step: sgd, momentum (default) or adam"},
+};
+
+StatusOr<Graph> LoadFromArgs(const Args& args, const std::string& command) {
+  if (args.positional().size() != 1) {
+    return InvalidArgument(command + ": expected exactly one MODEL argument (a file or a built-in name), got " +
+                           std::to_string(args.positional().size()));
+  }
+  LoadOptions options;
+  options.training = !args.Has("forward");
+  options.training_options.optimizer = args.Get("optimizer", "momentum");
+  return LoadModel(args.positional()[0], options);
+}
+
+}  // namespace
+
+int RunModelsCommand(int argc, char** argv) {
+  const std::vector<FlagSpec> specs = {{"layers", true, "also list each model at these layer counts (e.g. 2,4,8)"}};
+  if (WantsHelp(argc, argv)) {
+    std::printf("usage: graphopt models [--layers 2,4,8]\n\nLists the built-in graphs with their training-step op counts.\n%s",
+                FlagsHelp(specs).c_str());
+    return 0;
+  }
+  auto args = Args::Parse("models", argc, argv, 2, specs);
+  if (!args.ok()) return Fail(args.status());
+  std::printf("%-16s %-52s %10s %10s %12s\n", "model", "description", "fwd ops", "train ops", "params");
+  for (const auto& m : BuiltinModels()) {
+    auto fwd = BuildBuiltinForward(m.name);
+    if (!fwd.ok()) return Fail(fwd.status());
+    auto train = BuildTrainingGraph(*fwd);
+    if (!train.ok()) return Fail(train.status());
+    std::printf("%-16s %-52s %10d %10d %12s\n", m.name.c_str(), m.description.substr(0, 52).c_str(), fwd->num_ops(),
+                train->num_ops(), HumanBytes(static_cast<double>(fwd->TotalParamBytes())).c_str());
+    std::printf("%-16s   parameters: %s\n", "", m.parameters.c_str());
+  }
+  return 0;
+}
+
+int RunInspectCommand(int argc, char** argv) {
+  std::vector<FlagSpec> specs = kLoadFlags;
+  specs.push_back({"top", true, "how many op kinds to list (default all)"});
+  if (WantsHelp(argc, argv)) {
+    std::printf("usage: graphopt inspect MODEL [flags]\n\n%s", FlagsHelp(specs).c_str());
+    return 0;
+  }
+  auto args = Args::Parse("inspect", argc, argv, 2, specs);
+  if (!args.ok()) return Fail(args.status());
+  auto graph = LoadFromArgs(*args, "inspect");
+  if (!graph.ok()) return Fail(graph.status());
+  const Graph& g = *graph;
+  int64_t param_elems = 0, param_bytes = 0, state_bytes = 0, activation_bytes = 0;
+  double fwd_macs = 0, fwd_flops = 0;
+  int phase_count[3] = {0, 0, 0};
+  int measured = 0;
+  std::map<std::string, std::pair<int, double>> kinds;
+  for (const Op& op : g.ops()) {
+    ++phase_count[static_cast<int>(op.phase)];
+    if (op.kind == OpKind::kVariable) {
+      for (TensorId t : op.outputs) param_elems += g.tensor(t).num_elements();
+      param_bytes += op.param_bytes;
+    } else {
+      state_bytes += op.param_bytes;
+    }
+    if (op.phase == Phase::kForward) {
+      fwd_macs += op.cost.macs;
+      fwd_flops += op.cost.flops;
+    }
+    if (op.measured_time_us >= 0) ++measured;
+    std::string key = OpKindName(op.kind);
+    if (op.phase != Phase::kForward) key += std::string(" (") + PhaseName(op.phase) + ")";
+    auto& k = kinds[key];
+    ++k.first;
+    k.second += op.cost.flops;
+  }
+  for (const Tensor& t : g.tensors()) {
+    if (t.producer != kNoId && g.op(t.producer).kind != OpKind::kVariable) activation_bytes += t.bytes();
+  }
+  const OpCost total = g.TotalCost();
+  std::printf("graph          %s%s\n", g.name().c_str(), g.family().empty() ? "" : (" (built-in " + g.family() + ")").c_str());
+  for (const auto& [k, v] : g.metadata()) std::printf("  %-12s %s\n", k.c_str(), v.c_str());
+  std::printf("ops            %d (forward %d, backward %d, update %d)\n", g.num_ops(), phase_count[0], phase_count[1],
+              phase_count[2]);
+  std::printf("tensors        %d\n", g.num_tensors());
+  std::printf("edges          %lld tensor uses\n", static_cast<long long>(g.num_edges()));
+  std::printf("parameters     %lld elements, %s\n", static_cast<long long>(param_elems), HumanBytes(static_cast<double>(param_bytes)).c_str());
+  if (state_bytes > 0) std::printf("optimizer state %s\n", HumanBytes(static_cast<double>(state_bytes)).c_str());
+  std::printf("forward MACs   %s (%.6g)\n", HumanCount(fwd_macs).c_str(), fwd_macs);
+  std::printf("forward FLOPs  %s\n", HumanCount(fwd_flops).c_str());
+  std::printf("step FLOPs     %s\n", HumanCount(total.flops).c_str());
+  std::printf("memory traffic %s read, %s written\n", HumanBytes(static_cast<double>(total.bytes_read)).c_str(),
+              HumanBytes(static_cast<double>(total.bytes_written)).c_str());
+  std::printf("activations    %s (sum of all non-parameter tensors)\n", HumanBytes(static_cast<double>(activation_bytes)).c_str());
+  if (measured > 0) std::printf("measured       %d ops carry measured times\n", measured);
+  if (!g.layer_names().empty()) std::printf("layers         %zu layer tags\n", g.layer_names().size());
+  std::printf("colocation     %d groups\n", g.num_colocation_groups());
+  std::vector<std::pair<std::string, std::pair<int, double>>> sorted(kinds.begin(), kinds.end());
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return a.second.first != b.second.first ? a.second.first > b.second.first : a.first < b.first;
+  });
+  auto top = args->GetInt("top", static_cast<int64_t>(sorted.size()));
+  if (!top.ok()) return Fail(top.status());
+  std::printf("\n%-32s %8s %14s\n", "op kind", "count", "FLOPs");
+  for (size_t i = 0; i < sorted.size() && static_cast<int64_t>(i) < *top; ++i) {
+    std::printf("%-32s %8d %14s\n", sorted[i].first.c_str(), sorted[i].second.first, HumanCount(sorted[i].second.second).c_str());
+  }
+  return 0;
+}
+
+int RunConvertCommand(int argc, char** argv) {
+  std::vector<FlagSpec> specs = kLoadFlags;
+  specs.push_back({"to", true, "output format: json or dot"});
+  specs.push_back({"out", true, "output file (default: standard output)"});
+  if (WantsHelp(argc, argv)) {
+    std::printf("usage: graphopt convert MODEL --to json|dot [--out FILE] [flags]\n\n%s", FlagsHelp(specs).c_str());
+    return 0;
+  }
+  auto args = Args::Parse("convert", argc, argv, 2, specs);
+  if (!args.ok()) return Fail(args.status());
+  const std::string to = args->Get("to");
+  if (to != "json" && to != "dot") return Fail(InvalidArgument("convert: --to must be json or dot, got '" + to + "'"));
+  auto graph = LoadFromArgs(*args, "convert");
+  if (!graph.ok()) return Fail(graph.status());
+  const std::string text = to == "json" ? GraphToJson(*graph) : GraphToDot(*graph);
+  if (!args->Has("out")) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+  }
+  Status written = WriteFileAtomic(args->Get("out"), text);
+  if (!written.ok()) return Fail(written);
+  std::fprintf(stderr, "wrote %s (%d ops, %s)\n", args->Get("out").c_str(), graph->num_ops(), HumanBytes(static_cast<double>(text.size())).c_str());
+  return 0;
+}
+
+}  // namespace graphopt

@@ -1,0 +1,40 @@
+// graphopt: the command-line entry point. Dispatches to one subcommand.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "cli/commands.h"
+
+namespace {
+
+const char* kUsage =
+    "graphopt: a learned graph optimizer for ML compilers (placement, scheduling, fusion)\n"
+    "\n"
+    "usage: graphopt COMMAND [ARGS]\n"
+    "\n"
+    "commands:\n"
+    "  models                      list the built-in model graphs with their op counts\n"
+    "  inspect MODEL               ops, tensors, parameters, FLOPs, memory, op-kind histogram\n"
+    "  convert MODEL --to json|dot [--out FILE]   write a model as graph JSON or Graphviz DOT\n"
+    "  simulate MODEL [--cluster C] [--plan P] [--trace T]   simulate one training step\n"
+    "\n"
+    "MODEL is a .onnx, .json or PipeDream .txt file, or a built-in name with optional\n"
+    "parameters, e.g. gnmt or gnmt:layers=4,batch=128. Run 'graphopt COMMAND --help'\n"
+    "for the flags of a command.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
+      std::strcmp(argv[1], "help") == 0) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  if (command == "models") return graphopt::RunModelsCommand(argc, argv);
+  if (command == "inspect") return graphopt::RunInspectCommand(argc, argv);
+  if (command == "convert") return graphopt::RunConvertCommand(argc, argv);
+  if (command == "simulate") return graphopt::RunSimulateCommand(argc, argv);
+  std::fprintf(stderr, "graphopt: unknown command '%s'\n\n%s", command.c_str(), kUsage);
+  return 2;
+}

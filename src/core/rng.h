@@ -1,0 +1,35 @@
+// Rng: a small, seedable, platform-independent random generator (xoshiro256**
+// seeded by splitmix64). Everything random in graphopt takes one of these, so the
+// same seed gives the same result on every machine and standard library.
+#pragma once
+
+#include <cstdint>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace graphopt {
+
+class Rng {
+ public:
+  explicit Rng(uint64_t seed = 0);
+  uint64_t NextU64();
+  // Uniform integer in [0, n); n > 0.
+  uint64_t Uniform(uint64_t n);
+  // Uniform integer in [lo, hi].
+  int64_t UniformInt(int64_t lo, int64_t hi);
+  // Uniform double in [0, 1).
+  double UniformDouble();
+  double Normal();
+  bool Bernoulli(double p) { return UniformDouble() < p; }
+  // Fisher-Yates shuffle.
+  template <typename T>
+  void Shuffle(std::vector<T>& v) {
+    for (size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[Uniform(i)]);
+  }
+
+ private:
+  uint64_t s_[4];
+};
+
+}  // namespace graphopt

@@ -1,0 +1,103 @@
+#include "core/strings.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cctype>
+#include <cstdlib>
+
+namespace graphopt {
+
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t pos = s.find(sep, start);
+    out.push_back(s.substr(start, pos == std::string::npos ? std::string::npos : pos - start));
+    if (pos == std::string::npos) break;
+    start = pos + 1;
+  }
+  return out;
+}
+
+std::string Trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+bool StartsWith(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+
+std::string StrFormat(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  va_list ap2;
+  va_copy(ap2, ap);
+  const int n = std::vsnprintf(nullptr, 0, fmt, ap);
+  va_end(ap);
+  std::string out(static_cast<size_t>(n > 0 ? n : 0), '\0');
+  std::vsnprintf(out.data(), out.size() + 1, fmt, ap2);
+  va_end(ap2);
+  return out;
+}
+
+std::string HumanBytes(double bytes) {
+  const char* units[] = {"B", "KB", "MB", "GB", "TB", "PB"};
+  int u = 0;
+  while (std::fabs(bytes) >= 1000.0 && u < 5) {
+    bytes /= 1000.0;
+    ++u;
+  }
+  return u == 0 ? StrFormat("%.0f B", bytes) : StrFormat("%.2f %s", bytes, units[u]);
+}
+
+std::string HumanCount(double count) {
+  const char* units[] = {"", "K", "M", "G", "T", "P", "E"};
+  int u = 0;
+  while (std::fabs(count) >= 1000.0 && u < 6) {
+    count /= 1000.0;
+    ++u;
+  }
+  return u == 0 ? StrFormat("%.0f", count) : StrFormat("%.3f %s", count, units[u]);
+}
+
+StatusOr<std::map<std::string, std::string>> ParseKeyValues(const std::string& text, const std::string& context) {
+  std::map<std::string, std::string> out;
+  if (Trim(text).empty()) return out;
+  for (const std::string& part : Split(text, ',')) {
+    const size_t eq = part.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return InvalidArgument(context + ": expected key=value, got '" + part + "'");
+    }
+    const std::string key = Trim(part.substr(0, eq));
+    if (out.count(key)) return InvalidArgument(context + ": '" + key + "' given twice");
+    out[key] = Trim(part.substr(eq + 1));
+  }
+  return out;
+}
+
+StatusOr<int64_t> ParseInt(const std::string& text, const std::string& context) {
+  if (text.empty()) return InvalidArgument(context + ": expected an integer, got nothing");
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (errno != 0 || end == text.c_str() || *end != '\0') {
+    return InvalidArgument(context + ": expected an integer, got '" + text + "'");
+  }
+  return static_cast<int64_t>(v);
+}
+
+StatusOr<double> ParseDouble(const std::string& text, const std::string& context) {
+  if (text.empty()) return InvalidArgument(context + ": expected a number, got nothing");
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (errno != 0 || end == text.c_str() || *end != '\0' || !std::isfinite(v)) {
+    return InvalidArgument(context + ": expected a number, got '" + text + "'");
+  }
+  return v;
+}
+
+}  // namespace graphopt

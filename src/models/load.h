@@ -1,0 +1,21 @@
+// LoadModel: the one entry point for "a model" wherever the CLI takes one: a .onnx,
+// .json or PipeDream .txt file, or a built-in spec ("gnmt:layers=4").
+#pragma once
+
+#include <string>
+
+#include "graph/graph.h"
+#include "graph/training.h"
+
+namespace graphopt {
+
+struct LoadOptions {
+  // Expand forward graphs (ONNX, PipeDream, built-ins) into the training step.
+  // JSON graphs are taken as they are.
+  bool training = true;
+  TrainingOptions training_options;
+};
+
+StatusOr<Graph> LoadModel(const std::string& spec, const LoadOptions& options = {});
+
+}  // namespace graphopt

@@ -1,0 +1,77 @@
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include "core/files.h"
+#include "core/rng.h"
+#include "core/status.h"
+#include "core/strings.h"
+
+namespace graphopt {
+namespace {
+
+TEST(RngTest, SameSeedSameSequence) {
+  Rng a(42), b(42), c(43);
+  bool differs = false;
+  for (int i = 0; i < 100; ++i) {
+    const uint64_t x = a.NextU64();
+    EXPECT_EQ(x, b.NextU64());
+    differs |= x != c.NextU64();
+  }
+  EXPECT_TRUE(differs);
+}
+
+TEST(RngTest, UniformStaysInRange) {
+  Rng r(1);
+  for (int i = 0; i < 1000; ++i) {
+    const int64_t v = r.UniformInt(-3, 3);
+    EXPECT_GE(v, -3);
+    EXPECT_LE(v, 3);
+    const double d = r.UniformDouble();
+    EXPECT_GE(d, 0.0);
+    EXPECT_LT(d, 1.0);
+  }
+}
+
+TEST(StatusTest, ContextIsPrepended) {
+  Status s = InvalidArgument("bad thing");
+  EXPECT_EQ(s.WithContext("file.json").message(), "file.json: bad thing");
+  EXPECT_TRUE(Status::Ok().WithContext("x").ok());
+}
+
+TEST(StringsTest, KeyValuesParseAndReject) {
+  auto kv = ParseKeyValues("layers=4, batch=128", "model");
+  ASSERT_TRUE(kv.ok());
+  EXPECT_EQ(kv->at("layers"), "4");
+  EXPECT_EQ(kv->at("batch"), "128");
+  EXPECT_FALSE(ParseKeyValues("layers", "model").ok());
+  EXPECT_FALSE(ParseKeyValues("a=1,a=2", "model").ok());
+}
+
+TEST(StringsTest, IntegersAreStrict) {
+  EXPECT_EQ(*ParseInt("-3", "x"), -3);
+  EXPECT_FALSE(ParseInt("3x", "x").ok());
+  EXPECT_FALSE(ParseInt("", "x").ok());
+  EXPECT_FALSE(ParseDouble("nan", "x").ok());
+}
+
+TEST(FilesTest, AtomicWriteThenRead) {
+  const std::string path = ::testing::TempDir() + "graphopt_files_test_" + std::to_string(getpid()) + ".txt";
+  ASSERT_TRUE(WriteFileAtomic(path, "hello").ok());
+  auto back = ReadFile(path);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, "hello");
+  EXPECT_FALSE(FileExists(path + ".tmp." + std::to_string(getpid())));
+  std::remove(path.c_str());
+  auto missing = ReadFile(path);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find(path), std::string::npos);
+}
+
+TEST(FilesTest, ExtensionIsLowerCased) {
+  EXPECT_EQ(FileExtension("a/b.ONNX"), "onnx");
+  EXPECT_EQ(FileExtension("a.b/c"), "");
+}
+
+}  // namespace
+}  // namespace graphopt
