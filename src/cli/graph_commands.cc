@@ -54,15 +54,15 @@ int RunModelsCommand(int argc, char** argv) {
   }
   auto args = Args::Parse("models", argc, argv, 2, specs);
   if (!args.ok()) return Fail(args.status());
-  std::printf("%-16s %-52s %10s %10s %12s\n", "model", "description", "fwd ops", "train ops", "params");
+  std::printf("%-16s %10s %10s %12s  %s\n", "model", "fwd ops", "train ops", "params", "description");
   for (const auto& m : BuiltinModels()) {
     auto fwd = BuildBuiltinForward(m.name);
     if (!fwd.ok()) return Fail(fwd.status());
     auto train = BuildTrainingGraph(*fwd);
     if (!train.ok()) return Fail(train.status());
-    std::printf("%-16s %-52s %10d %10d %12s\n", m.name.c_str(), m.description.substr(0, 52).c_str(), fwd->num_ops(),
-                train->num_ops(), HumanBytes(static_cast<double>(fwd->TotalParamBytes())).c_str());
-    std::printf("%-16s   parameters: %s\n", "", m.parameters.c_str());
+    std::printf("%-16s %10d %10d %12s  %s\n", m.name.c_str(), fwd->num_ops(), train->num_ops(),
+                HumanBytes(static_cast<double>(fwd->TotalParamBytes())).c_str(), m.description.c_str());
+    std::printf("%-16s %10s %10s %12s  defaults: %s\n", "", "", "", "", m.parameters.c_str());
   }
   return 0;
 }

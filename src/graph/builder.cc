@@ -23,8 +23,11 @@ int64_t NormAxis(int64_t axis, size_t rank) {
   GO_CHECK_MSG(axis >= 0 && axis < static_cast<int64_t>(rank), "axis out of range");
   return axis;
 }
+// Output length of a convolution or pool; <= 0 when the window does not fit.
 int64_t ConvOut(int64_t in, int64_t k, int64_t stride, int64_t pad_total, int64_t dilation) {
-  return (in + pad_total - dilation * (k - 1) - 1) / stride + 1;
+  const int64_t span = in + pad_total - dilation * (k - 1) - 1;
+  if (span < 0) return 0;
+  return span / stride + 1;
 }
 std::string ToLower(const char* s) {
   std::string r(s);
@@ -130,7 +133,7 @@ TensorId GraphBuilder::Conv1D(TensorId x, TensorId w, int64_t stride, int64_t pa
   const Shape& sw = shape(w);
   GO_CHECK_MSG(sx.size() == 3 && sw.size() == 3, "Conv1D needs NCL input and OIK weights");
   GO_CHECK_MSG(sx[1] == sw[1] * groups, "Conv1D channels differ");
-  Shape out = {sx[0], sw[0], ConvOut(sx[2], sw[2], stride, pad, dilation)};
+  Shape out = {sx[0], sw[0], ConvOut(sx[2], sw[2], stride, 2 * pad, dilation)};
   GO_CHECK_MSG(out[2] > 0, "Conv1D output is empty");
   Attrs attrs{{"kernel", std::vector<int64_t>{sw[2]}}, {"strides", std::vector<int64_t>{stride}},
               {"pads", std::vector<int64_t>{pad}}, {"dilations", std::vector<int64_t>{dilation}}, {"group", groups}};
@@ -144,7 +147,8 @@ TensorId GraphBuilder::Unary(OpKind kind, TensorId x) {
 
 TensorId GraphBuilder::Binary(OpKind kind, TensorId a, TensorId b) {
   GO_CHECK(CategoryOf(kind) == OpCategory::kElementwise);
-  return Single(kind, ToLower(OpKindName(kind)), {a, b}, BroadcastShapes(shape(a), shape(b)), {}, graph_.tensor(a).dtype);
+  const DType dtype = kind == OpKind::kCompare ? DType::kBool : graph_.tensor(a).dtype;
+  return Single(kind, ToLower(OpKindName(kind)), {a, b}, BroadcastShapes(shape(a), shape(b)), {}, dtype);
 }
 
 TensorId GraphBuilder::AddN(const std::vector<TensorId>& xs) {
@@ -168,11 +172,11 @@ TensorId GraphBuilder::Reduce(OpKind kind, TensorId x, std::vector<int64_t> axes
 }
 
 TensorId GraphBuilder::Softmax(TensorId x, int64_t axis) {
-  return Single(OpKind::kSoftmax, "softmax", {x}, shape(x), {{"axis", axis}});
+  return Single(OpKind::kSoftmax, "softmax", {x}, shape(x), {{"axis", axis}}, graph_.tensor(x).dtype);
 }
 
 TensorId GraphBuilder::LayerNorm(TensorId x, TensorId gamma, TensorId beta) {
-  return Single(OpKind::kLayerNorm, "layer_norm", {x, gamma, beta}, shape(x));
+  return Single(OpKind::kLayerNorm, "layer_norm", {x, gamma, beta}, shape(x), {}, graph_.tensor(x).dtype);
 }
 
 TensorId GraphBuilder::BatchNorm(TensorId x, TensorId scale, TensorId bias) {
@@ -210,7 +214,7 @@ TensorId GraphBuilder::Concat(const std::vector<TensorId>& xs, int64_t axis) {
     }
     out[static_cast<size_t>(ax)] += s[static_cast<size_t>(ax)];
   }
-  return Single(OpKind::kConcat, "concat", xs, out, {{"axis", ax}});
+  return Single(OpKind::kConcat, "concat", xs, out, {{"axis", ax}}, graph_.tensor(xs[0]).dtype);
 }
 
 std::vector<TensorId> GraphBuilder::Split(TensorId x, int64_t axis, const std::vector<int64_t>& sizes) {
@@ -255,7 +259,8 @@ TensorId GraphBuilder::Pad(TensorId x, int64_t axis, int64_t before, int64_t aft
   Shape out = shape(x);
   const int64_t ax = NormAxis(axis, out.size());
   out[static_cast<size_t>(ax)] += before + after;
-  return Single(OpKind::kPad, "pad", {x}, out, {{"axis", ax}, {"before", before}, {"after", after}});
+  return Single(OpKind::kPad, "pad", {x}, out, {{"axis", ax}, {"before", before}, {"after", after}},
+                graph_.tensor(x).dtype);
 }
 
 TensorId GraphBuilder::Gather(TensorId table, TensorId indices) {
@@ -263,7 +268,7 @@ TensorId GraphBuilder::Gather(TensorId table, TensorId indices) {
   GO_CHECK(st.size() == 2);
   Shape out = shape(indices);
   out.push_back(st[1]);
-  return Single(OpKind::kGather, "gather", {table, indices}, out);
+  return Single(OpKind::kGather, "gather", {table, indices}, out, {}, graph_.tensor(table).dtype);
 }
 
 TensorId GraphBuilder::SoftmaxCrossEntropy(TensorId logits, TensorId labels) {

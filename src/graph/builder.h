@@ -48,7 +48,8 @@ class GraphBuilder {
   // x [N, C, H, W], w [Cout, C/groups, kh, kw]; pads symmetric (ph, pw).
   TensorId Conv2D(TensorId x, TensorId w, std::vector<int64_t> strides = {1, 1}, std::vector<int64_t> pads = {0, 0},
                   std::vector<int64_t> dilations = {1, 1}, int64_t groups = 1);
-  // x [N, C, L], w [Cout, C/groups, k]; causal/dilated 1-D convolution (WaveNet).
+  // x [N, C, L], w [Cout, C/groups, k]; pad on each side (as Conv2D). For a causal
+  // convolution, Pad the left side explicitly and pass pad = 0.
   TensorId Conv1D(TensorId x, TensorId w, int64_t stride = 1, int64_t pad = 0, int64_t dilation = 1, int64_t groups = 1);
 
   // Elementwise.

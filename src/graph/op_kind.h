@@ -36,6 +36,7 @@ enum class OpCategory : uint8_t {
   X(ShapeCompute, "ShapeCompute", kMetadata, 0)       \
   X(Reshape, "Reshape", kView, 0)                     \
   X(Identity, "Identity", kView, 0)                   \
+  X(StopGradient, "StopGradient", kView, 0)           \
   X(Conv, "Conv", kContraction, 0)                    \
   X(ConvTranspose, "ConvTranspose", kContraction, 0)  \
   X(MatMul, "MatMul", kContraction, 0)                \

@@ -11,7 +11,7 @@ namespace {
 bool Differentiable(OpKind kind) {
   const OpCategory c = CategoryOf(kind);
   return c != OpCategory::kSource && c != OpCategory::kMetadata && c != OpCategory::kUpdate &&
-         kind != OpKind::kCompare && kind != OpKind::kNot && kind != OpKind::kShape;
+         kind != OpKind::kCompare && kind != OpKind::kNot && kind != OpKind::kShape && kind != OpKind::kStopGradient;
 }
 
 // Which forward tensors the gradient of op's input `i` reads, besides the output gradients.

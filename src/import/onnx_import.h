@@ -2,6 +2,8 @@
 // into a forward Graph, using ONNX shape inference for every intermediate shape.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 
 #include "graph/graph.h"
@@ -11,6 +13,9 @@ namespace graphopt {
 struct OnnxImportOptions {
   // Value for symbolic or unknown batch-like dimensions.
   int64_t default_dim = 1;
+  // Values of named symbolic dimensions (dim_param of the graph inputs, e.g.
+  // {"batch", 32}); names not listed take default_dim.
+  std::map<std::string, int64_t> dim_values;
 };
 
 // Each initializer becomes a Variable op (param_bytes from its dims; the weights

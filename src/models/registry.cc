@@ -91,14 +91,16 @@ const std::vector<BuiltinModel>& BuiltinModels() {
       {"rnnlm", "RNN language model: embedding, stacked LSTM unrolled over time, softmax",
        "layers=2, batch=64, steps=20, hidden=2048, vocab=40000", BuildRnnlm},
       {"gnmt", "GNMT: LSTM encoder-decoder with attention, unrolled over time",
-       "layers=2, batch=128, steps=40, hidden=1024, vocab=32000", BuildGnmt},
+       "layers=2, batch=128, steps=50, hidden=1024, vocab=32000", BuildGnmt},
       {"transformer_xl", "Transformer-XL: decoder layers with segment memory and relative attention",
-       "layers=2, batch=32, segment=128, memory=128, model=512, heads=8, inner=2048, vocab=32000", BuildTransformerXl},
-      {"inception_v3", "Inception-v3 image classifier (299x299)", "batch=32", BuildInceptionV3},
-      {"amoebanet", "AmoebaNet-D image classifier (normal and reduction cells)", "cells=6, filters=190, batch=32, image=224",
+       "layers=2, batch=32, segment=128, memory=128, model=512, heads=8, inner=2048, vocab=32000, segments=24",
+       BuildTransformerXl},
+      {"inception_v3", "Inception-v3 image classifier (299x299)", "batch=32, image=299, classes=1000, aux=0", BuildInceptionV3},
+      {"amoebanet", "AmoebaNet-A image classifier (variant=d: AmoebaNet-D)",
+       "variant=a, cells=6, filters=190, batch=32, image=224, classes=1000",
        BuildAmoebaNet},
       {"wavenet", "WaveNet: stacks of dilated causal convolutions with gated units",
-       "stacks=2, layers=18, batch=8, length=4096, channels=64", BuildWaveNet},
+       "stacks=2, layers=18, batch=8, length=4096, channels=64, skip=256, quantization=256, kernel=2", BuildWaveNet},
   };
   return kModels;
 }

@@ -1,0 +1,124 @@
+// End-to-end checks of the graphopt binary: every data file and every built-in can
+// be inspected; bad input gives one clear message and a non-zero exit.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+
+#include "core/rng.h"
+
+namespace graphopt {
+namespace {
+
+struct CliRun {
+  int exit_code;
+  std::string output;  // stdout and stderr
+};
+
+CliRun Graphopt(const std::string& args) {
+  const std::string cmd = std::string(GRAPHOPT_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  CliRun run{-1, ""};
+  if (pipe == nullptr) return run;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) run.output.append(buf.data(), n);
+  const int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return run;
+}
+
+std::string Data(const std::string& rel) { return std::string(GRAPHOPT_DATA_DIR) + "/" + rel; }
+
+std::string TempPath(const std::string& name) { return ::testing::TempDir() + "graphopt_cli_" + name; }
+
+TEST(CliTest, InspectWorksOnEveryDataFile) {
+  for (const char* f : {"onnx/bert_encoder.onnx", "onnx/inception_v3.onnx", "onnx/lstm_lm.onnx", "onnx/resnet50.onnx",
+                        "onnx/squeezenet1_1.onnx", "onnx/transformer_seq2seq.onnx", "pipedream/alexnet.txt",
+                        "pipedream/gnmt.txt", "pipedream/inception_v3.txt", "pipedream/resnet18.txt",
+                        "pipedream/resnet50.txt", "pipedream/squeezenet1_0.txt", "pipedream/vgg16.txt"}) {
+    CliRun r = Graphopt("inspect " + Data(f));
+    EXPECT_EQ(r.exit_code, 0) << f << "\n" << r.output;
+    EXPECT_NE(r.output.find("ops "), std::string::npos) << f;
+  }
+}
+
+TEST(CliTest, InspectWorksOnEveryBuiltin) {
+  for (const char* m : {"rnnlm", "gnmt", "transformer_xl", "inception_v3", "amoebanet", "wavenet"}) {
+    CliRun r = Graphopt(std::string("inspect ") + m);
+    EXPECT_EQ(r.exit_code, 0) << m << "\n" << r.output;
+    EXPECT_NE(r.output.find("backward"), std::string::npos) << m;
+  }
+}
+
+TEST(CliTest, ResNet50ReportsItsParameterCount) {
+  CliRun r = Graphopt("inspect " + Data("onnx/resnet50.onnx"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("25530472 elements"), std::string::npos) << r.output;
+}
+
+TEST(CliTest, ModelsListsEveryBuiltin) {
+  CliRun r = Graphopt("models");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* m : {"rnnlm", "gnmt", "transformer_xl", "inception_v3", "amoebanet", "wavenet"}) {
+    EXPECT_NE(r.output.find(m), std::string::npos) << m;
+  }
+}
+
+TEST(CliTest, ConvertWritesJsonThatInspectReads) {
+  const std::string out = TempPath("rnnlm.json");
+  CliRun w = Graphopt("convert rnnlm:layers=1,steps=2 --to json --out " + out);
+  ASSERT_EQ(w.exit_code, 0) << w.output;
+  CliRun r = Graphopt("inspect " + out);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  CliRun d = Graphopt("convert " + out + " --to dot --out " + TempPath("rnnlm.dot"));
+  EXPECT_EQ(d.exit_code, 0) << d.output;
+  std::remove(out.c_str());
+  std::remove(TempPath("rnnlm.dot").c_str());
+}
+
+void ExpectCleanFailure(const std::string& args, const std::string& fragment) {
+  CliRun r = Graphopt(args);
+  EXPECT_EQ(r.exit_code, 1) << args << "\n" << r.output;
+  EXPECT_NE(r.output.find("error: "), std::string::npos) << args << "\n" << r.output;
+  EXPECT_NE(r.output.find(fragment), std::string::npos) << args << "\n" << r.output;
+}
+
+TEST(CliTest, BadInputGetsOneClearMessage) {
+  ExpectCleanFailure("inspect nosuchmodel", "unknown model 'nosuchmodel'");
+  ExpectCleanFailure("inspect gnmt:layers=0", "'layers'");
+  ExpectCleanFailure("inspect rnnlm:batch=-3", "'batch'");
+  ExpectCleanFailure("inspect /no/such/file.onnx", "/no/such/file.onnx");
+  ExpectCleanFailure("inspect gnmt --frobnicate", "unknown flag --frobnicate");
+  ExpectCleanFailure("convert gnmt --to yaml", "--to must be json or dot");
+}
+
+TEST(CliTest, CorruptFilesFailCleanly) {
+  // Truncated copies of real files and random bytes under each extension.
+  std::ifstream in(Data("onnx/resnet50.onnx"), std::ios::binary);
+  std::string onnx((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(onnx.size(), 1000u);
+  std::ifstream pin(Data("pipedream/gnmt.txt"));
+  std::string pd((std::istreambuf_iterator<char>(pin)), std::istreambuf_iterator<char>());
+  Rng rng(3);
+  std::string junk(2000, '\0');
+  for (char& c : junk) c = static_cast<char>(rng.Uniform(256));
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"trunc.onnx", onnx.substr(0, onnx.size() / 2)}, {"junk.onnx", junk},
+      {"trunc.txt", pd.substr(0, pd.size() / 2 + 7)},  {"junk.txt", junk},
+      {"junk.json", junk},                             {"trunc.json", R"({"format":"graphopt-graph","version":1,"na)"}};
+  for (const auto& [name, bytes] : cases) {
+    const std::string path = TempPath(name);
+    std::ofstream(path, std::ios::binary) << bytes;
+    CliRun r = Graphopt("inspect " + path);
+    EXPECT_EQ(r.exit_code, 1) << name << "\n" << r.output;
+    EXPECT_NE(r.output.find(path), std::string::npos) << name << "\n" << r.output;
+    std::remove(path.c_str());
+  }
+}
+
+}  // namespace
+}  // namespace graphopt
