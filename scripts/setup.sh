@@ -17,6 +17,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
+  libmetis-dev libscotch-dev zlib1g-dev
 )
 
 missing=()

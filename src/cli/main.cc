@@ -17,6 +17,9 @@ const char* kUsage =
     "  inspect MODEL               ops, tensors, parameters, FLOPs, memory, op-kind histogram\n"
     "  convert MODEL --to json|dot [--out FILE]   write a model as graph JSON or Graphviz DOT\n"
     "  simulate MODEL [--cluster C] [--plan P] [--trace T]   simulate one training step\n"
+    "  baseline MODEL --method M [--cluster C] [--out P]     one baseline's plan and its step time\n"
+    "  run [MODEL] [--cluster C]   every baseline side by side (default: gnmt:layers=4 on 4xV100)\n"
+    "  bench [--rows R] [--methods M] [--fusion]   the 13-row placement suite of the GO paper\n"
     "\n"
     "MODEL is a .onnx, .json or PipeDream .txt file, or a built-in name with optional\n"
     "parameters, e.g. gnmt or gnmt:layers=4,batch=128. Run 'graphopt COMMAND --help'\n"
@@ -35,6 +38,9 @@ int main(int argc, char** argv) {
   if (command == "inspect") return graphopt::RunInspectCommand(argc, argv);
   if (command == "convert") return graphopt::RunConvertCommand(argc, argv);
   if (command == "simulate") return graphopt::RunSimulateCommand(argc, argv);
+  if (command == "baseline") return graphopt::RunBaselineCommand(argc, argv);
+  if (command == "run") return graphopt::RunRunCommand(argc, argv);
+  if (command == "bench") return graphopt::RunBenchCommand(argc, argv);
   std::fprintf(stderr, "graphopt: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return 2;
 }

@@ -122,3 +122,60 @@ TEST(CliTest, CorruptFilesFailCleanly) {
 
 }  // namespace
 }  // namespace graphopt
+
+namespace graphopt {
+namespace {
+
+TEST(CliTest, SimulatePrintsStepTimeAndLowerBound) {
+  CliRun r = Graphopt("simulate rnnlm:layers=1,steps=2 --cluster 2xP100");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("step time"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("lower bound"), std::string::npos) << r.output;
+}
+
+TEST(CliTest, BaselinePlanFeedsSimulate) {
+  const std::string plan = TempPath("heft_plan.json");
+  const std::string trace = TempPath("trace.json");
+  CliRun b = Graphopt("baseline rnnlm:layers=2,steps=3 --cluster 2xP100 --method heft --out " + plan);
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  CliRun s = Graphopt("simulate rnnlm:layers=2,steps=3 --cluster 2xP100 --plan " + plan + " --trace " + trace);
+  ASSERT_EQ(s.exit_code, 0) << s.output;
+  std::ifstream in(trace);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("traceEvents"), std::string::npos);
+  std::remove(plan.c_str());
+  std::remove(trace.c_str());
+}
+
+TEST(CliTest, BadPlanAndClusterFailCleanly) {
+  ExpectCleanFailure("baseline rnnlm --method magic", "magic");
+  const std::string bad = TempPath("bad_plan.json");
+  std::ofstream(bad) << R"({"format":"graphopt-plan","version":1,"device":[99]})";
+  ExpectCleanFailure("simulate rnnlm --plan " + bad, bad);
+  std::remove(bad.c_str());
+  ExpectCleanFailure("simulate rnnlm --cluster 3xAbacus", "3xAbacus");
+}
+
+TEST(CliTest, RunComparesEveryBaseline) {
+  CliRun r = Graphopt("run rnnlm:layers=2,steps=3 --cluster 2xP100");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* m : {"single", "tf-default", "expert", "metis", "scotch", "heft"}) {
+    EXPECT_NE(r.output.find(m), std::string::npos) << m;
+  }
+}
+
+TEST(CliTest, BenchWritesItsReports) {
+  const std::string results = TempPath("bench/placement.json");
+  CliRun r = Graphopt("bench --rows rnnlm-2,wavenet-2 --methods single,expert --results " + results);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("| RNNLM 2-layer (2) |"), std::string::npos) << r.output;
+  for (const char* ext : {".json", ".md", ".csv", ".svg"}) {
+    const std::string f = TempPath(std::string("bench/placement") + ext);
+    EXPECT_TRUE(std::ifstream(f).good()) << f;
+    std::remove(f.c_str());
+  }
+  ExpectCleanFailure("bench --rows nosuchrow", "nosuchrow");
+}
+
+}  // namespace
+}  // namespace graphopt

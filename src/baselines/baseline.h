@@ -1,0 +1,67 @@
+// The baselines every comparison includes, each producing a Plan for a graph on a
+// cluster: single device, the TensorFlow default, the human expert placement of the
+// model family, METIS and Scotch graph partitions, HEFT list scheduling; plus two
+// passes any placement can take: critical-path-first priorities and greedy fusion.
+//
+// A baseline sees only the graph, the cluster and the cost model (never the
+// simulator's result), and returns a complete, valid plan (sim/plan.h
+// ValidatePlan passes) or an error saying why it cannot place this graph.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "sim/cluster.h"
+#include "sim/cost_model.h"
+#include "sim/plan.h"
+
+namespace graphopt {
+
+struct BaselineOptions {
+  uint64_t seed = 0;      // for partitioners' randomized refinement
+  bool fusion = false;    // apply greedy fusion to the placement
+  // Restrict placement to the accelerators (true) or allow the host CPU too.
+  bool accelerators_only = true;
+};
+
+// The method names accepted by RunBaseline: single, tf-default, expert, metis,
+// scotch, heft.
+const std::vector<std::string>& BaselineNames();
+
+// Runs a baseline by name. Unknown names list the known ones.
+StatusOr<Plan> RunBaseline(const std::string& method, const Graph& graph, const Cluster& cluster,
+                           const CostModel& cost_model, const BaselineOptions& options = {});
+
+// Everything on the first accelerator, ready order, no fusion.
+Plan SingleDevicePlan(const Graph& graph, const Cluster& cluster);
+// TensorFlow's default: each op on the first accelerator that can run it, ready
+// order, greedy fusion of elementwise ops into their producers (as XLA does).
+Plan TfDefaultPlan(const Graph& graph, const Cluster& cluster);
+// The human expert placement of the graph's model family (layer tags); graphs
+// without a family (imported) fall back to a cost-balanced split of the
+// topological order into contiguous stages.
+StatusOr<Plan> ExpertPlan(const Graph& graph, const Cluster& cluster, const CostModel& cost_model);
+// k-way partitions (k = accelerators): vertex weights from op costs, edge weights
+// from tensor bytes, balanced parts.
+StatusOr<Plan> MetisPlan(const Graph& graph, const Cluster& cluster, const CostModel& cost_model,
+                         const BaselineOptions& options = {});
+StatusOr<Plan> ScotchPlan(const Graph& graph, const Cluster& cluster, const CostModel& cost_model,
+                          const BaselineOptions& options = {});
+// HEFT: upward rank with average computation and communication costs, then each op
+// (in decreasing rank) on the device giving the earliest finish time (insertion
+// based); the rank becomes the plan's priority.
+StatusOr<Plan> HeftPlan(const Graph& graph, const Cluster& cluster, const CostModel& cost_model);
+
+// Sets priorities to critical-path-first (the longest path from the op to a sink,
+// with op times on the plan's devices and transfer times between them).
+void SetCriticalPathPriorities(const Graph& graph, const Cluster& cluster, const CostModel& cost_model, Plan* plan);
+// Greedy producer-consumer fusion of fusible kinds on the plan's devices without
+// creating cycles. Returns the number of ops fused.
+int ApplyGreedyFusion(const Graph& graph, Plan* plan);
+// ApplyGreedyFusion restricted to ops whose kind `fusible` accepts (on top of
+// CanFuseKind); TfDefaultPlan uses it with the elementwise kinds only.
+int ApplyGreedyFusionOfKinds(const Graph& graph, const std::function<bool(OpKind)>& fusible, Plan* plan);
+
+}  // namespace graphopt

@@ -1,0 +1,176 @@
+// `graphopt baseline` (one baseline's plan for a model on a cluster) and
+// `graphopt run` (the default job: every baseline side by side on one model and
+// cluster, with the lower bound).
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "baselines/baseline.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/strings.h"
+#include "models/load.h"
+#include "sim/cluster.h"
+#include "sim/plan.h"
+#include "sim/simulator.h"
+
+namespace graphopt {
+namespace {
+
+constexpr const char* kRunDefaultModel = "gnmt:layers=4";
+constexpr const char* kRunDefaultCluster = "4xV100";
+
+int Fail(const std::string& command, const std::string& message) {
+  std::fprintf(stderr, "error: %s: %s\n", command.c_str(), message.c_str());
+  return 1;
+}
+
+std::string Seconds(double us) { return StrFormat("%.4f s", us / 1e6); }
+
+std::string MethodList() {
+  std::string s;
+  for (const auto& m : BaselineNames()) s += (s.empty() ? "" : ", ") + m;
+  return s;
+}
+
+struct Scored {
+  std::string method;
+  bool ok = false;
+  std::string error;
+  SimResult result;
+  double plan_seconds = 0;
+  Plan plan;
+};
+
+Scored Score(const std::string& method, const Graph& graph, const Cluster& cluster, const Simulator& sim,
+             const BaselineOptions& options) {
+  Scored s;
+  s.method = method;
+  const auto start = std::chrono::steady_clock::now();
+  auto plan = RunBaseline(method, graph, cluster, sim.cost_model(), options);
+  s.plan_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!plan.ok()) {
+    s.error = plan.status().message();
+    return s;
+  }
+  auto result = sim.Simulate(*plan);
+  if (!result.ok()) {
+    s.error = result.status().message();
+    return s;
+  }
+  s.ok = true;
+  s.result = std::move(*result);
+  s.plan = std::move(*plan);
+  return s;
+}
+
+std::vector<FlagSpec> CommonFlags(const std::string& default_cluster) {
+  return {
+      {"cluster", true, "cluster preset or cluster .json file (default " + default_cluster + ")"},
+      {"fusion", false, "also apply greedy fusion to the placement"},
+      {"seed", true, "seed of the randomized partitioners (default 0)"},
+      {"help", false, "show this help"},
+  };
+}
+
+}  // namespace
+
+int RunBaselineCommand(int argc, char** argv) {
+  std::vector<FlagSpec> specs = CommonFlags("4xV100");
+  specs.push_back({"method", true, "baseline: " + MethodList()});
+  specs.push_back({"out", true, "write the plan to this .json file (for graphopt simulate --plan)"});
+  const std::string usage = "usage: graphopt baseline MODEL --method M [--cluster C] [--out plan.json]\n" + FlagsHelp(specs);
+  auto args = Args::Parse("baseline", argc, argv, 2, specs);
+  if (!args.ok()) return Fail("baseline", args.status().message());
+  if (args->Has("help")) {
+    std::printf("%s", usage.c_str());
+    return 0;
+  }
+  if (args->positional().size() != 1) return Fail("baseline", "expected one MODEL\n" + usage);
+  if (!args->Has("method")) return Fail("baseline", "--method is required (" + MethodList() + ")");
+  auto seed = args->GetInt("seed", 0);
+  if (!seed.ok()) return Fail("baseline", seed.status().message());
+  auto graph = LoadModel(args->positional()[0]);
+  if (!graph.ok()) return Fail("baseline", graph.status().message());
+  auto cluster = LoadCluster(args->Get("cluster", "4xV100"));
+  if (!cluster.ok()) return Fail("baseline", cluster.status().message());
+  auto sim = Simulator::Create(*graph, *cluster);
+  if (!sim.ok()) return Fail("baseline", sim.status().message());
+  BaselineOptions options;
+  options.fusion = args->Has("fusion");
+  options.seed = static_cast<uint64_t>(*seed);
+  Scored s = Score(args->Get("method"), *graph, *cluster, *sim, options);
+  if (!s.ok) return Fail("baseline", s.error);
+  std::printf("model        %s (%d ops)\n", graph->name().c_str(), graph->num_ops());
+  std::printf("cluster      %s\n", cluster->Summary().c_str());
+  std::printf("method       %s%s (planned in %.2f s)\n", s.method.c_str(), options.fusion ? " + greedy fusion" : "", s.plan_seconds);
+  std::printf("step time    %s\n", Seconds(s.result.step_time_us).c_str());
+  std::printf("lower bound  %s (step time is %.2fx the bound)\n", Seconds(s.result.lower_bound_us).c_str(),
+              s.result.step_time_us / s.result.lower_bound_us);
+  std::printf("memory       %s\n", s.result.OomVerdict(*cluster).c_str());
+  for (DeviceId d = 0; d < cluster->num_devices(); ++d) {
+    std::printf("  %-8s utilisation %5.1f%%  peak memory %s\n", cluster->device(d).name.c_str(), 100 * s.result.Utilization(d),
+                HumanBytes(static_cast<double>(s.result.device_peak_memory[static_cast<size_t>(d)])).c_str());
+  }
+  if (args->Has("out")) {
+    Status w = WritePlanJson(*graph, s.plan, args->Get("out"));
+    if (!w.ok()) return Fail("baseline", w.message());
+    std::printf("plan written to %s\n", args->Get("out").c_str());
+  }
+  return 0;
+}
+
+int RunRunCommand(int argc, char** argv) {
+  std::vector<FlagSpec> specs = CommonFlags(kRunDefaultCluster);
+  const std::string usage = std::string("usage: graphopt run [MODEL] [--cluster C] [--fusion]\n") +
+                            "  Runs every baseline on MODEL (default " + kRunDefaultModel + ") and prints them side by side.\n" +
+                            FlagsHelp(specs);
+  auto args = Args::Parse("run", argc, argv, 2, specs);
+  if (!args.ok()) return Fail("run", args.status().message());
+  if (args->Has("help")) {
+    std::printf("%s", usage.c_str());
+    return 0;
+  }
+  if (args->positional().size() > 1) return Fail("run", "expected at most one MODEL\n" + usage);
+  const std::string model = args->positional().empty() ? kRunDefaultModel : args->positional()[0];
+  auto seed = args->GetInt("seed", 0);
+  if (!seed.ok()) return Fail("run", seed.status().message());
+  auto graph = LoadModel(model);
+  if (!graph.ok()) return Fail("run", graph.status().message());
+  auto cluster = LoadCluster(args->Get("cluster", kRunDefaultCluster));
+  if (!cluster.ok()) return Fail("run", cluster.status().message());
+  auto sim = Simulator::Create(*graph, *cluster);
+  if (!sim.ok()) return Fail("run", sim.status().message());
+  BaselineOptions options;
+  options.fusion = args->Has("fusion");
+  options.seed = static_cast<uint64_t>(*seed);
+  std::printf("model    %s: %d ops, %lld edges\n", model.c_str(), graph->num_ops(), static_cast<long long>(graph->num_edges()));
+  std::printf("cluster  %s\n", cluster->Summary().c_str());
+  std::printf("lower bound on the step time of any plan: %s\n\n", Seconds(sim->lower_bound().value_us()).c_str());
+  std::printf("%-12s %12s %10s %10s %10s  %s\n", "method", "step time", "vs bound", "vs expert", "plan time", "memory");
+  std::vector<Scored> all;
+  for (const std::string& method : BaselineNames()) {
+    all.push_back(Score(method, *graph, *cluster, *sim, options));
+    std::fflush(stdout);
+  }
+  double expert = 0;
+  for (const Scored& s : all) {
+    if (s.method == "expert" && s.ok && !s.result.oom) expert = s.result.step_time_us;
+  }
+  for (const Scored& s : all) {
+    if (!s.ok) {
+      std::printf("%-12s %12s %10s %10s %10s  %s\n", s.method.c_str(), "error", "", "", "", s.error.c_str());
+      continue;
+    }
+    const std::string vs_expert = expert > 0 && !s.result.oom ? StrFormat("%.2fx", expert / s.result.step_time_us) : "-";
+    std::printf("%-12s %12s %9.2fx %10s %9.2fs  %s\n", s.method.c_str(), Seconds(s.result.step_time_us).c_str(),
+                s.result.step_time_us / s.result.lower_bound_us, vs_expert.c_str(), s.plan_seconds,
+                s.result.OomVerdict(*cluster).c_str());
+  }
+  std::printf("\n'vs bound' is step time / lower bound (1.00x would be optimal); 'vs expert' is the speedup over the\n"
+              "human expert placement (higher is better). Learned placers are not in this build yet.\n");
+  return 0;
+}
+
+}  // namespace graphopt

@@ -1,0 +1,156 @@
+// `graphopt simulate MODEL [--cluster C] [--plan plan.json] [--trace out.json]`:
+// simulates one plan of a model on a cluster and prints the step time, the lower
+// bound, per-device utilisation and memory, the bytes on every link and the OOM
+// verdict.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/strings.h"
+#include "models/load.h"
+#include "sim/cluster.h"
+#include "sim/plan.h"
+#include "sim/simulator.h"
+#include "sim/trace.h"
+
+namespace graphopt {
+namespace {
+
+constexpr const char* kDefaultCluster = "1xV100";
+
+std::vector<FlagSpec> SimulateFlags() {
+  std::string presets;
+  for (const std::string& p : ClusterPresetNames()) presets += (presets.empty() ? "" : ", ") + p;
+  return {
+      {"cluster", true,
+       std::string("cluster preset or cluster .json file (default ") + kDefaultCluster + "; presets: " + presets + ")"},
+      {"plan", true, "plan .json file (default: every op on the first accelerator, ready order, no fusion)"},
+      {"trace", true,
+       "write the timeline to this file in Chrome's Trace Event format (open in Perfetto or chrome://tracing)"},
+      {"help", false, "show this help"},
+  };
+}
+
+std::string Usage() {
+  return "usage: graphopt simulate MODEL [--cluster C] [--plan plan.json] [--trace out.json]\n"
+         "  MODEL is a built-in spec (gnmt:layers=4), an .onnx, .json or PipeDream .txt file\n" +
+         FlagsHelp(SimulateFlags());
+}
+
+std::string FormatTime(double us) {
+  if (us < 1e3) return StrFormat("%.1f us", us);
+  if (us < 1e6) return StrFormat("%.3f ms", us / 1e3);
+  return StrFormat("%.3f s", us / 1e6);
+}
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "error: simulate: %s\n", message.c_str());
+  return 1;
+}
+
+std::string DescribePlan(const Graph& graph, const Cluster& cluster, const Plan& plan, const std::string& source) {
+  if (source.empty())
+    return "default: every op on " + cluster.device(cluster.FirstAccelerator()).name + ", ready order, no fusion";
+  std::vector<int> ops_per_device(static_cast<size_t>(cluster.num_devices()), 0);
+  for (DeviceId d : plan.device) ++ops_per_device[static_cast<size_t>(d)];
+  int used = plan.device.empty() ? 1 : 0;
+  for (int n : ops_per_device) used += n > 0;
+  int fused = 0;
+  for (uint8_t f : plan.fuse_with_producer) fused += f ? 1 : 0;
+  bool prioritized = false;
+  for (double p : plan.priority) prioritized |= p != 0;
+  return StrFormat("%s: %d device%s used, %s, %d op%s fused into their producers", source.c_str(), used,
+                   used == 1 ? "" : "s", prioritized ? "priorities set" : "ready order", fused, fused == 1 ? "" : "s");
+}
+
+}  // namespace
+
+int RunSimulateCommand(int argc, char** argv) {
+  const std::vector<FlagSpec> specs = SimulateFlags();
+  auto args = Args::Parse("simulate", argc, argv, 2, specs);
+  if (!args.ok()) return Fail(args.status().message());
+  if (args->Has("help")) {
+    std::printf("%s", Usage().c_str());
+    return 0;
+  }
+  if (args->positional().size() != 1) {
+    std::fprintf(stderr, "error: simulate: expected one MODEL, got %zu arguments\n%s", args->positional().size(),
+                 Usage().c_str());
+    return 1;
+  }
+  const std::string model = args->positional()[0];
+  auto graph = LoadModel(model);
+  if (!graph.ok()) return Fail(graph.status().message());
+  auto cluster = LoadCluster(args->Get("cluster", kDefaultCluster));
+  if (!cluster.ok()) return Fail(cluster.status().message());
+
+  Plan plan;
+  const std::string plan_path = args->Get("plan");
+  if (!plan_path.empty()) {
+    auto read = ReadPlanJson(plan_path, *graph);
+    if (!read.ok()) return Fail(read.status().message());
+    plan = std::move(*read);
+    Status valid = ValidatePlan(*graph, *cluster, plan);
+    if (!valid.ok()) return Fail(plan_path + ": " + valid.message());
+  } else {
+    plan = DefaultPlan(*graph, cluster->FirstAccelerator());
+  }
+
+  auto sim = Simulator::Create(*graph, *cluster);
+  if (!sim.ok()) return Fail(model + ": " + sim.status().message());
+  SimOptions options;
+  options.record_timeline = args->Has("trace");
+  auto result = sim->Simulate(plan, options);
+  if (!result.ok()) return Fail(result.status().message());
+  const SimResult& r = *result;
+
+  std::printf("graph        %s: %d ops, %lld edges, %s of parameters\n", model.c_str(), graph->num_ops(),
+              static_cast<long long>(graph->num_edges()),
+              HumanBytes(static_cast<double>(graph->TotalParamBytes())).c_str());
+  std::printf("cluster      %s\n", cluster->Summary().c_str());
+  std::printf("plan         %s\n", DescribePlan(*graph, *cluster, plan, plan_path).c_str());
+  std::printf("step time    %s\n", FormatTime(r.step_time_us).c_str());
+  std::printf("lower bound  %s (critical path %s, work %s); step time = %.2f x bound\n",
+              FormatTime(r.lower_bound_us).c_str(), FormatTime(sim->lower_bound().critical_path_us).c_str(),
+              FormatTime(sim->lower_bound().work_us).c_str(),
+              r.lower_bound_us > 0 ? r.step_time_us / r.lower_bound_us : 1.0);
+  std::printf("memory       %s\n", r.OomVerdict(*cluster).c_str());
+  std::printf("kernels      %lld, transfers %lld\n\n", static_cast<long long>(r.num_kernels),
+              static_cast<long long>(r.num_transfers));
+
+  std::printf("%-10s %-24s %7s %12s   %s\n", "device", "model", "util", "busy", "peak memory / capacity");
+  for (DeviceId d = 0; d < cluster->num_devices(); ++d) {
+    const Device& device = cluster->device(d);
+    const int64_t peak = r.device_peak_memory[static_cast<size_t>(d)];
+    std::printf("%-10s %-24s %6.1f%% %12s   %s / %s (%.1f%%)%s\n", device.name.c_str(), device.model.c_str(),
+                100 * r.Utilization(d), FormatTime(r.device_busy_us[static_cast<size_t>(d)]).c_str(),
+                HumanBytes(static_cast<double>(peak)).c_str(),
+                HumanBytes(static_cast<double>(device.memory_bytes)).c_str(),
+                100.0 * static_cast<double>(peak) / static_cast<double>(device.memory_bytes),
+                peak > device.memory_bytes ? "  OOM" : "");
+  }
+  bool any_link = false;
+  for (DeviceId a = 0; a < cluster->num_devices(); ++a) {
+    for (DeviceId b = 0; b < cluster->num_devices(); ++b) {
+      const int64_t bytes = r.link_bytes[static_cast<size_t>(a * cluster->num_devices() + b)];
+      if (bytes == 0) continue;
+      if (!any_link) std::printf("\n%-24s %s\n", "link", "bytes moved");
+      any_link = true;
+      std::printf("%-24s %s\n", (cluster->device(a).name + " -> " + cluster->device(b).name).c_str(),
+                  HumanBytes(static_cast<double>(bytes)).c_str());
+    }
+  }
+  if (!any_link) std::printf("\nno transfers between devices\n");
+
+  if (options.record_timeline) {
+    const std::string path = args->Get("trace");
+    Status written = WriteChromeTrace(*graph, *cluster, r, path);
+    if (!written.ok()) return Fail(written.message());
+    std::printf("\ntrace        %s (open in Perfetto or chrome://tracing)\n", path.c_str());
+  }
+  return 0;
+}
+
+}  // namespace graphopt

@@ -1,0 +1,257 @@
+#include "eval/results.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+#include "baselines/baseline.h"
+#include "core/files.h"
+
+namespace graphopt {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr const char* kFormat = "graphopt-results";
+constexpr int kVersion = 1;
+
+// Sort key of a method column: (group, index in BaselineNames or 0, name).
+struct ColumnKey {
+  int group = 2;
+  int index = 0;
+  std::string name;
+  bool operator<(const ColumnKey& o) const {
+    if (group != o.group) return group < o.group;
+    if (index != o.index) return index < o.index;
+    return name < o.name;
+  }
+};
+
+ColumnKey KeyOf(const std::string& method) {
+  const std::vector<std::string>& baselines = BaselineNames();
+  std::string base = method;
+  int group = 0;
+  const size_t suffix = std::string(kFusionSuffix).size();
+  if (method.size() > suffix && method.compare(method.size() - suffix, suffix, kFusionSuffix) == 0) {
+    base = method.substr(0, method.size() - suffix);
+    group = 1;
+  }
+  const auto it = std::find(baselines.begin(), baselines.end(), base);
+  if (it == baselines.end()) return ColumnKey{2, 0, method};
+  return ColumnKey{group, static_cast<int>(it - baselines.begin()), method};
+}
+
+Json MethodToJson(const MethodResult& m) {
+  Json j = Json::object();
+  j["step_time_us"] = m.step_time_us;
+  j["oom"] = m.oom;
+  j["peak_memory"] = m.peak_memory;
+  j["plan_seconds"] = m.plan_seconds;
+  j["error"] = m.error;
+  return j;
+}
+
+// Typed field access with errors naming the file and the place in it.
+class Reader {
+ public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  Status Fail(const std::string& where, const std::string& what) const {
+    return ParseError(source_ + ": " + where + ": " + what);
+  }
+  Status Number(const Json& obj, const char* key, const std::string& where, double* out) const {
+    if (!obj.contains(key)) return Status::Ok();
+    if (!obj[key].is_number()) return Fail(where, std::string("\"") + key + "\" must be a number, got " + obj[key].dump());
+    *out = obj[key].get<double>();
+    return Status::Ok();
+  }
+  Status Integer(const Json& obj, const char* key, const std::string& where, int64_t* out) const {
+    if (!obj.contains(key)) return Status::Ok();
+    if (!obj[key].is_number_integer()) return Fail(where, std::string("\"") + key + "\" must be an integer, got " + obj[key].dump());
+    *out = obj[key].get<int64_t>();
+    return Status::Ok();
+  }
+  Status String(const Json& obj, const char* key, bool required, const std::string& where, std::string* out) const {
+    if (!obj.contains(key)) return required ? Fail(where, std::string("missing \"") + key + "\"") : Status::Ok();
+    if (!obj[key].is_string()) return Fail(where, std::string("\"") + key + "\" must be a string, got " + obj[key].dump());
+    *out = obj[key].get<std::string>();
+    return Status::Ok();
+  }
+
+ private:
+  std::string source_;
+};
+
+StatusOr<MethodResult> MethodFromJson(const Json& j, const Reader& reader, const std::string& where) {
+  if (!j.is_object()) return reader.Fail(where, "must be an object");
+  MethodResult m;
+  GO_RETURN_IF_ERROR(reader.Number(j, "step_time_us", where, &m.step_time_us));
+  GO_RETURN_IF_ERROR(reader.Number(j, "plan_seconds", where, &m.plan_seconds));
+  GO_RETURN_IF_ERROR(reader.String(j, "error", false, where, &m.error));
+  if (j.contains("oom")) {
+    if (!j["oom"].is_boolean()) return reader.Fail(where, "\"oom\" must be true or false, got " + j["oom"].dump());
+    m.oom = j["oom"].get<bool>();
+  }
+  if (j.contains("peak_memory")) {
+    const Json& peaks = j["peak_memory"];
+    if (!peaks.is_array()) return reader.Fail(where, "\"peak_memory\" must be an array of byte counts");
+    for (const Json& p : peaks) {
+      if (!p.is_number()) return reader.Fail(where, "\"peak_memory\" must hold numbers, got " + p.dump());
+      m.peak_memory.push_back(p.is_number_integer() ? p.get<int64_t>() : static_cast<int64_t>(p.get<double>()));
+    }
+  }
+  return m;
+}
+
+StatusOr<RowResult> RowFromJson(const Json& j, const Reader& reader, size_t index) {
+  std::string where = "rows[" + std::to_string(index) + "]";
+  if (!j.is_object()) return reader.Fail(where, "must be an object");
+  RowResult row;
+  GO_RETURN_IF_ERROR(reader.String(j, "row", true, where, &row.row));
+  where += " (\"" + row.row + "\")";
+  GO_RETURN_IF_ERROR(reader.String(j, "label", false, where, &row.label));
+  GO_RETURN_IF_ERROR(reader.String(j, "model", true, where, &row.model));
+  GO_RETURN_IF_ERROR(reader.String(j, "cluster", true, where, &row.cluster));
+  int64_t devices = 0;
+  GO_RETURN_IF_ERROR(reader.Integer(j, "devices", where, &devices));
+  row.devices = static_cast<int>(devices);
+  GO_RETURN_IF_ERROR(reader.Integer(j, "ops", where, &row.ops));
+  GO_RETURN_IF_ERROR(reader.Number(j, "lower_bound_us", where, &row.lower_bound_us));
+  GO_RETURN_IF_ERROR(reader.Number(j, "setup_seconds", where, &row.setup_seconds));
+  GO_RETURN_IF_ERROR(reader.Number(j, "seconds", where, &row.seconds));
+  if (!j.contains("methods") || !j["methods"].is_object()) return reader.Fail(where, "\"methods\" must be an object");
+  for (const auto& [name, value] : j["methods"].items()) {
+    GO_ASSIGN_OR_RETURN(MethodResult m, MethodFromJson(value, reader, where + ".methods." + name));
+    row.methods[name] = std::move(m);
+  }
+  return row;
+}
+
+}  // namespace
+
+const RowResult* SuiteResults::FindRow(const std::string& row) const {
+  for (const RowResult& r : rows) {
+    if (r.row == row) return &r;
+  }
+  return nullptr;
+}
+
+bool MethodColumnLess(const std::string& a, const std::string& b) { return KeyOf(a) < KeyOf(b); }
+
+std::vector<std::string> MethodColumns(const SuiteResults& results) {
+  std::set<std::string> names;
+  for (const RowResult& row : results.rows) {
+    for (const auto& entry : row.methods) names.insert(entry.first);
+  }
+  std::vector<std::string> columns(names.begin(), names.end());
+  std::sort(columns.begin(), columns.end(), MethodColumnLess);
+  return columns;
+}
+
+std::vector<std::string> MergeResults(const SuiteResults& update, SuiteResults* base) {
+  std::vector<std::string> notes;
+  int cursor = -1;  // index in base->rows of the last row of update placed
+  for (const RowResult& row : update.rows) {
+    auto it = std::find_if(base->rows.begin(), base->rows.end(), [&](const RowResult& r) { return r.row == row.row; });
+    if (it == base->rows.end()) {
+      base->rows.insert(base->rows.begin() + (cursor + 1), row);
+      ++cursor;
+      continue;
+    }
+    cursor = static_cast<int>(it - base->rows.begin());
+    RowResult& old = *it;
+    if (old.model != row.model || old.cluster != row.cluster) {
+      std::vector<std::string> dropped;
+      for (const auto& entry : old.methods) {
+        if (row.methods.count(entry.first) == 0) dropped.push_back(entry.first);
+      }
+      if (!dropped.empty()) {
+        std::string list;
+        for (const std::string& d : dropped) list += (list.empty() ? "" : ", ") + d;
+        notes.push_back("row " + row.row + ": now " + row.model + " on " + row.cluster + " (was " + old.model + " on " +
+                        old.cluster + "); dropped the columns measured on the old setup: " + list);
+      }
+      old = row;
+      continue;
+    }
+    std::map<std::string, MethodResult> methods = std::move(old.methods);
+    for (const auto& [name, result] : row.methods) methods[name] = result;
+    old = row;
+    old.methods = std::move(methods);
+  }
+  return notes;
+}
+
+std::string ResultsToJson(const SuiteResults& results) {
+  Json rows = Json::array();
+  for (const RowResult& row : results.rows) {
+    Json r = Json::object();
+    r["row"] = row.row;
+    r["label"] = row.label;
+    r["model"] = row.model;
+    r["cluster"] = row.cluster;
+    r["devices"] = row.devices;
+    r["ops"] = row.ops;
+    r["lower_bound_us"] = row.lower_bound_us;
+    r["setup_seconds"] = row.setup_seconds;
+    r["seconds"] = row.seconds;
+    Json methods = Json::object();
+    for (const auto& [name, m] : row.methods) methods[name] = MethodToJson(m);
+    r["methods"] = std::move(methods);
+    rows.push_back(std::move(r));
+  }
+  Json j = Json::object();
+  j["format"] = kFormat;
+  j["version"] = kVersion;
+  j["rows"] = std::move(rows);
+  return j.dump(2) + "\n";
+}
+
+StatusOr<SuiteResults> ResultsFromJson(const std::string& text, const std::string& source) {
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const Json::exception& e) {
+    return ParseError(source + ": not valid JSON: " + e.what());
+  }
+  if (!j.is_object()) return ParseError(source + ": a results file must be a JSON object");
+  if (!j.contains("format") || j["format"] != kFormat) {
+    return ParseError(source + ": \"format\" is " + (j.contains("format") ? j["format"].dump() : std::string("missing")) +
+                      ", expected \"" + kFormat + "\"");
+  }
+  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int64_t>() != kVersion) {
+    return ParseError(source + ": unsupported results version " + (j.contains("version") ? j["version"].dump() : std::string("(missing)")) +
+                      " (this build reads version 1)");
+  }
+  if (!j.contains("rows") || !j["rows"].is_array()) return ParseError(source + ": \"rows\" must be an array");
+  const Reader reader(source);
+  SuiteResults results;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < j["rows"].size(); ++i) {
+    GO_ASSIGN_OR_RETURN(RowResult row, RowFromJson(j["rows"][i], reader, i));
+    if (!seen.insert(row.row).second) return reader.Fail("rows[" + std::to_string(i) + "]", "row \"" + row.row + "\" appears twice");
+    results.rows.push_back(std::move(row));
+  }
+  return results;
+}
+
+StatusOr<SuiteResults> ReadResultsFile(const std::string& path) {
+  if (!FileExists(path)) return SuiteResults();
+  GO_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ResultsFromJson(text, path);
+}
+
+Status WriteResultsFile(const SuiteResults& results, const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(parent, error);
+    if (error) return IoError(parent.string() + ": cannot create folder: " + error.message());
+  }
+  return WriteFileAtomic(path, ResultsToJson(results));
+}
+
+}  // namespace graphopt

@@ -1,0 +1,222 @@
+#include "eval/suite.h"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "baselines/baseline.h"
+#include "core/progress.h"
+#include "core/strings.h"
+#include "models/load.h"
+#include "sim/cluster.h"
+#include "sim/simulator.h"
+
+namespace graphopt {
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+SuiteRow Row(std::string name, std::string label, std::string model, int devices) {
+  auto preset = PresetForDevices(devices);
+  GO_CHECK_MSG(preset.ok(), preset.status().message());
+  return SuiteRow{std::move(name), std::move(label), std::move(model), devices, *preset};
+}
+
+// Produces and simulates one method's plan; failures become the result's error.
+MethodResult RunMethod(const MethodSpec& method, const Graph& graph, const Cluster& cluster, const Simulator& sim,
+                       uint64_t seed) {
+  MethodResult result;
+  BaselineOptions options;
+  options.seed = seed;
+  options.fusion = method.fusion;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    StatusOr<Plan> plan = method.plan ? method.plan(graph, cluster, sim)
+                                      : RunBaseline(method.baseline, graph, cluster, sim.cost_model(), options);
+    result.plan_seconds = SecondsSince(start);
+    if (!plan.ok()) {
+      result.error = plan.status().message();
+      return result;
+    }
+    StatusOr<SimResult> simulated = sim.Simulate(*plan);
+    if (!simulated.ok()) {
+      result.error = "simulating the plan: " + simulated.status().message();
+      return result;
+    }
+    result.step_time_us = simulated->step_time_us;
+    result.oom = simulated->oom;
+    result.peak_memory = simulated->device_peak_memory;
+  } catch (const std::exception& e) {
+    result.plan_seconds = SecondsSince(start);
+    result.error = std::string("exception: ") + e.what();
+  }
+  return result;
+}
+
+}  // namespace
+
+const std::vector<SuiteRow>& PlacementSuiteRows() {
+  static const std::vector<SuiteRow> kRows = {
+      Row("rnnlm-2", "RNNLM 2-layer", "rnnlm:layers=2", 2),
+      Row("rnnlm-4", "RNNLM 4-layer", "rnnlm:layers=4", 4),
+      Row("rnnlm-8", "RNNLM 8-layer", "rnnlm:layers=8", 8),
+      Row("gnmt-2", "GNMT 2-layer", "gnmt:layers=2", 2),
+      Row("gnmt-4", "GNMT 4-layer", "gnmt:layers=4", 4),
+      Row("gnmt-8", "GNMT 8-layer", "gnmt:layers=8", 8),
+      Row("transformer_xl-2", "Transformer-XL 2-layer", "transformer_xl:layers=2", 2),
+      Row("transformer_xl-4", "Transformer-XL 4-layer", "transformer_xl:layers=4", 4),
+      Row("transformer_xl-8", "Transformer-XL 8-layer", "transformer_xl:layers=8", 8),
+      Row("inception_v3", "Inception-v3", "inception_v3", 2),
+      Row("amoebanet", "AmoebaNet", "amoebanet", 4),
+      Row("wavenet-2", "WaveNet 2-stack 18-layer", "wavenet", 2),
+      Row("wavenet-4", "WaveNet 4-stack 36-layer", "wavenet:stacks=4,layers=36", 4),
+  };
+  return kRows;
+}
+
+StatusOr<std::string> PresetForDevices(int devices) {
+  switch (devices) {
+    case 2: return std::string("2xP100");
+    case 4: return std::string("4xV100");
+    case 8: return std::string("8xV100");
+    default: return NotFound("no cluster preset for a suite row on " + std::to_string(devices) + " devices (2, 4 or 8)");
+  }
+}
+
+void SortRowsInSuiteOrder(const std::vector<SuiteRow>& suite, SuiteResults* results) {
+  auto rank = [&](const RowResult& row) {
+    auto it = std::find_if(suite.begin(), suite.end(), [&](const SuiteRow& r) { return r.name == row.row; });
+    return it - suite.begin();
+  };
+  std::stable_sort(results->rows.begin(), results->rows.end(),
+                   [&](const RowResult& a, const RowResult& b) { return rank(a) < rank(b); });
+}
+
+StatusOr<std::vector<SuiteRow>> SelectRows(const std::vector<SuiteRow>& rows, const std::string& names) {
+  if (Trim(names).empty()) return rows;
+  std::vector<std::string> known;
+  for (const SuiteRow& row : rows) known.push_back(row.name);
+  std::vector<SuiteRow> picked;
+  std::set<std::string> seen;
+  for (const std::string& raw : Split(names, ',')) {
+    const std::string name = Trim(raw);
+    if (name.empty()) continue;
+    auto it = std::find_if(rows.begin(), rows.end(), [&](const SuiteRow& r) { return r.name == name; });
+    if (it == rows.end()) return NotFound("unknown suite row \"" + name + "\" (rows: " + JoinNames(known) + ")");
+    if (!seen.insert(name).second) return InvalidArgument("suite row \"" + name + "\" is given twice");
+    picked.push_back(*it);
+  }
+  if (picked.empty()) return InvalidArgument("no suite rows in \"" + names + "\" (rows: " + JoinNames(known) + ")");
+  return picked;
+}
+
+StatusOr<MethodSpec> ParseMethod(const std::string& name) {
+  MethodSpec spec;
+  spec.name = name;
+  spec.baseline = name;
+  const std::string suffix = kFusionSuffix;
+  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    spec.baseline = name.substr(0, name.size() - suffix.size());
+    spec.fusion = true;
+  }
+  const std::vector<std::string>& baselines = BaselineNames();
+  if (std::find(baselines.begin(), baselines.end(), spec.baseline) == baselines.end()) {
+    return NotFound("unknown method \"" + name + "\" (methods: " + JoinNames(baselines) +
+                    ", each optionally with \"+fusion\", e.g. expert+fusion)");
+  }
+  return spec;
+}
+
+StatusOr<std::vector<MethodSpec>> ParseMethods(const std::string& names, bool add_fusion) {
+  std::vector<std::string> list;
+  if (Trim(names).empty()) {
+    list = BaselineNames();
+  } else {
+    for (const std::string& raw : Split(names, ',')) {
+      if (!Trim(raw).empty()) list.push_back(Trim(raw));
+    }
+    if (list.empty()) return InvalidArgument("no methods in \"" + names + "\"");
+  }
+  std::vector<MethodSpec> methods;
+  std::set<std::string> given, added;
+  auto add = [&](MethodSpec spec) {
+    if (added.insert(spec.name).second) methods.push_back(std::move(spec));
+  };
+  for (const std::string& name : list) {
+    if (!given.insert(name).second) return InvalidArgument("method \"" + name + "\" is given twice");
+    GO_ASSIGN_OR_RETURN(MethodSpec spec, ParseMethod(name));
+    const bool fused_variant = add_fusion && !spec.fusion && spec.baseline != "tf-default";
+    add(spec);
+    if (fused_variant) add(MethodSpec{spec.name + kFusionSuffix, spec.baseline, true, nullptr});
+  }
+  return methods;
+}
+
+StatusOr<SuiteResults> RunSuite(const SuiteOptions& options, const RowDoneCallback& on_row_done) {
+  std::vector<MethodSpec> methods = options.methods;
+  if (methods.empty()) {
+    GO_ASSIGN_OR_RETURN(methods, ParseMethods("", false));
+  }
+  // Load every cluster first, so a bad name fails before any work.
+  std::map<std::string, Cluster> clusters;
+  for (const SuiteRow& row : options.rows) {
+    const std::string spec = options.cluster_override.empty() ? row.cluster : options.cluster_override;
+    if (clusters.count(spec) > 0) continue;
+    StatusOr<Cluster> cluster = LoadCluster(spec);
+    if (!cluster.ok()) return cluster.status().WithContext("suite row " + row.name);
+    clusters.emplace(spec, std::move(*cluster));
+  }
+
+  const int64_t total = static_cast<int64_t>(options.rows.size() * methods.size());
+  std::unique_ptr<ProgressBar> progress;
+  if (options.show_progress) progress = std::make_unique<ProgressBar>("bench", total);
+  SuiteResults results;
+  int64_t done = 0;
+  for (size_t r = 0; r < options.rows.size(); ++r) {
+    const SuiteRow& row = options.rows[r];
+    const auto row_start = std::chrono::steady_clock::now();
+    const std::string cluster_spec = options.cluster_override.empty() ? row.cluster : options.cluster_override;
+    const Cluster& cluster = clusters.at(cluster_spec);
+    const std::string where = StrFormat("row %s (%zu/%zu)", row.name.c_str(), r + 1, options.rows.size());
+    if (progress) progress->Update(done, where + ": building " + row.model);
+
+    StatusOr<Graph> graph = LoadModel(row.model);
+    if (!graph.ok()) return graph.status().WithContext("suite row " + row.name);
+    StatusOr<Simulator> sim = Simulator::Create(*graph, cluster);
+    if (!sim.ok()) return sim.status().WithContext("suite row " + row.name + " (" + row.model + " on " + cluster_spec + ")");
+
+    RowResult result;
+    result.row = row.name;
+    result.label = row.label;
+    result.model = row.model;
+    result.cluster = cluster_spec;
+    result.devices = static_cast<int>(cluster.Accelerators().size());
+    result.ops = graph->num_ops();
+    result.lower_bound_us = sim->lower_bound().value_us();
+    result.setup_seconds = SecondsSince(row_start);
+    for (const MethodSpec& method : methods) {
+      if (progress) progress->Update(done, where + ": " + method.name);
+      result.methods[method.name] = RunMethod(method, *graph, cluster, *sim, options.seed);
+      ++done;
+    }
+    result.seconds = SecondsSince(row_start);
+    if (progress) progress->Update(done, where + StrFormat(": done in %.1f s", result.seconds));
+    if (on_row_done) GO_RETURN_IF_ERROR(on_row_done(result));
+    results.rows.push_back(std::move(result));
+  }
+  if (progress) progress->Finish(StrFormat("%zu rows x %zu methods", options.rows.size(), methods.size()));
+  return results;
+}
+
+}  // namespace graphopt

@@ -1,0 +1,89 @@
+// The placement benchmark suite: the 13 (graph, number of devices) rows of the
+// placement table of the GO paper (MISSION.md), each on a cluster preset that has
+// that many accelerators, and the runner that scores every method on every row.
+//
+// A method is a baseline name (BaselineNames) or a baseline name with the suffix
+// "+fusion": the same placement with greedy fusion applied (BaselineOptions.fusion).
+// Other planners (the learned policies) join through MethodSpec::plan.
+// For each row, RunSuite builds the training-step graph and the simulator once, then
+// for each method produces a plan, simulates it and records the step time, the OOM
+// verdict, the peak memory per device and the wall-clock time the method took. A
+// method that fails is recorded with its error message; the suite goes on.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "eval/results.h"
+#include "graph/graph.h"
+#include "sim/cluster.h"
+#include "sim/plan.h"
+#include "sim/simulator.h"
+
+namespace graphopt {
+
+struct SuiteRow {
+  std::string name;     // unique, for --rows and the results file: "gnmt-4"
+  std::string label;    // display name: "GNMT 4-layer"
+  std::string model;    // model spec for LoadModel: "gnmt:layers=4"
+  int devices = 0;      // accelerators the row is defined on
+  std::string cluster;  // cluster preset (or cluster file) with that many accelerators
+};
+
+// The 13 rows of the placement table, in the paper's order.
+const std::vector<SuiteRow>& PlacementSuiteRows();
+// The preset used for a row on n accelerators: 2xP100 for 2, 4xV100 for 4, 8xV100 for
+// 8; NotFound for other counts.
+StatusOr<std::string> PresetForDevices(int devices);
+
+// Orders results rows as the suite lists them; rows the suite does not have go last,
+// in their current order.
+void SortRowsInSuiteOrder(const std::vector<SuiteRow>& suite, SuiteResults* results);
+
+// Picks rows by name from a comma-separated list ("gnmt-4,wavenet-2"), in the order
+// given; an empty list picks all. Unknown or repeated names are errors that list the
+// known names.
+StatusOr<std::vector<SuiteRow>> SelectRows(const std::vector<SuiteRow>& rows, const std::string& names);
+
+// Produces a method's plan for a row (the graph, its cluster and its simulator).
+using PlanFunction = std::function<StatusOr<Plan>(const Graph& graph, const Cluster& cluster, const Simulator& simulator)>;
+
+// A method of the suite: its column name and how to run it: a baseline by name, or
+// any other planner (a learned policy) through `plan`, which then takes precedence.
+struct MethodSpec {
+  std::string name;      // column name: "metis" or "metis+fusion"
+  std::string baseline;  // RunBaseline name: "metis"
+  bool fusion = false;   // BaselineOptions.fusion
+  PlanFunction plan;     // if set, produces the plan instead of the baseline
+};
+
+// Parses a method name: a baseline or a baseline with "+fusion". Unknown names are an
+// error listing the known ones.
+StatusOr<MethodSpec> ParseMethod(const std::string& name);
+// Parses a comma-separated list of methods (empty: every baseline). With
+// add_fusion, each baseline is followed by its "+fusion" variant, except tf-default,
+// whose definition already includes its fusion (the variant would be the same plan).
+StatusOr<std::vector<MethodSpec>> ParseMethods(const std::string& names, bool add_fusion);
+
+struct SuiteOptions {
+  std::vector<SuiteRow> rows = PlacementSuiteRows();
+  std::vector<MethodSpec> methods;  // empty: every baseline
+  // Cluster preset or file for every row instead of each row's own; "" keeps them.
+  std::string cluster_override;
+  uint64_t seed = 0;           // BaselineOptions.seed of the randomized partitioners
+  bool show_progress = false;  // a progress line on stderr (rows x methods)
+};
+
+// Called after each row with its results; a non-OK status stops the suite and is
+// returned (e.g. the results file could not be written).
+using RowDoneCallback = std::function<Status(const RowResult&)>;
+
+// Runs every method on every row. Fails before running anything if a cluster cannot
+// be loaded, and on a row whose model cannot be built or simulated (with the row's
+// name); a failing method is not an error of the suite (see MethodResult::error).
+StatusOr<SuiteResults> RunSuite(const SuiteOptions& options, const RowDoneCallback& on_row_done = nullptr);
+
+}  // namespace graphopt

@@ -1,0 +1,57 @@
+// BatchSimulator: many plans of one graph simulated on several threads (for
+// training, which scores a batch of sampled plans per step).
+//
+// It owns a pool of worker threads, started once, and one SimScratch per thread;
+// the calling thread works too. Plans are handed out one at a time from a shared
+// counter and each result is stored at its plan's index, so results do not depend
+// on the number of threads or on timing. The Simulator must outlive the batch
+// simulator; Run is not reentrant (call it from one thread at a time).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "sim/simulator.h"
+
+namespace graphopt {
+
+class BatchSimulator {
+ public:
+  // num_threads <= 0 uses every core (std::thread::hardware_concurrency).
+  explicit BatchSimulator(const Simulator& simulator, int num_threads = 0);
+  ~BatchSimulator();
+  BatchSimulator(const BatchSimulator&) = delete;
+  BatchSimulator& operator=(const BatchSimulator&) = delete;
+
+  int num_threads() const { return static_cast<int>(scratch_.size()); }
+  // Simulates every plan; results[i] is plans[i]'s result or its error.
+  std::vector<StatusOr<SimResult>> Run(const std::vector<Plan>& plans, const SimOptions& options = {});
+
+ private:
+  void WorkerLoop(int index);
+  void Work(int index);
+
+  const Simulator& simulator_;
+  std::vector<SimScratch> scratch_;  // [0] is the calling thread's
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::condition_variable work_cv_;
+  std::condition_variable done_cv_;
+  uint64_t generation_ = 0;
+  int running_ = 0;
+  bool stop_ = false;
+  // The current batch.
+  const std::vector<Plan>* plans_ = nullptr;
+  const SimOptions* options_ = nullptr;
+  std::vector<StatusOr<SimResult>>* results_ = nullptr;
+  std::atomic<size_t> next_{0};
+};
+
+// One-shot convenience: a BatchSimulator for one call.
+std::vector<StatusOr<SimResult>> SimulateBatch(const Simulator& simulator, const std::vector<Plan>& plans,
+                                               const SimOptions& options = {}, int num_threads = 0);
+
+}  // namespace graphopt

@@ -1,0 +1,86 @@
+// Plan: the three decisions for every op of a graph, the one thing every policy and
+// baseline produces and the simulator consumes.
+//
+// For op i: device[i] runs it; priority[i] orders it among the kernels ready on that
+// device at the same time (higher first; ties go to the kernel that became ready
+// first, so all-equal priorities are ready-order execution); fuse_with_producer[i]
+// puts it in the fused kernel of its fusion producer.
+//
+// Fusion representation: a flag per op. The fusion producer of op i is the producer
+// of i's first input that is not a free op (source or metadata); see FusionProducer.
+// Flagged ops join the group of that producer, transitively, so a group is a tree of
+// ops rooted at one unflagged op and runs as one kernel. A fusion is legal when the
+// op's kind can fuse (CanFuseKind: elementwise, views, reductions, pools, data
+// movement, losses and updates; not contractions, recurrent layers, generic or free
+// ops), it has a fusion producer on the same device, and the groups stay acyclic (no
+// path leaves a group and comes back into it).
+//
+// A plan may leave any of the three vectors empty: the defaults are device 0 (the
+// first accelerator of every preset), priority 0 and no fusion. A non-empty vector
+// must have one entry per op.
+//
+// JSON ("graphopt-plan", version 1), arrays indexed by op id:
+//   {"format": "graphopt-plan", "version": 1, "graph": "gnmt", "num_ops": 3,
+//    "device": [0, 0, 1], "priority": [0, 2.5, 0], "fuse_with_producer": [0, 1, 0]}
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "sim/cluster.h"
+
+namespace graphopt {
+
+struct Plan {
+  std::vector<DeviceId> device;
+  std::vector<double> priority;
+  std::vector<uint8_t> fuse_with_producer;
+};
+
+// Why a fusion is or is not allowed: ok, or a reason for the error message.
+struct FusionDecision {
+  bool ok = true;
+  std::string reason;
+  explicit operator bool() const { return ok; }
+};
+
+// Whether an op of this kind may fuse into its producer (kind only).
+FusionDecision CanFuseKind(OpKind kind);
+// The op a flagged op fuses into: the producer of its first input whose producer is
+// not free, or kNoId.
+OpId FusionProducer(const Graph& graph, OpId op);
+// Plan-independent legality of flagging op: kind and fusion producer.
+FusionDecision CanFuseIntoProducer(const Graph& graph, OpId op);
+
+// All ops on `device`, priority 0, no fusion.
+Plan DefaultPlan(const Graph& graph, DeviceId device = 0);
+// Fills empty vectors with the defaults; fails if a vector has the wrong length.
+Status CompletePlan(const Graph& graph, Plan* plan);
+
+// Checks a plan against a graph and a cluster. Every problem found is reported, each
+// naming the offending ops (the first few of them): vector lengths, devices out of
+// range, non-finite priorities, colocation groups split over devices, illegal
+// fusions (kind, no producer, producer on another device) and fused groups that
+// form a cycle.
+Status ValidatePlan(const Graph& graph, const Cluster& cluster, const Plan& plan);
+
+// Puts every colocation group on the device of its lowest-id op. Completes the plan
+// first (these three abort on vectors of the wrong length: a caller's bug).
+void RespectColocation(const Graph& graph, Plan* plan);
+// Clears every illegal fusion flag (kind, producer, device, then cycles, clearing the
+// flags of the groups on a cycle). Returns the number of flags cleared.
+int DropIllegalFusions(const Graph& graph, Plan* plan);
+// Clamps out-of-range devices to the first accelerator, respects colocation and
+// drops illegal fusions: what a policy's raw output needs before simulation.
+void MakePlanValid(const Graph& graph, const Cluster& cluster, Plan* plan);
+
+std::string PlanToJson(const Graph& graph, const Plan& plan);
+// Parses a plan for `graph`; `source` names the file in errors. Devices are not
+// range-checked here (that needs a cluster: ValidatePlan).
+StatusOr<Plan> PlanFromJson(const std::string& text, const Graph& graph, const std::string& source);
+Status WritePlanJson(const Graph& graph, const Plan& plan, const std::string& path);
+StatusOr<Plan> ReadPlanJson(const std::string& path, const Graph& graph);
+
+}  // namespace graphopt

@@ -1,0 +1,198 @@
+// Simulator: the step time, memory and traffic of a plan, by exact event-driven
+// simulation of the machine model.
+//
+// Semantics (DESIGN.md, "Contracts"):
+// - Kernels. An unfused op is a kernel; a fused group (plan.h) is one kernel: one
+//   launch, the members' compute summed, internal tensors never touch memory (cost
+//   model: CostModel::FusedKernelTimeUs). A kernel is ready when every input tensor
+//   of its members that comes from outside the group is present on its device.
+// - Streams. Each device runs one kernel at a time and, when idle, starts the ready
+//   kernel of highest priority (a group's priority is its members' maximum); ties go
+//   to the kernel that became ready first (ready order). Kernels made ready by one
+//   event become ready in the order of their consumers' op ids, and events at one
+//   time are handled in the order they were scheduled, so ties are deterministic.
+//   Kernels and transfers start only once every event at the current time is handled.
+// - Instant ops. Free ops (sources, metadata) complete at time 0 on their device and
+//   wait for nothing (their inputs are not data dependencies). Unfused views without
+//   a measured time (Reshape, Identity) complete as soon as their inputs are present,
+//   without a kernel or the stream, and alias their input (no new memory). A fused
+//   group is always a kernel, even one made of views only.
+// - Transfers. A tensor needed on another device is sent once per destination, when
+//   its producer ends, over the link (source, destination): latency + bytes /
+//   bandwidth, one transfer at a time per link direction; the waiting transfer whose
+//   destination consumers have the highest priority goes first, ties in send order.
+// - Memory. Parameters (a Variable's tensor, an update op's optimizer state: op
+//   param_bytes; a Variable holds max(param_bytes, its output bytes)) are resident on
+//   their device all step. Any other tensor is allocated when its producing kernel
+//   starts (a received copy when its transfer starts) and freed when the last kernel
+//   reading it on that device ends (on the source device, also not before its
+//   outgoing transfers end). A tensor read by nobody is freed when its producer ends.
+//   At one time, kernels and transfers end (freeing memory) before others start
+//   (allocating it); an instant op allocates its outputs before it releases its inputs.
+// - Step time: the end of the last kernel or transfer. The simulator reports memory
+//   overflows (OOM) and never stops on them.
+//
+// A Simulator is built once per (graph, cluster, cost model) and precomputes every-
+// thing that does not depend on the plan: per-op kernel times on every device,
+// compressed adjacency, tensor sizes, the lower bound. It keeps a reference to the
+// graph, which must outlive it. Simulate is const and thread-safe; with a SimScratch
+// per thread it allocates only the result's per-device vectors after the first call.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "sim/cluster.h"
+#include "sim/cost_model.h"
+#include "sim/lower_bound.h"
+#include "sim/plan.h"
+
+namespace graphopt {
+
+struct SimOptions {
+  // Record every kernel, transfer and memory change (for the trace export). Costs
+  // time and memory: off for training.
+  bool record_timeline = false;
+};
+
+// One span of the timeline: a kernel on a device stream or a transfer on a link.
+struct TimelineEvent {
+  enum class Kind : uint8_t { kKernel, kTransfer };
+  Kind kind = Kind::kKernel;
+  double start_us = 0;
+  double end_us = 0;
+  DeviceId device = kNoId;  // the kernel's device, or the transfer's source
+  DeviceId to = kNoId;      // the transfer's destination
+  OpId op = kNoId;          // the kernel's op (a fused group's root)
+  int32_t num_ops = 1;      // ops in the kernel (> 1 if fused)
+  TensorId tensor = kNoId;  // the transferred tensor
+  int64_t bytes = 0;        // bytes transferred
+};
+
+// Memory in use on a device after a change (timeline only).
+struct MemorySample {
+  double time_us = 0;
+  DeviceId device = kNoId;
+  int64_t bytes = 0;
+};
+
+struct SimResult {
+  double step_time_us = 0;
+  // The lower bound of the graph on the cluster (the same for every plan).
+  double lower_bound_us = 0;
+  std::vector<double> device_busy_us;           // per device: sum of its kernels' durations
+  std::vector<int64_t> device_peak_memory;      // per device: peak bytes, resident included
+  std::vector<int64_t> device_resident_memory;  // per device: parameters and optimizer state
+  std::vector<int64_t> link_bytes;              // [from * num_devices + to]: bytes sent
+  int64_t num_kernels = 0;                      // kernels run on device streams
+  int64_t num_transfers = 0;
+  // OOM verdict: the device with the largest overflow (ties: lowest id), by how much.
+  bool oom = false;
+  DeviceId oom_device = kNoId;
+  int64_t oom_overflow_bytes = 0;
+
+  bool has_timeline = false;
+  std::vector<TimelineEvent> timeline;
+  std::vector<MemorySample> memory_timeline;
+
+  // busy / step time of device d (0 if the step takes no time).
+  double Utilization(DeviceId d) const;
+  // "fits in memory" or "OOM on gpu:1 (V100-...): peak 17.3 GB exceeds capacity 17.2 GB by 120 MB".
+  std::string OomVerdict(const Cluster& cluster) const;
+};
+
+class SimScratch;
+struct SimScratchState;
+
+class Simulator {
+ public:
+  // Fails if the cluster is invalid or the graph has a cycle.
+  static StatusOr<Simulator> Create(const Graph& graph, const Cluster& cluster,
+                                    const CostModel& cost_model = CostModel());
+  Simulator(Simulator&&) noexcept;
+  Simulator& operator=(Simulator&&) noexcept;
+  ~Simulator();
+
+  // Simulates a plan (empty parts take the defaults). Fails, with ValidatePlan's
+  // message, if the plan is invalid.
+  StatusOr<SimResult> Simulate(const Plan& plan, const SimOptions& options = {}) const;
+  // The same with caller-owned scratch buffers (one per thread), reused from call to call.
+  StatusOr<SimResult> Simulate(const Plan& plan, const SimOptions& options, SimScratch* scratch) const;
+
+  const Graph& graph() const { return *graph_; }
+  const Cluster& cluster() const { return cluster_; }
+  const CostModel& cost_model() const { return cost_model_; }
+  const LowerBound& lower_bound() const { return lower_bound_; }
+  // Time of op as a kernel of its own on device d (0 if instant), in us.
+  double OpTimeUs(OpId op, DeviceId d) const {
+    return op_time_[static_cast<size_t>(op) * static_cast<size_t>(num_devices_) + static_cast<size_t>(d)];
+  }
+
+ private:
+  Simulator() = default;
+  struct Run;
+
+  // Plan-independent facts of an op, packed so that one cache line serves a visit.
+  struct OpInfo {
+    int32_t in_begin = 0, in_end = 0;    // deduplicated data inputs in in_ (none for free ops)
+    int32_t out_begin = 0, out_end = 0;  // outputs in out_
+    OpId fusion_producer = kNoId;        // kNoId if the op can never fuse
+    OpId colocation_leader = kNoId;      // lowest-id op of its colocation group, or kNoId
+    TensorId alias_input = kNoId;        // instant views: the input their output aliases
+    uint8_t instant = 0;                 // runs no kernel when alone
+    uint8_t measured = 0;                // has a measured time
+  };
+  struct TensorInfo {
+    int64_t bytes = 0;
+    OpId producer = kNoId;
+    int32_t cons_begin = 0, cons_end = 0;  // its deduplicated consumers that wait for it (no free ops) in cons_
+    uint8_t resident = 0;                  // a Variable's output: never allocated on its own device
+  };
+
+  const Graph* graph_ = nullptr;
+  Cluster cluster_;
+  CostModel cost_model_;
+  LowerBound lower_bound_;
+  int num_ops_ = 0;
+  int num_tensors_ = 0;
+  int num_devices_ = 0;
+  int64_t num_reads_ = 0;  // entries of cons_: a bound on the received copies of one simulation
+
+  // A consumer of a tensor and the position of that tensor in the consumer's inputs (in_).
+  struct ConsumerRef {
+    OpId op;
+    int32_t slot;
+  };
+
+  std::vector<OpInfo> ops_;
+  std::vector<TensorInfo> tensors_;
+  std::vector<TensorId> in_;
+  std::vector<TensorId> out_;
+  std::vector<ConsumerRef> cons_;
+  std::vector<double> op_time_;  // [op * D + d] single-kernel time
+  std::vector<double> op_part_;  // [op * D + d] compute part / measured body in a fused kernel
+  std::vector<double> op_bytes_read_;
+  std::vector<double> op_bytes_written_;
+  std::vector<int64_t> resident_bytes_;  // param_bytes (Variables: max with their output bytes)
+  // Per link [from * D + to].
+  std::vector<double> link_latency_us_;
+  std::vector<double> link_us_per_byte_;
+};
+
+// Reusable buffers of one simulation; one per thread. Opaque.
+class SimScratch {
+ public:
+  SimScratch();
+  ~SimScratch();
+  SimScratch(SimScratch&&) noexcept;
+  SimScratch& operator=(SimScratch&&) noexcept;
+
+ private:
+  friend class Simulator;
+  std::unique_ptr<SimScratchState> state_;
+};
+
+}  // namespace graphopt

@@ -1,0 +1,216 @@
+// The suite's rows and methods, picking them by name, and a tiny suite run end to
+// end through the library.
+#include <gtest/gtest.h>
+
+#include "eval/report.h"
+#include "eval/suite.h"
+#include "sim/cluster.h"
+
+namespace graphopt {
+namespace {
+
+// A small RNNLM that builds and simulates in well under a second.
+SuiteRow TinyRow() { return SuiteRow{"tiny", "RNNLM tiny", "rnnlm:layers=2,steps=2,hidden=256,vocab=1000", 2, "2xP100"}; }
+
+std::vector<std::string> Names(const std::vector<MethodSpec>& methods) {
+  std::vector<std::string> names;
+  for (const MethodSpec& m : methods) names.push_back(m.name);
+  return names;
+}
+
+TEST(SuiteTest, HasTheThirteenRowsOfThePlacementTable) {
+  const std::vector<SuiteRow>& rows = PlacementSuiteRows();
+  ASSERT_EQ(rows.size(), 13u);
+  EXPECT_EQ(rows[0].name, "rnnlm-2");
+  EXPECT_EQ(rows[4].model, "gnmt:layers=4");
+  EXPECT_EQ(rows[4].devices, 4);
+  EXPECT_EQ(rows[8].model, "transformer_xl:layers=8");
+  EXPECT_EQ(rows[8].cluster, "8xV100");
+  EXPECT_EQ(rows[9].model, "inception_v3");
+  EXPECT_EQ(rows[9].devices, 2);
+  EXPECT_EQ(rows[10].model, "amoebanet");
+  EXPECT_EQ(rows[10].devices, 4);
+  EXPECT_EQ(rows[11].model, "wavenet");
+  EXPECT_EQ(rows[12].model, "wavenet:stacks=4,layers=36");
+  EXPECT_EQ(rows[12].cluster, "4xV100");
+}
+
+TEST(SuiteTest, EveryRowsPresetHasItsNumberOfAccelerators) {
+  for (const SuiteRow& row : PlacementSuiteRows()) {
+    auto cluster = ClusterPreset(row.cluster);
+    ASSERT_TRUE(cluster.ok()) << row.name << ": " << cluster.status().message();
+    EXPECT_EQ(static_cast<int>(cluster->Accelerators().size()), row.devices) << row.name;
+  }
+}
+
+TEST(SuiteTest, SelectsRowsByNameInTheGivenOrder) {
+  auto rows = SelectRows(PlacementSuiteRows(), "wavenet-2, gnmt-4");
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0].name, "wavenet-2");
+  EXPECT_EQ((*rows)[1].name, "gnmt-4");
+  EXPECT_EQ(SelectRows(PlacementSuiteRows(), "")->size(), 13u);
+}
+
+TEST(SuiteTest, UnknownRowIsAnErrorListingTheRows) {
+  auto rows = SelectRows(PlacementSuiteRows(), "gnmt-4,gnmt-16");
+  ASSERT_FALSE(rows.ok());
+  EXPECT_NE(rows.status().message().find("unknown suite row \"gnmt-16\""), std::string::npos) << rows.status().message();
+  EXPECT_NE(rows.status().message().find("wavenet-4"), std::string::npos) << rows.status().message();
+}
+
+TEST(SuiteTest, RepeatedRowIsAnError) {
+  auto rows = SelectRows(PlacementSuiteRows(), "gnmt-4,gnmt-4");
+  ASSERT_FALSE(rows.ok());
+  EXPECT_NE(rows.status().message().find("twice"), std::string::npos) << rows.status().message();
+}
+
+TEST(SuiteTest, DefaultMethodsAreEveryBaseline) {
+  auto methods = ParseMethods("", false);
+  ASSERT_TRUE(methods.ok());
+  EXPECT_EQ(Names(*methods), (std::vector<std::string>{"single", "tf-default", "expert", "metis", "scotch", "heft"}));
+}
+
+TEST(SuiteTest, UnknownMethodIsAnErrorListingTheMethods) {
+  auto methods = ParseMethods("expert,hdp", false);
+  ASSERT_FALSE(methods.ok());
+  EXPECT_NE(methods.status().message().find("unknown method \"hdp\""), std::string::npos) << methods.status().message();
+  EXPECT_NE(methods.status().message().find("scotch"), std::string::npos) << methods.status().message();
+  EXPECT_FALSE(ParseMethods("expert+fusion+fusion", false).ok());
+  EXPECT_FALSE(ParseMethods("expert,expert", false).ok());
+}
+
+TEST(SuiteTest, FusionAddsAFusedVariantOfEachPlacement) {
+  auto methods = ParseMethods("expert,tf-default,metis+fusion", true);
+  ASSERT_TRUE(methods.ok()) << methods.status().message();
+  EXPECT_EQ(Names(*methods), (std::vector<std::string>{"expert", "expert+fusion", "tf-default", "metis+fusion"}));
+  EXPECT_EQ((*methods)[1].baseline, "expert");
+  EXPECT_TRUE((*methods)[1].fusion);
+  EXPECT_FALSE((*methods)[0].fusion);
+}
+
+TEST(SuiteTest, TinySuiteRunsEndToEnd) {
+  SuiteOptions options;
+  options.rows = {TinyRow()};
+  options.methods = *ParseMethods("single,expert,heft+fusion", false);
+  int calls = 0;
+  auto results = RunSuite(options, [&](const RowResult& row) {
+    ++calls;
+    EXPECT_EQ(row.row, "tiny");
+    return Status::Ok();
+  });
+  ASSERT_TRUE(results.ok()) << results.status().message();
+  EXPECT_EQ(calls, 1);
+  ASSERT_EQ(results->rows.size(), 1u);
+  const RowResult& row = results->rows[0];
+  EXPECT_EQ(row.model, TinyRow().model);
+  EXPECT_EQ(row.cluster, "2xP100");
+  EXPECT_EQ(row.devices, 2);
+  EXPECT_GT(row.ops, 0);
+  EXPECT_GT(row.lower_bound_us, 0);
+  ASSERT_EQ(row.methods.size(), 3u);
+  for (const auto& [name, m] : row.methods) {
+    EXPECT_FALSE(m.failed()) << name << ": " << m.error;
+    EXPECT_FALSE(m.oom) << name;
+    EXPECT_GE(m.step_time_us, row.lower_bound_us * (1 - 1e-9)) << name;
+    EXPECT_EQ(m.peak_memory.size(), 3u) << name;  // 2 GPUs and the host
+    EXPECT_GE(m.plan_seconds, 0) << name;
+  }
+  EXPECT_TRUE(SpeedupOverExpert(row, "single").has_value());
+  EXPECT_NE(ResultsMarkdown(*results).find("| RNNLM tiny (2) | 2xP100 |"), std::string::npos);
+}
+
+TEST(SuiteTest, OtherPlannersJoinThroughAPlanFunction) {
+  SuiteOptions options;
+  options.rows = {TinyRow()};
+  MethodSpec constant;
+  constant.name = "all-on-gpu1";
+  constant.plan = [](const Graph& graph, const Cluster&, const Simulator&) -> StatusOr<Plan> { return DefaultPlan(graph, 1); };
+  MethodSpec failing;
+  failing.name = "broken";
+  failing.plan = [](const Graph&, const Cluster&, const Simulator&) -> StatusOr<Plan> { return InternalError("no policy"); };
+  options.methods = {*ParseMethod("single"), constant, failing};
+  auto results = RunSuite(options);
+  ASSERT_TRUE(results.ok()) << results.status().message();
+  const RowResult& row = results->rows[0];
+  // The same graph on another identical GPU takes the same time.
+  EXPECT_DOUBLE_EQ(row.methods.at("all-on-gpu1").step_time_us, row.methods.at("single").step_time_us);
+  EXPECT_EQ(row.methods.at("all-on-gpu1").peak_memory[0], 0);
+  EXPECT_EQ(row.methods.at("broken").error, "no policy");
+}
+
+TEST(SuiteTest, RunsAreDeterministic) {
+  SuiteOptions options;
+  options.rows = {TinyRow()};
+  options.methods = *ParseMethods("expert,metis", false);
+  auto first = RunSuite(options);
+  auto second = RunSuite(options);
+  ASSERT_TRUE(first.ok() && second.ok());
+  for (const char* m : {"expert", "metis"}) {
+    EXPECT_EQ(first->rows[0].methods.at(m).step_time_us, second->rows[0].methods.at(m).step_time_us) << m;
+  }
+}
+
+TEST(SuiteTest, ClusterOverrideAppliesToEveryRow) {
+  SuiteOptions options;
+  options.rows = {TinyRow()};
+  options.methods = *ParseMethods("expert", false);
+  options.cluster_override = "4xV100";
+  auto results = RunSuite(options);
+  ASSERT_TRUE(results.ok()) << results.status().message();
+  EXPECT_EQ(results->rows[0].cluster, "4xV100");
+  EXPECT_EQ(results->rows[0].devices, 4);
+}
+
+TEST(SuiteTest, UnknownClusterFailsBeforeRunning) {
+  SuiteOptions options;
+  options.rows = {TinyRow()};
+  options.cluster_override = "3xAbacus";
+  int calls = 0;
+  auto results = RunSuite(options, [&](const RowResult&) {
+    ++calls;
+    return Status::Ok();
+  });
+  ASSERT_FALSE(results.ok());
+  EXPECT_EQ(calls, 0);
+  EXPECT_NE(results.status().message().find("3xAbacus"), std::string::npos) << results.status().message();
+}
+
+TEST(SuiteTest, BadModelNamesTheRow) {
+  SuiteOptions options;
+  options.rows = {SuiteRow{"broken", "Broken", "rnnlm:layers=0", 2, "2xP100"}};
+  auto results = RunSuite(options);
+  ASSERT_FALSE(results.ok());
+  EXPECT_NE(results.status().message().find("suite row broken"), std::string::npos) << results.status().message();
+}
+
+TEST(SuiteTest, CallbackErrorStopsTheSuite) {
+  SuiteOptions options;
+  options.rows = {TinyRow(), TinyRow()};
+  options.rows[1].name = "tiny-again";
+  options.methods = *ParseMethods("single", false);
+  int calls = 0;
+  auto results = RunSuite(options, [&](const RowResult&) {
+    ++calls;
+    return IoError("disk full");
+  });
+  ASSERT_FALSE(results.ok());
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(results.status().message(), "disk full");
+}
+
+TEST(SuiteTest, SortsRowsInSuiteOrder) {
+  SuiteResults results;
+  for (const char* name : {"custom", "gnmt-8", "rnnlm-2", "gnmt-2"}) {
+    RowResult row;
+    row.row = name;
+    results.rows.push_back(row);
+  }
+  SortRowsInSuiteOrder(PlacementSuiteRows(), &results);
+  std::vector<std::string> names;
+  for (const RowResult& r : results.rows) names.push_back(r.row);
+  EXPECT_EQ(names, (std::vector<std::string>{"rnnlm-2", "gnmt-2", "gnmt-8", "custom"}));
+}
+
+}  // namespace
+}  // namespace graphopt

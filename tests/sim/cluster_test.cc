@@ -1,0 +1,137 @@
+#include "sim/cluster.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "core/files.h"
+
+namespace graphopt {
+namespace {
+
+TEST(ClusterTest, EveryPresetIsValidWithTheHostLast) {
+  for (const std::string& name : ClusterPresetNames()) {
+    auto c = ClusterPreset(name);
+    ASSERT_TRUE(c.ok()) << name;
+    EXPECT_TRUE(c->Validate().ok()) << name << ": " << c->Validate().message();
+    EXPECT_EQ(c->device(c->num_devices() - 1).kind, DeviceKind::kCpu) << name;
+    EXPECT_EQ(c->name(), name);
+  }
+}
+
+TEST(ClusterTest, PresetsHaveTheRequiredNames) {
+  for (const char* name :
+       {"1xV100", "2xP100", "4xV100", "8xV100", "8xV100-nvlink", "4xK40+cpu", "8xH100-nvlink", "cpu"}) {
+    EXPECT_TRUE(ClusterPreset(name).ok()) << name;
+  }
+}
+
+TEST(ClusterTest, PresetDeviceCountsAndFirstAccelerator) {
+  EXPECT_EQ(ClusterPreset("8xV100")->num_devices(), 9);
+  EXPECT_EQ(ClusterPreset("8xV100")->Accelerators().size(), 8u);
+  EXPECT_EQ(ClusterPreset("8xV100")->FirstAccelerator(), 0);
+  EXPECT_EQ(ClusterPreset("2xP100")->num_devices(), 3);
+  EXPECT_EQ(ClusterPreset("cpu")->num_devices(), 1);
+  EXPECT_TRUE(ClusterPreset("cpu")->Accelerators().empty());
+}
+
+TEST(ClusterTest, V100FiguresAreTheDatasheetValues) {
+  const Cluster c = *ClusterPreset("8xV100-nvlink");
+  EXPECT_DOUBLE_EQ(c.device(0).peak_flops, 15.7e12);
+  EXPECT_DOUBLE_EQ(c.device(0).memory_bandwidth, 900e9);
+  EXPECT_EQ(c.device(0).memory_bytes, int64_t{16} << 30);
+}
+
+TEST(ClusterTest, Dgx1HasHybridCubeMeshNvlinks) {
+  const Cluster c = *ClusterPreset("8xV100-nvlink");
+  EXPECT_DOUBLE_EQ(c.link(0, 3).bandwidth, 50e9);     // two NVLinks
+  EXPECT_DOUBLE_EQ(c.link(0, 1).bandwidth, 25e9);     // one NVLink
+  EXPECT_DOUBLE_EQ(c.link(0, 5).bandwidth, 15.75e9);  // no NVLink: PCIe through the host
+  EXPECT_DOUBLE_EQ(c.link(3, 0).bandwidth, 50e9);
+  // Six NVLinks per GPU.
+  for (DeviceId a = 0; a < 8; ++a) {
+    double links = 0;
+    for (DeviceId b = 0; b < 8; ++b) {
+      if (a != b && c.link(a, b).bandwidth > 16e9) links += c.link(a, b).bandwidth / 25e9;
+    }
+    EXPECT_DOUBLE_EQ(links, 6) << "gpu " << a;
+  }
+}
+
+TEST(ClusterTest, UnknownPresetListsThePresets) {
+  auto c = ClusterPreset("3xV100");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("8xV100-nvlink"), std::string::npos);
+}
+
+TEST(ClusterTest, JsonRoundTripsEveryPreset) {
+  for (const std::string& name : ClusterPresetNames()) {
+    const Cluster c = *ClusterPreset(name);
+    auto back = ClusterFromJson(ClusterToJson(c), "x.json");
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    ASSERT_EQ(back->num_devices(), c.num_devices());
+    for (DeviceId a = 0; a < c.num_devices(); ++a) {
+      EXPECT_EQ(back->device(a).name, c.device(a).name);
+      EXPECT_NEAR(back->device(a).peak_flops, c.device(a).peak_flops, 1e-6 * c.device(a).peak_flops);
+      EXPECT_EQ(back->device(a).memory_bytes, c.device(a).memory_bytes);
+      for (DeviceId b = 0; b < c.num_devices(); ++b) {
+        if (a == b) continue;
+        EXPECT_NEAR(back->link(a, b).bandwidth, c.link(a, b).bandwidth, 1e-3);
+      }
+    }
+  }
+}
+
+constexpr const char* kTwoGpus = R"({
+  "name": "two", "devices": [
+    {"name": "g0", "kind": "gpu", "peak_tflops": 10, "memory_bandwidth_gb_s": 500, "memory_gib": 8, "launch_overhead_us": 4},
+    {"name": "g1", "peak_tflops": 10, "memory_bandwidth_gb_s": 500, "memory_gib": 8, "launch_overhead_us": 4}],
+  "links": [{"from": "g0", "to": "g1", "bandwidth_gb_s": 20, "latency_us": 3, "bidirectional": true}]})";
+
+TEST(ClusterTest, ReadsAHandWrittenFile) {
+  auto c = ClusterFromJson(kTwoGpus, "two.json");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->name(), "two");
+  EXPECT_DOUBLE_EQ(c->link(1, 0).bandwidth, 20e9);
+  EXPECT_DOUBLE_EQ(c->link(0, 1).latency_us, 3);
+  EXPECT_EQ(c->device(1).kind, DeviceKind::kGpu);
+}
+
+TEST(ClusterTest, MissingLinkIsAnErrorNamingTheFileAndDevices) {
+  std::string text = kTwoGpus;
+  text.replace(text.find(", \"bidirectional\": true"), std::string(", \"bidirectional\": true").size(), "");
+  auto c = ClusterFromJson(text, "two.json");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("two.json"), std::string::npos);
+  EXPECT_NE(c.status().message().find("no link from g1 to g0"), std::string::npos) << c.status().message();
+}
+
+TEST(ClusterTest, BadJsonErrorsNameTheFileAndField) {
+  EXPECT_NE(ClusterFromJson("{", "bad.json").status().message().find("bad.json: not valid JSON"), std::string::npos);
+  std::string text = kTwoGpus;
+  text.replace(text.find("\"peak_tflops\": 10"), 17, "\"peak_tflops\": -1");
+  auto c = ClusterFromJson(text, "neg.json");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("neg.json: devices[0] (g0): \"peak_tflops\" must be positive"), std::string::npos)
+      << c.status().message();
+  std::string unknown = kTwoGpus;
+  unknown.replace(unknown.find("\"to\": \"g1\""), 10, "\"to\": \"g9\"");
+  auto u = ClusterFromJson(unknown, "u.json");
+  ASSERT_FALSE(u.ok());
+  EXPECT_NE(u.status().message().find("unknown device \"g9\""), std::string::npos) << u.status().message();
+}
+
+TEST(ClusterTest, LoadClusterTakesAPresetOrAFile) {
+  EXPECT_EQ(LoadCluster("4xV100")->num_devices(), 5);
+  const std::string path = ::testing::TempDir() + "/cluster_" + std::to_string(getpid()) + ".json";
+  ASSERT_TRUE(WriteClusterJson(*ClusterPreset("2xP100"), path).ok());
+  auto c = LoadCluster(path);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->num_devices(), 3);
+  std::remove(path.c_str());
+  EXPECT_FALSE(LoadCluster("/nonexistent/x.json").ok());
+}
+
+}  // namespace
+}  // namespace graphopt
