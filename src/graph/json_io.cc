@@ -42,7 +42,9 @@ class Reader {
 
   StatusOr<AttrValue> Attr(const Json& j, const std::string& where) const {
     if (!j.is_object() || j.size() != 1) return Error(where, "an attribute must be an object with one of i, f, s, ints");
-    const auto& [key, value] = *j.items().begin();
+    const auto first = j.begin();
+    const std::string key = first.key();
+    const Json& value = first.value();
     try {
       if (key == "i") return AttrValue(value.get<int64_t>());
       if (key == "f") return AttrValue(value.get<double>());
