@@ -11,6 +11,7 @@
 #include "graph/json_io.h"
 #include "models/load.h"
 #include "models/registry.h"
+#include "sim/plan.h"
 
 namespace graphopt {
 namespace {
@@ -141,8 +142,10 @@ int RunConvertCommand(int argc, char** argv) {
   std::vector<FlagSpec> specs = kLoadFlags;
   specs.push_back({"to", true, "output format: json or dot"});
   specs.push_back({"out", true, "output file (default: standard output)"});
+  specs.push_back({"plan", true, "with --to dot: colour the ops by the devices of this plan .json file"});
   if (WantsHelp(argc, argv)) {
-    std::printf("usage: graphopt convert MODEL --to json|dot [--out FILE] [flags]\n\n%s", FlagsHelp(specs).c_str());
+    std::printf("usage: graphopt convert MODEL --to json|dot [--out FILE] [--plan plan.json] [flags]\n\n%s",
+                FlagsHelp(specs).c_str());
     return 0;
   }
   auto args = Args::Parse("convert", argc, argv, 2, specs);
@@ -151,7 +154,16 @@ int RunConvertCommand(int argc, char** argv) {
   if (to != "json" && to != "dot") return Fail(InvalidArgument("convert: --to must be json or dot, got '" + to + "'"));
   auto graph = LoadFromArgs(*args, "convert");
   if (!graph.ok()) return Fail(graph.status());
-  const std::string text = to == "json" ? GraphToJson(*graph) : GraphToDot(*graph);
+  if (args->Has("plan") && to != "dot") return Fail(InvalidArgument("convert: --plan only applies to --to dot"));
+  std::vector<DeviceId> devices;
+  if (args->Has("plan")) {
+    auto plan = ReadPlanJson(args->Get("plan"), *graph);
+    if (!plan.ok()) return Fail(plan.status());
+    Status complete = CompletePlan(*graph, &*plan);
+    if (!complete.ok()) return Fail(complete.WithContext(args->Get("plan")));
+    devices = plan->device;
+  }
+  const std::string text = to == "json" ? GraphToJson(*graph) : GraphToDot(*graph, devices.empty() ? nullptr : &devices);
   if (!args->Has("out")) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return 0;

@@ -143,6 +143,13 @@ TEST(CliTest, BaselinePlanFeedsSimulate) {
   std::ifstream in(trace);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("traceEvents"), std::string::npos);
+  const std::string dot = TempPath("coloured.dot");
+  CliRun d = Graphopt("convert rnnlm:layers=2,steps=3 --to dot --plan " + plan + " --out " + dot);
+  ASSERT_EQ(d.exit_code, 0) << d.output;
+  std::ifstream din(dot);
+  std::string dot_text((std::istreambuf_iterator<char>(din)), std::istreambuf_iterator<char>());
+  EXPECT_NE(dot_text.find("cluster_legend"), std::string::npos);
+  std::remove(dot.c_str());
   std::remove(plan.c_str());
   std::remove(trace.c_str());
 }
