@@ -2,6 +2,8 @@
 // `graphopt run` (the default job: every baseline side by side on one model and
 // cluster, with the lower bound).
 #include <chrono>
+#include <memory>
+#include <optional>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -74,6 +76,28 @@ std::vector<FlagSpec> CommonFlags(const std::string& default_cluster) {
   };
 }
 
+// What both commands start from: the model, the cluster, a simulator of the model on
+// the cluster and the baseline options from the flags. Held on the heap because the
+// simulator refers to the graph.
+struct Setup {
+  Graph graph;
+  Cluster cluster;
+  std::optional<Simulator> sim;
+  BaselineOptions options;
+};
+
+StatusOr<std::unique_ptr<Setup>> Prepare(const Args& args, const std::string& model, const std::string& default_cluster) {
+  auto setup = std::make_unique<Setup>();
+  GO_ASSIGN_OR_RETURN(const int64_t seed, args.GetInt("seed", 0));
+  GO_ASSIGN_OR_RETURN(setup->graph, LoadModel(model));
+  GO_ASSIGN_OR_RETURN(setup->cluster, LoadCluster(args.Get("cluster", default_cluster)));
+  GO_ASSIGN_OR_RETURN(Simulator sim, Simulator::Create(setup->graph, setup->cluster));
+  setup->sim.emplace(std::move(sim));
+  setup->options.fusion = args.Has("fusion");
+  setup->options.seed = static_cast<uint64_t>(seed);
+  return setup;
+}
+
 }  // namespace
 
 int RunBaselineCommand(int argc, char** argv) {
@@ -89,18 +113,12 @@ int RunBaselineCommand(int argc, char** argv) {
   }
   if (args->positional().size() != 1) return Fail("baseline", "expected one MODEL\n" + usage);
   if (!args->Has("method")) return Fail("baseline", "--method is required (" + MethodList() + ")");
-  auto seed = args->GetInt("seed", 0);
-  if (!seed.ok()) return Fail("baseline", seed.status().message());
-  auto graph = LoadModel(args->positional()[0]);
-  if (!graph.ok()) return Fail("baseline", graph.status().message());
-  auto cluster = LoadCluster(args->Get("cluster", "4xV100"));
-  if (!cluster.ok()) return Fail("baseline", cluster.status().message());
-  auto sim = Simulator::Create(*graph, *cluster);
-  if (!sim.ok()) return Fail("baseline", sim.status().message());
-  BaselineOptions options;
-  options.fusion = args->Has("fusion");
-  options.seed = static_cast<uint64_t>(*seed);
-  Scored s = Score(args->Get("method"), *graph, *cluster, *sim, options);
+  auto setup = Prepare(*args, args->positional()[0], "4xV100");
+  if (!setup.ok()) return Fail("baseline", setup.status().message());
+  const Graph* graph = &(*setup)->graph;
+  const Cluster* cluster = &(*setup)->cluster;
+  const BaselineOptions& options = (*setup)->options;
+  Scored s = Score(args->Get("method"), *graph, *cluster, *(*setup)->sim, options);
   if (!s.ok) return Fail("baseline", s.error);
   std::printf("model        %s (%d ops)\n", graph->name().c_str(), graph->num_ops());
   std::printf("cluster      %s\n", cluster->Summary().c_str());
@@ -134,17 +152,12 @@ int RunRunCommand(int argc, char** argv) {
   }
   if (args->positional().size() > 1) return Fail("run", "expected at most one MODEL\n" + usage);
   const std::string model = args->positional().empty() ? kRunDefaultModel : args->positional()[0];
-  auto seed = args->GetInt("seed", 0);
-  if (!seed.ok()) return Fail("run", seed.status().message());
-  auto graph = LoadModel(model);
-  if (!graph.ok()) return Fail("run", graph.status().message());
-  auto cluster = LoadCluster(args->Get("cluster", kRunDefaultCluster));
-  if (!cluster.ok()) return Fail("run", cluster.status().message());
-  auto sim = Simulator::Create(*graph, *cluster);
-  if (!sim.ok()) return Fail("run", sim.status().message());
-  BaselineOptions options;
-  options.fusion = args->Has("fusion");
-  options.seed = static_cast<uint64_t>(*seed);
+  auto setup = Prepare(*args, model, kRunDefaultCluster);
+  if (!setup.ok()) return Fail("run", setup.status().message());
+  const Graph* graph = &(*setup)->graph;
+  const Cluster* cluster = &(*setup)->cluster;
+  const Simulator* sim = &*(*setup)->sim;
+  const BaselineOptions& options = (*setup)->options;
   std::printf("model    %s: %d ops, %lld edges\n", model.c_str(), graph->num_ops(), static_cast<long long>(graph->num_edges()));
   std::printf("cluster  %s\n", cluster->Summary().c_str());
   std::printf("lower bound on the step time of any plan: %s\n\n", Seconds(sim->lower_bound().value_us()).c_str());
