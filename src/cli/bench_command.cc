@@ -14,6 +14,13 @@
 #include "eval/report.h"
 #include "eval/results.h"
 #include "eval/suite.h"
+#ifdef GRAPHOPT_HAVE_RL
+#include <map>
+
+#include "core/files.h"
+#include "eval/convergence_svg.h"
+#include "rl/go_search.h"
+#endif
 
 namespace graphopt {
 namespace {
@@ -38,6 +45,10 @@ std::vector<FlagSpec> BenchFlags() {
       {"fusion", false, "also score every method's placement with greedy fusion (columns NAME+fusion; tf-default "
                         "already fuses)"},
       {"seed", true, "seed of the randomized partitioners (default 0)"},
+      {"time-limit", true, "seconds per row for each learned method (go, colocrl, hdp; default 120)"},
+      {"go-options", true, "options of the go method, as graphopt optimize --policy takes them"},
+      {"colocrl-options", true, "options of the colocrl method"},
+      {"hdp-options", true, "options of the hdp method"},
       {"list", false, "list the suite rows and the methods, then exit"},
       {"help", false, "show this help"},
   };
@@ -94,13 +105,78 @@ int RunBenchCommand(int argc, char** argv) {
 
   auto rows = SelectRows(PlacementSuiteRows(), args->Get("rows"));
   if (!rows.ok()) return Fail(rows.status().message());
-  auto methods = ParseMethods(args->Get("methods"), args->Has("fusion"));
+  // The learned methods (go, colocrl, hdp: rl/go_search.h) are not baselines: take
+  // them out of the list and add them as MethodSpecs with a plan function.
+  std::string method_names;
+  std::vector<std::string> learned;
+  for (const std::string& m : Split(args->Get("methods"), ',')) {
+    const std::string name = Trim(m);
+    if (name == "go" || name == "colocrl" || name == "hdp") {
+      learned.push_back(name);
+    } else if (!name.empty()) {
+      method_names += (method_names.empty() ? "" : ",") + name;
+    }
+  }
+  StatusOr<std::vector<MethodSpec>> methods = std::vector<MethodSpec>{};
+  if (learned.empty() || !method_names.empty()) methods = ParseMethods(method_names, args->Has("fusion"));
   if (!methods.ok()) return Fail(methods.status().message());
   auto seed = args->GetInt("seed", 0);
   if (!seed.ok()) return Fail(seed.status().message());
   if (*seed < 0) return Fail("--seed must be >= 0");
 
   const ReportPaths paths = ReportPathsFor(args->Get("results", kDefaultResults));
+  const std::string report_base = paths.svg.substr(0, paths.svg.size() - std::string(".svg").size());
+  const std::string convergence_path = report_base + ".convergence.json";
+#ifdef GRAPHOPT_HAVE_RL
+  // The learned runs of the current row (the plan functions do not know the row).
+  struct LearnedRun {
+    ConvergenceSeries series;
+    double seconds_to_best = 0;
+    double policy_best_us = 0;
+    int improvements_policy = 0, improvements_polish = 0, improvements_sample_polish = 0;
+  };
+  std::vector<LearnedRun> row_runs;  // of the row being run
+  std::vector<std::pair<std::string, LearnedRun>> all_runs;  // row name, run
+  auto convergence = ReadConvergenceFile(convergence_path);
+  if (!convergence.ok()) return Fail(convergence.status().message());
+  for (const std::string& method : learned) {
+    auto time_limit = args->GetDouble("time-limit", 120);
+    if (!time_limit.ok()) return Fail(time_limit.status().message());
+    auto config = DefaultSearchConfig(method);
+    if (!config.ok()) return Fail(config.status().message());
+    config->time_limit_s = *time_limit;
+    config->seed = static_cast<uint64_t>(*seed);
+    const std::string options_flag = method + "-options";
+    auto parsed = ParseGoSearchOptions(args->Get(options_flag), *config);
+    if (!parsed.ok()) return Fail("--" + options_flag + ": " + parsed.status().message());
+    MethodSpec spec;
+    spec.name = method;
+    spec.plan = [cfg = *parsed, method, &row_runs](const Graph&, const Cluster&, const Simulator& simulator) -> StatusOr<Plan> {
+      GO_ASSIGN_OR_RETURN(auto search, GoSearch::Create(simulator, cfg));
+      GO_ASSIGN_OR_RETURN(GoSearchResult r, search->Run());
+      LearnedRun run;
+      run.series.method = method;
+      run.series.reference_us = r.best_baseline_score.fits() ? r.best_baseline_score.step_time_us : 0;
+      for (const ConvergencePoint& p : r.trace) {
+        run.series.seconds.push_back(p.seconds);
+        run.series.plans.push_back(p.plans);
+        run.series.best_us.push_back(p.best_step_us);
+      }
+      run.series.end_seconds = r.seconds;
+      run.series.end_plans = r.plans_simulated;
+      run.seconds_to_best = r.seconds_to_best;
+      run.policy_best_us = r.ppo_best_us;
+      run.improvements_policy = r.improvements_ppo;
+      run.improvements_polish = r.improvements_polish;
+      run.improvements_sample_polish = r.improvements_sample_polish;
+      row_runs.push_back(run);
+      return r.plan;
+    };
+    methods->push_back(std::move(spec));
+  }
+#else
+  if (!learned.empty()) return Fail("method " + learned[0] + " needs the training library (LibTorch was not found)");
+#endif
   auto existing = ReadResultsFile(paths.json);
   if (!existing.ok()) {
     return Fail(existing.status().message() + " (move the file away or pass another --results to start a new one)");
@@ -121,7 +197,24 @@ int RunBenchCommand(int argc, char** argv) {
       std::fprintf(stderr, "note: %s\n", note.c_str());
     }
     SortRowsInSuiteOrder(PlacementSuiteRows(), &merged);
-    return WriteResultsAndReports(merged, paths);
+    GO_RETURN_IF_ERROR(WriteResultsAndReports(merged, paths));
+#ifdef GRAPHOPT_HAVE_RL
+    if (!row_runs.empty()) {
+      for (LearnedRun& run : row_runs) {
+        run.series.row = row.row;
+        run.series.label = row.DisplayName();
+        MergeConvergence(run.series, &*convergence);
+        all_runs.emplace_back(row.row, run);
+      }
+      row_runs.clear();
+      GO_RETURN_IF_ERROR(WriteConvergenceFile(*convergence, convergence_path));
+      GO_RETURN_IF_ERROR(WriteFileAtomic(report_base + ".convergence.svg",
+                                         ConvergenceChartSvg(*convergence, ConvergenceAxis::kSeconds)));
+      GO_RETURN_IF_ERROR(WriteFileAtomic(report_base + ".convergence-plans.svg",
+                                         ConvergenceChartSvg(*convergence, ConvergenceAxis::kPlans)));
+    }
+#endif
+    return Status::Ok();
   };
   const auto start = std::chrono::steady_clock::now();
   auto ran = RunSuite(options, on_row_done);
@@ -129,6 +222,24 @@ int RunBenchCommand(int argc, char** argv) {
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::printf("%s\n%s\n", ResultsMarkdown(merged).c_str(), Timings(*ran, total).c_str());
+#ifdef GRAPHOPT_HAVE_RL
+  if (!all_runs.empty()) {
+    std::printf("Learned methods (time limit %s s per row): when each found its final plan\n",
+                args->Get("time-limit", "120").c_str());
+    for (const auto& [name, run] : all_runs) {
+      const double ratio =
+          run.series.reference_us > 0 && !run.series.best_us.empty() ? run.series.best_us.back() / run.series.reference_us : 0.0;
+      std::printf("  %-16s %-8s final plan after %6.1f s (%lld plans); %.3fx the best baseline; best policy sample %s; "
+                  "improvements: %d policy, %d local search, %d polished samples\n",
+                  name.c_str(), run.series.method.c_str(), run.seconds_to_best,
+                  static_cast<long long>(run.series.plans.empty() ? 0 : run.series.plans.back()), ratio,
+                  run.policy_best_us < 1e300 ? StrFormat("%.1f ms", run.policy_best_us / 1e3).c_str() : "none fits",
+                  run.improvements_policy, run.improvements_polish, run.improvements_sample_polish);
+    }
+    std::printf("Convergence: %s, %s.convergence.svg and %s.convergence-plans.svg\n", convergence_path.c_str(),
+                report_base.c_str(), report_base.c_str());
+  }
+#endif
   std::printf("Wrote %s (%zu rows), %s, %s and %s.\n", paths.json.c_str(), merged.rows.size(), paths.markdown.c_str(),
               paths.csv.c_str(), paths.svg.c_str());
   return 0;

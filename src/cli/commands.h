@@ -11,5 +11,6 @@ int RunSimulateCommand(int argc, char** argv);
 int RunBaselineCommand(int argc, char** argv);
 int RunRunCommand(int argc, char** argv);
 int RunBenchCommand(int argc, char** argv);
+int RunOptimizeCommand(int argc, char** argv);
 
 }  // namespace graphopt

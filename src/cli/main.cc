@@ -1,6 +1,8 @@
 // graphopt: the command-line entry point. Dispatches to one subcommand.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 #include <string>
 
 #include "cli/commands.h"
@@ -19,6 +21,8 @@ const char* kUsage =
     "  simulate MODEL [--cluster C] [--plan P] [--trace T]   simulate one training step\n"
     "  baseline MODEL --method M [--cluster C] [--out P]     one baseline's plan and its step time\n"
     "  run [MODEL] [--cluster C]   every baseline side by side (default: gnmt:layers=4 on 4xV100)\n"
+    "  optimize [MODEL] [--cluster C] [--time-limit S] [--out P]   learn a plan (GO policy + PPO;\n"
+    "                              --method colocrl|hdp for the earlier learned placers)\n"
     "  bench [--rows R] [--methods M] [--fusion]   the 13-row placement suite of the GO paper\n"
     "\n"
     "MODEL is a .onnx, .json or PipeDream .txt file, or a built-in name with optional\n"
@@ -34,6 +38,15 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   const std::string command = argv[1];
+  // Training runs LibTorch's OpenMP threads next to the simulator's threads. OpenMP's
+  // default is to spin between parallel regions, which on a small or shared machine
+  // takes the cores the simulator needs (2-3x slower at 2 threads). The runtime reads
+  // the policy when it loads, before main, so the commands that train restart
+  // themselves once with passive waiting unless the user chose a policy.
+  if ((command == "optimize" || command == "bench") && std::getenv("OMP_WAIT_POLICY") == nullptr) {
+    setenv("OMP_WAIT_POLICY", "passive", 1);
+    execv("/proc/self/exe", argv);  // returns only on failure: then run as we are
+  }
   if (command == "models") return graphopt::RunModelsCommand(argc, argv);
   if (command == "inspect") return graphopt::RunInspectCommand(argc, argv);
   if (command == "convert") return graphopt::RunConvertCommand(argc, argv);
@@ -41,6 +54,7 @@ int main(int argc, char** argv) {
   if (command == "baseline") return graphopt::RunBaselineCommand(argc, argv);
   if (command == "run") return graphopt::RunRunCommand(argc, argv);
   if (command == "bench") return graphopt::RunBenchCommand(argc, argv);
+  if (command == "optimize") return graphopt::RunOptimizeCommand(argc, argv);
   std::fprintf(stderr, "graphopt: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return 2;
 }

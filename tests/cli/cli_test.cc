@@ -184,5 +184,31 @@ TEST(CliTest, BenchWritesItsReports) {
   ExpectCleanFailure("bench --rows nosuchrow", "nosuchrow");
 }
 
+#ifdef GRAPHOPT_HAVE_RL
+TEST(CliTest, OptimizeWritesAPlanThatSimulateAccepts) {
+  const std::string plan = TempPath("optimized_plan.json");
+  const std::string conv = TempPath("optimized_convergence.json");
+  CliRun r = Graphopt("optimize rnnlm:layers=2,steps=3 --cluster 2xP100 --steps 2 --time-limit 60 --out " + plan +
+                      " --convergence " + conv);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* m : {"go (found)", "expert", "heft", "lower bound", "best baseline"}) {
+    EXPECT_NE(r.output.find(m), std::string::npos) << m << "\n" << r.output;
+  }
+  CliRun s = Graphopt("simulate rnnlm:layers=2,steps=3 --cluster 2xP100 --plan " + plan);
+  EXPECT_EQ(s.exit_code, 0) << s.output;
+  EXPECT_TRUE(std::ifstream(conv).good());
+  std::remove(plan.c_str());
+  std::remove(conv.c_str());
+}
+
+TEST(CliTest, OptimizeRejectsBadOptions) {
+  ExpectCleanFailure("optimize rnnlm:layers=2 --method simulated-annealing", "simulated-annealing");
+  ExpectCleanFailure("optimize rnnlm:layers=2 --policy hidden=-3", "hidden");
+  ExpectCleanFailure("optimize rnnlm:layers=2 --policy nosuchkey=1", "nosuchkey");
+  ExpectCleanFailure("optimize rnnlm:layers=2 --time-limit -1", "--time-limit");
+  ExpectCleanFailure("optimize nosuchmodel", "nosuchmodel");
+}
+#endif
+
 }  // namespace
 }  // namespace graphopt

@@ -1,0 +1,123 @@
+// The GO search (rl/go_search.h) on rows of the placement suite under several
+// configurations, for the ablations of the README: one line per (row, config) with
+// the step time found, its speedup over the expert and over the best baseline, the
+// time to the final plan, the best plan PPO sampled on its own and the improvements
+// each ingredient made.
+//
+//   rl_bench [--rows gnmt-2,wavenet-2] [--time-limit 60] [--seed 0] [--threads 2]
+//            [--configs "full:;ppo-only:baselines=0,warm_start=0,polish=0;..."]
+// A config is NAME:OPTIONS with OPTIONS as graphopt optimize --policy takes them.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/strings.h"
+#include "eval/suite.h"
+#include "models/load.h"
+#include "rl/go_search.h"
+#include "sim/cluster.h"
+#include "sim/simulator.h"
+
+namespace graphopt {
+namespace {
+
+int Main(int argc, char** argv) {
+  std::string rows_arg, configs_arg = "full:;no-polish:polish=0;polish-only:ppo=0;ppo-only:baselines=0,warm_start=0,polish=0";
+  double time_limit = 60;
+  uint64_t seed = 0;
+  int threads = 0;
+  bool verbose = false;
+  for (int i = 1; i < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--verbose") {
+      verbose = true;
+      --i;
+      continue;
+    }
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "%s needs a value\n", flag.c_str());
+      return 1;
+    }
+    if (flag == "--rows") rows_arg = argv[i + 1];
+    else if (flag == "--configs") configs_arg = argv[i + 1];
+    else if (flag == "--time-limit") time_limit = std::atof(argv[i + 1]);
+    else if (flag == "--seed") seed = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (flag == "--threads") threads = std::atoi(argv[i + 1]);
+    else {
+      std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
+      return 1;
+    }
+  }
+  auto rows = SelectRows(PlacementSuiteRows(), rows_arg);
+  if (!rows.ok()) {
+    std::fprintf(stderr, "%s\n", rows.status().message().c_str());
+    return 1;
+  }
+  std::vector<std::pair<std::string, std::string>> configs;
+  for (const std::string& c : Split(configs_arg, ';')) {
+    if (Trim(c).empty()) continue;
+    const size_t colon = c.find(':');
+    configs.emplace_back(Trim(c.substr(0, colon)), colon == std::string::npos ? "" : c.substr(colon + 1));
+  }
+  std::printf("| row | config | step ms | vs expert | vs best baseline | best baseline | time to best s | best PPO sample ms | "
+              "improvements ppo/polish | steps | plans |\n|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|\n");
+  std::fflush(stdout);
+  for (const SuiteRow& row : *rows) {
+    auto graph = LoadModel(row.model);
+    auto cluster = LoadCluster(row.cluster);
+    if (!graph.ok() || !cluster.ok()) return 1;
+    auto sim = Simulator::Create(*graph, *cluster);
+    if (!sim.ok()) return 1;
+    for (const auto& [name, options] : configs) {
+      GoSearchConfig config;
+      config.time_limit_s = time_limit;
+      config.seed = seed;
+      config.threads = threads;
+      auto parsed = ParseGoSearchOptions(options, config);
+      if (!parsed.ok()) {
+        std::fprintf(stderr, "%s\n", parsed.status().message().c_str());
+        return 1;
+      }
+      auto search = GoSearch::Create(*sim, *parsed);
+      if (!search.ok()) {
+        std::fprintf(stderr, "%s\n", search.status().message().c_str());
+        return 1;
+      }
+      auto on_step = [&](const GoSearchProgress& p) {
+        if (verbose) {
+          std::fprintf(stderr, "  %s %s step %lld %.1f s best %s batch best %.1f ms plans %lld\n", row.name.c_str(), name.c_str(),
+                       static_cast<long long>(p.step), p.seconds, p.best.ToString().c_str(), p.last_batch_best_us / 1e3,
+                       static_cast<long long>(p.plans));
+        }
+      };
+      auto r = (*search)->Run(nullptr, on_step);
+      if (!r.ok()) {
+        std::fprintf(stderr, "%s: %s\n", row.name.c_str(), r.status().message().c_str());
+        continue;
+      }
+      double expert = 0;
+      for (const BaselineScore& b : r->baselines) {
+        if (b.method == "expert" && b.score.fits()) expert = b.score.step_time_us;
+      }
+      const std::string vs_expert = expert > 0 && r->score.fits() ? StrFormat("%.3fx", expert / r->score.step_time_us) : "-";
+      const std::string vs_best = r->best_baseline_score.fits() && r->score.fits()
+                                      ? StrFormat("%.3fx", r->best_baseline_score.step_time_us / r->score.step_time_us)
+                                      : "-";
+      const std::string ppo = std::isfinite(r->ppo_best_us) ? StrFormat("%.1f", r->ppo_best_us / 1e3) : "-";
+      std::printf("| %s | %s | %s | %s | %s | %s | %.1f | %s | %d/%d | %lld | %lld |\n", row.name.c_str(), name.c_str(),
+                  r->score.fits() ? StrFormat("%.1f", r->score.step_time_us / 1e3).c_str() : "OOM", vs_expert.c_str(),
+                  vs_best.c_str(), r->best_baseline.c_str(), r->seconds_to_best, ppo.c_str(), r->improvements_ppo,
+                  r->improvements_polish, static_cast<long long>(r->steps), static_cast<long long>(r->plans_simulated));
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace graphopt
+
+int main(int argc, char** argv) { return graphopt::Main(argc, argv); }

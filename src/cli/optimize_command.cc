@@ -1,0 +1,209 @@
+// `graphopt optimize [MODEL] --cluster C`: the GO optimizer (rl/go_search.h) on one
+// model and cluster, with a progress line, clean stops (Ctrl-C, --time-limit),
+// checkpoints and resume, and a closing table of the found plan against every
+// baseline and the lower bound.
+#include <atomic>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/files.h"
+#include "core/progress.h"
+#include "core/strings.h"
+#include "models/load.h"
+#include "sim/cluster.h"
+#include "sim/plan.h"
+#include "sim/simulator.h"
+#include "sim/trace.h"
+
+#ifdef GRAPHOPT_HAVE_RL
+#include "rl/go_search.h"
+#endif
+
+namespace graphopt {
+
+namespace {
+
+constexpr const char* kDefaultModel = "gnmt:layers=4";
+constexpr const char* kDefaultCluster = "4xV100";
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "error: optimize: %s\n", message.c_str());
+  return 1;
+}
+
+#ifdef GRAPHOPT_HAVE_RL
+std::atomic<bool> g_stop{false};
+
+extern "C" void OnInterrupt(int) { g_stop.store(true); }
+
+std::string Seconds(double us) { return StrFormat("%.4f s", us / 1e6); }
+#endif
+
+std::vector<FlagSpec> OptimizeFlags() {
+  return {
+      {"cluster", true, std::string("cluster preset or cluster .json file (default ") + kDefaultCluster + ")"},
+      {"method", true, "learned optimizer: go (default), colocrl or hdp"},
+      {"steps", true, "stop after this many steps (default: no limit)"},
+      {"time-limit", true, "stop after this many seconds (default 120; 0: no limit)"},
+      {"seed", true, "random seed (default 0)"},
+      {"threads", true, "threads for the simulator and LibTorch (default: every core)"},
+      {"out", true, "write the best plan to this .json file"},
+      {"trace", true, "write the best plan's timeline (Chrome trace) to this .json file"},
+      {"convergence", true, "write the convergence trace (best step time over time) to this .json file"},
+      {"checkpoint", true, "checkpoint folder: saved every few steps and at the end; resumed from if it holds one"},
+      {"policy", true, "options \"key=value,...\": policy config (hidden=64,...), PPO config (samples=16,epochs=4,lr=...) "
+                       "and the optimizer's ingredients (baselines=1,warm_start=1,ppo=1,polish=1,polish_evaluations=48); "
+                       "for colocrl and hdp, their own options"},
+      {"help", false, "show this help"},
+  };
+}
+
+std::string Usage() {
+  return std::string("usage: graphopt optimize [MODEL] [--cluster C] [--steps N] [--time-limit S] [--seed S] [--out plan.json]\n"
+                     "                         [--trace trace.json] [--checkpoint DIR] [--method go|colocrl|hdp] [--policy K=V,...]\n"
+                     "  Optimizes the plan of MODEL (default ") +
+         kDefaultModel + " on " + kDefaultCluster +
+         ") with the GO policy trained by PPO, starting from the best baseline and polishing with local search;\n"
+         "  --method colocrl|hdp trains the earlier learned placers instead, from scratch as published.\n"
+         "  Ctrl-C stops after the current step and keeps the best plan.\n" +
+         FlagsHelp(OptimizeFlags());
+}
+
+}  // namespace
+
+int RunOptimizeCommand(int argc, char** argv) {
+  auto args = Args::Parse("optimize", argc, argv, 2, OptimizeFlags());
+  if (!args.ok()) return Fail(args.status().message() + "\n" + Usage());
+  if (args->Has("help")) {
+    std::printf("%s", Usage().c_str());
+    return 0;
+  }
+#ifndef GRAPHOPT_HAVE_RL
+  return Fail("this build has no training library (LibTorch was not found)");
+#else
+  if (args->positional().size() > 1) return Fail("expected at most one MODEL\n" + Usage());
+  const std::string method = args->Get("method", "go");
+  auto defaults = DefaultSearchConfig(method);
+  if (!defaults.ok()) return Fail("--method: " + defaults.status().message());
+  const bool default_model = args->positional().empty();
+  const std::string model = default_model ? kDefaultModel : args->positional()[0];
+  const std::string cluster_name = args->Get("cluster", kDefaultCluster);
+  auto steps = args->GetInt("steps", 0);
+  if (!steps.ok()) return Fail(steps.status().message());
+  auto time_limit = args->GetDouble("time-limit", 120);
+  if (!time_limit.ok()) return Fail(time_limit.status().message());
+  auto seed = args->GetInt("seed", 0);
+  if (!seed.ok()) return Fail(seed.status().message());
+  auto threads = args->GetInt("threads", 0);
+  if (!threads.ok()) return Fail(threads.status().message());
+  if (*steps < 0 || *time_limit < 0 || *seed < 0) return Fail("--steps, --time-limit and --seed must be >= 0");
+
+  GoSearchConfig config = *defaults;
+  config.max_steps = *steps;
+  config.time_limit_s = *time_limit;
+  config.seed = static_cast<uint64_t>(*seed);
+  config.threads = static_cast<int>(*threads);
+  config.checkpoint_dir = args->Get("checkpoint");
+  auto parsed = ParseGoSearchOptions(args->Get("policy"), config);
+  if (!parsed.ok()) return Fail(parsed.status().message());
+  config = std::move(*parsed);
+
+  auto graph = LoadModel(model);
+  if (!graph.ok()) return Fail(graph.status().message());
+  auto cluster = LoadCluster(cluster_name);
+  if (!cluster.ok()) return Fail(cluster.status().message());
+  auto sim = Simulator::Create(*graph, *cluster);
+  if (!sim.ok()) return Fail(sim.status().message());
+  std::printf("model    %s%s: %d ops\n", model.c_str(), default_model ? " (default)" : "", graph->num_ops());
+  std::printf("cluster  %s\n", cluster->Summary().c_str());
+  std::printf("limits   %s, %s; seed %llu\n",
+              config.max_steps > 0 ? StrFormat("%lld steps", static_cast<long long>(config.max_steps)).c_str() : "no step limit",
+              config.time_limit_s > 0 ? StrFormat("%.0f s", config.time_limit_s).c_str() : "no time limit",
+              static_cast<unsigned long long>(config.seed));
+  std::fflush(stdout);
+
+  auto search = GoSearch::Create(*sim, config);
+  if (!search.ok()) return Fail(search.status().message());
+  g_stop.store(false);
+  auto previous = std::signal(SIGINT, OnInterrupt);
+  ProgressBar bar("optimize", config.max_steps);
+  auto on_step = [&](const GoSearchProgress& p) {
+    std::string suffix = "best " + p.best.ToString();
+    if (p.best_baseline_us > 0 && p.best.fits()) suffix += StrFormat(" (%.2fx of best baseline)", p.best.step_time_us / p.best_baseline_us);
+    suffix += StrFormat("  %lld plans", static_cast<long long>(p.plans));
+    bar.Update(p.step, "iter " + std::to_string(p.step) + "  " + suffix);
+  };
+  auto result = (*search)->Run(&g_stop, on_step);
+  std::signal(SIGINT, previous);
+  if (!result.ok()) return Fail(result.status().message());
+  bar.Finish(StrFormat("stopped (%s) after %lld steps, %.1f s", result->stop_reason.c_str(),
+                       static_cast<long long>(result->steps), result->seconds));
+
+  // The closing table.
+  const double bound = sim->lower_bound().value_us();
+  double expert = 0;
+  for (const BaselineScore& b : result->baselines) {
+    if (b.method == "expert" && b.score.fits()) expert = b.score.step_time_us;
+  }
+  if (result->resumed) std::printf("resumed from %s\n", config.checkpoint_dir.c_str());
+  std::printf("\n%-16s %12s %10s %10s %12s\n", "plan", "step time", "vs bound", "vs expert", "found plan is");
+  auto row = [&](const std::string& name, const PlanScore& s, const std::string& error) {
+    if (!error.empty()) {
+      std::printf("%-16s %12s  %s\n", name.c_str(), "error", error.c_str());
+      return;
+    }
+    if (!s.fits()) {
+      std::printf("%-16s %12s %10s %10s %12s\n", name.c_str(), "OOM", "", "", "");
+      return;
+    }
+    const std::string vs_expert = expert > 0 ? StrFormat("%.2fx", expert / s.step_time_us) : "-";
+    const std::string found = result->score.fits() ? StrFormat("%.2fx faster", s.step_time_us / result->score.step_time_us) : "-";
+    std::printf("%-16s %12s %9.2fx %10s %12s\n", name.c_str(), Seconds(s.step_time_us).c_str(), s.step_time_us / bound,
+                vs_expert.c_str(), found.c_str());
+  };
+  row(method + " (found)", result->score, "");
+  for (const BaselineScore& b : result->baselines) {
+    if (b.plain) row(b.method, b.score, b.error);
+  }
+  std::printf("%-16s %12s %9.2fx\n", "lower bound", Seconds(bound).c_str(), 1.0);
+  std::printf("\nfound after %.1f s (%lld plans simulated in %lld steps, %.1f s in all); improvements: %d by PPO samples, "
+              "%d by local search",
+              result->seconds_to_best, static_cast<long long>(result->plans_simulated), static_cast<long long>(result->steps),
+              result->seconds, result->improvements_ppo, result->improvements_polish);
+  if (std::isfinite(result->ppo_best_us)) std::printf("; best policy sample %s", Seconds(result->ppo_best_us).c_str());
+  std::printf("\n");
+  if (!result->best_baseline.empty()) {
+    std::printf("best baseline: %s (%s); the found plan is %.2fx faster\n", result->best_baseline.c_str(),
+                Seconds(result->best_baseline_score.step_time_us).c_str(),
+                result->best_baseline_score.step_time_us / result->score.step_time_us);
+  }
+
+  if (args->Has("out")) {
+    Status w = WritePlanJson(*graph, result->plan, args->Get("out"));
+    if (!w.ok()) return Fail(w.message());
+    std::printf("plan written to %s\n", args->Get("out").c_str());
+  }
+  if (args->Has("convergence")) {
+    Status w = WriteFileAtomic(args->Get("convergence"), ConvergenceJson(result->trace));
+    if (!w.ok()) return Fail(w.message());
+    std::printf("convergence trace written to %s\n", args->Get("convergence").c_str());
+  }
+  if (args->Has("trace")) {
+    SimOptions options;
+    options.record_timeline = true;
+    auto timeline = sim->Simulate(result->plan, options);
+    if (!timeline.ok()) return Fail(timeline.status().message());
+    Status w = WriteChromeTrace(*graph, *cluster, *timeline, args->Get("trace"));
+    if (!w.ok()) return Fail(w.message());
+    std::printf("timeline written to %s\n", args->Get("trace").c_str());
+  }
+  return 0;
+#endif
+}
+
+}  // namespace graphopt

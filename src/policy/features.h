@@ -1,0 +1,118 @@
+// PolicyInput: everything the GO policy network reads about one (graph, cluster,
+// cost model), computed once, in plain arrays (no LibTorch here, so the rest of the
+// project can build and inspect it cheaply).
+//
+// Nodes. The network works on the ops in topological order: node i is op order[i]
+// (graph/verifier.h TopologicalOrder, ties to the lower op id), and every per-node
+// array below is in node order. position[op] is the inverse. Public decisions
+// (policy/actions.h Actions) are indexed by op id; the policy converts.
+//
+// Units. A decision unit is a colocation group (every op without a group is a unit
+// of its own): the placement head decides once per unit, so a group can never be
+// split (colocation by construction). Units are numbered in the order of their first
+// node, so the numbering depends only on the graph.
+//
+// Features (see kOpFeatureNames etc. in features.cc for the exact list):
+//  - per op [num_ops x kNumOpFeatures]: log1p of FLOPs, bytes accessed, output bytes,
+//    parameter bytes, the op's time on the reference device (CostModel::OpTimeUs,
+//    measured where the graph has measured times), in/out degree, arithmetic
+//    intensity and unit size, each standardized over the graph (zero mean, unit
+//    variance, clipped to +-5) so that a 1k-op CNN and an 80k-op Transformer look
+//    alike to the network; plus raw values already in [0, 1]: measured-time flag,
+//    relative topological position, relative depth, output rank / 4, instant, can
+//    fuse, relative layer tag, in a colocation group, phase one-hot and category one-hot.
+//  - per op: kind index = kind * 3 + phase (an embedding row).
+//  - per device [num_devices x kNumDeviceFeatures]: log peak FLOP/s, log memory
+//    bandwidth, log memory, launch overhead, is-CPU, mean/min/max log bandwidth and
+//    mean latency of its outgoing links, its speed on this graph relative to the
+//    reference device, its memory relative to the graph's parameter bytes, and its
+//    share of the allowed devices' peak.
+//  - per graph [kNumGraphFeatures]: the absolute scale that the per-op
+//    standardization removes (ops, edges, FLOPs, parameter bytes against device
+//    memory, total time, units, devices, depth): input to the graph embedding that
+//    conditions the network (parameter superposition).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/ids.h"
+#include "core/status.h"
+#include "graph/graph.h"
+#include "sim/cluster.h"
+#include "sim/cost_model.h"
+
+namespace graphopt {
+
+inline constexpr int kNumOpFeatures = 32;
+inline constexpr int kNumDeviceFeatures = 12;
+inline constexpr int kNumGraphFeatures = 9;
+// Rows of the op kind embedding: kind * kNumPhases + phase.
+inline constexpr int kNumPhases = 3;
+inline constexpr int kNumKindIndices = kNumOpKinds * kNumPhases;
+// Bumped whenever the feature lists change: checkpoints record it.
+inline constexpr int kFeatureVersion = 1;
+
+// Names of the features, for debugging and documentation (sizes as above).
+const std::vector<std::string>& OpFeatureNames();
+const std::vector<std::string>& DeviceFeatureNames();
+const std::vector<std::string>& GraphFeatureNames();
+
+struct PolicyInputOptions {
+  // Let the policy place ops on CPUs too. Off by default: the presets' host CPU is
+  // one to two orders of magnitude slower, and every baseline places on
+  // accelerators. A cluster without accelerators always allows every device.
+  bool allow_cpu = false;
+  // Device whose op times feed the per-op time feature; kNoId = first accelerator.
+  DeviceId reference_device = kNoId;
+};
+
+struct PolicyInput {
+  std::string graph_name;
+  int num_ops = 0;
+  int num_edges = 0;  // distinct producer-consumer op pairs
+  int num_units = 0;
+  int num_devices = 0;
+
+  std::vector<OpId> order;        // node -> op
+  std::vector<int32_t> position;  // op -> node
+
+  std::vector<float> op_features;   // [num_ops x kNumOpFeatures], node order
+  std::vector<int32_t> op_kind;     // [num_ops] node order: kind * kNumPhases + phase
+  std::vector<float> node_time_us;  // [num_ops] node order: time on the reference device (unnormalized)
+
+  // Compressed adjacency in node indices: the predecessors of node i are
+  // pred_index[pred_offsets[i] .. pred_offsets[i + 1]), likewise successors.
+  std::vector<int32_t> pred_offsets, pred_index;
+  std::vector<int32_t> succ_offsets, succ_index;
+
+  std::vector<int32_t> node_unit;     // node -> unit
+  std::vector<int32_t> unit_offsets;  // unit u has nodes unit_nodes[unit_offsets[u] .. unit_offsets[u + 1])
+  std::vector<int32_t> unit_nodes;
+  std::vector<int64_t> unit_resident_bytes;  // parameter bytes of each unit's ops
+
+  std::vector<uint8_t> fusable;          // node: CanFuseIntoProducer holds
+  std::vector<int32_t> fusion_producer;  // node: node of its fusion producer, or -1
+
+  std::vector<float> device_features;   // [num_devices x kNumDeviceFeatures]
+  std::vector<uint8_t> device_allowed;  // [num_devices]: the policy may place here
+  std::vector<int64_t> device_memory_bytes;
+  DeviceId default_device = 0;  // first allowed device: inactive placement
+
+  std::vector<float> graph_features;  // [kNumGraphFeatures]
+
+  int unit_of_op(OpId op) const { return node_unit[static_cast<size_t>(position[static_cast<size_t>(op)])]; }
+  // [num_units x num_devices], 1 where the unit may go: the device is allowed and the
+  // unit's parameters alone fit in its memory. An optional mask (see go_policy.h on
+  // why out-of-memory plans are otherwise left to the reward).
+  std::vector<uint8_t> UnitMemoryMask() const;
+};
+
+// Computes the input of a graph on a cluster. Fails if the graph has a cycle, the
+// cluster has no device, or the options name a device out of range.
+StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluster,
+                                       const CostModel& cost_model = CostModel(),
+                                       const PolicyInputOptions& options = {});
+
+}  // namespace graphopt

@@ -1,0 +1,757 @@
+#include "policy/go_policy.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include "core/files.h"
+#include "core/strings.h"
+#include "policy/kernels.h"
+
+namespace graphopt {
+namespace {
+
+using torch::indexing::Slice;
+
+torch::Tensor LongTensor(const std::vector<int32_t>& v) {
+  std::vector<int64_t> w(v.begin(), v.end());
+  return torch::from_blob(w.data(), {static_cast<int64_t>(w.size())}, torch::kLong).clone();
+}
+
+torch::Tensor FloatTensor(const std::vector<float>& v, std::vector<int64_t> shape) {
+  return torch::from_blob(const_cast<float*>(v.data()), shape, torch::kFloat).clone();
+}
+
+torch::Tensor BoolTensor(const std::vector<uint8_t>& v, std::vector<int64_t> shape) {
+  return torch::from_blob(const_cast<uint8_t*>(v.data()), shape, torch::kUInt8).to(torch::kBool);
+}
+
+// Draws an index from unnormalized probabilities p[0..n) (non-negative); entries
+// with p = 0 are never drawn.
+int SampleCategorical(const float* p, int n, Rng& rng) {
+  double total = 0;
+  for (int i = 0; i < n; ++i) total += p[i];
+  const double u = rng.UniformDouble() * total;
+  double cum = 0;
+  int last = 0;
+  for (int i = 0; i < n; ++i) {
+    if (p[i] <= 0) continue;
+    cum += p[i];
+    last = i;
+    if (u < cum) return i;
+  }
+  return last;
+}
+
+int ArgMax(const float* p, int n) { return static_cast<int>(std::max_element(p, p + n) - p); }
+
+// Runs `build` with LibTorch's global CPU generator seeded with `seed`, then
+// restores the generator: parameter initialization is reproducible and has no
+// effect on other users of the generator.
+template <typename F>
+void WithSeed(uint64_t seed, F build) {
+  at::Generator gen = at::detail::getDefaultCPUGenerator();
+  at::Tensor state;
+  {
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    state = gen.get_state();
+    gen.set_current_seed(seed);
+  }
+  build();
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  gen.set_state(state);
+}
+
+}  // namespace
+
+std::string TasksToString(uint32_t tasks) {
+  std::string s;
+  if (tasks & kTaskPlacement) s += "placement";
+  if (tasks & kTaskScheduling) s += std::string(s.empty() ? "" : "+") + "scheduling";
+  if (tasks & kTaskFusion) s += std::string(s.empty() ? "" : "+") + "fusion";
+  return s.empty() ? "none" : s;
+}
+
+StatusOr<uint32_t> TasksFromString(const std::string& text) {
+  if (text == "all") return static_cast<uint32_t>(kAllTasks);
+  uint32_t tasks = 0;
+  for (const std::string& part : Split(text, '+')) {
+    const std::string t = Trim(part);
+    if (t == "placement") {
+      tasks |= kTaskPlacement;
+    } else if (t == "scheduling") {
+      tasks |= kTaskScheduling;
+    } else if (t == "fusion") {
+      tasks |= kTaskFusion;
+    } else {
+      return InvalidArgument("unknown task \"" + t + "\" in \"" + text +
+                             "\" (tasks: placement, scheduling, fusion, all; join with +)");
+    }
+  }
+  if (tasks == 0) return InvalidArgument("no task in \"" + text + "\"");
+  return tasks;
+}
+
+// ---------------------------------------------------------------------------
+// GoPolicyConfig
+
+Status GoPolicyConfig::Validate() const {
+  auto bad = [](const std::string& m) { return InvalidArgument("GO policy config: " + m); };
+  if (hidden < 1) return bad("hidden must be >= 1");
+  if (heads < 1 || hidden % heads != 0)
+    return bad(StrFormat("hidden (%d) must be a positive multiple of heads (%d)", hidden, heads));
+  if (sage_layers < 0 || attention_layers < 0) return bad("layer counts must be >= 0");
+  if (segment < 1) return bad("segment must be >= 1");
+  if (memory < 0 || memory > segment)
+    return bad(StrFormat("memory (%d) must be in [0, segment = %d]", memory, segment));
+  if (ff_multiplier < 1) return bad("ff_multiplier must be >= 1");
+  if (relative_buckets < 2) return bad("relative_buckets must be >= 2");
+  if (priority_levels < 1) return bad("priority_levels must be >= 1");
+  if (head_hidden < 1) return bad("head_hidden must be >= 1");
+  if (tasks == 0 || (tasks & ~static_cast<uint32_t>(kAllTasks)) != 0)
+    return bad("tasks must be a non-empty subset of placement, scheduling, fusion");
+  return Status::Ok();
+}
+
+std::string GoPolicyConfig::ToString() const {
+  return StrFormat(
+      "hidden=%d,sage_layers=%d,attention_layers=%d,heads=%d,segment=%d,memory=%d,ff_multiplier=%d,relative_buckets=%d,"
+      "detach_memory=%d,superposition=%d,task_feedback=%d,feedback_attention=%d,priority_levels=%d,head_hidden=%d,"
+      "tasks=%s,"
+      "seed=%llu",
+      hidden, sage_layers, attention_layers, heads, segment, memory, ff_multiplier, relative_buckets,
+      detach_memory ? 1 : 0, superposition ? 1 : 0, task_feedback ? 1 : 0, feedback_attention ? 1 : 0, priority_levels,
+      head_hidden, TasksToString(tasks).c_str(), static_cast<unsigned long long>(seed));
+}
+
+StatusOr<GoPolicyConfig> GoPolicyConfig::FromString(const std::string& text) {
+  GoPolicyConfig c;
+  GO_ASSIGN_OR_RETURN(auto values, ParseKeyValues(text, "GO policy config"));
+  for (const auto& [key, value] : values) {
+    const std::string context = "GO policy config " + key;
+    int* int_field = key == "hidden"             ? &c.hidden
+                     : key == "sage_layers"      ? &c.sage_layers
+                     : key == "attention_layers" ? &c.attention_layers
+                     : key == "heads"            ? &c.heads
+                     : key == "segment"          ? &c.segment
+                     : key == "memory"           ? &c.memory
+                     : key == "ff_multiplier"    ? &c.ff_multiplier
+                     : key == "relative_buckets" ? &c.relative_buckets
+                     : key == "priority_levels"  ? &c.priority_levels
+                     : key == "head_hidden"      ? &c.head_hidden
+                                                 : nullptr;
+    bool* bool_field = key == "detach_memory"        ? &c.detach_memory
+                       : key == "superposition"      ? &c.superposition
+                       : key == "task_feedback"      ? &c.task_feedback
+                       : key == "feedback_attention" ? &c.feedback_attention
+                                                     : nullptr;
+    if (int_field != nullptr) {
+      GO_ASSIGN_OR_RETURN(int64_t v, ParseInt(value, context));
+      if (v < -(int64_t{1} << 30) || v > (int64_t{1} << 30))
+        return InvalidArgument(context + ": " + value + " is out of range");
+      *int_field = static_cast<int>(v);
+    } else if (bool_field != nullptr) {
+      if (value == "1" || value == "true") {
+        *bool_field = true;
+      } else if (value == "0" || value == "false") {
+        *bool_field = false;
+      } else {
+        return InvalidArgument(context + ": expected 0/1/true/false, got \"" + value + "\"");
+      }
+    } else if (key == "tasks") {
+      GO_ASSIGN_OR_RETURN(c.tasks, TasksFromString(value));
+    } else if (key == "seed") {
+      GO_ASSIGN_OR_RETURN(int64_t v, ParseInt(value, context));
+      if (v < 0) return InvalidArgument(context + ": must be >= 0");
+      c.seed = static_cast<uint64_t>(v);
+    } else {
+      return InvalidArgument("GO policy config: unknown key \"" + key + "\"");
+    }
+  }
+  GO_RETURN_IF_ERROR(c.Validate());
+  return c;
+}
+
+// ---------------------------------------------------------------------------
+// Tensors
+
+PolicyTensors ToTensors(const PolicyInput& input, bool mask_unit_memory) {
+  PolicyTensors t;
+  const int64_t n = input.num_ops, d = input.num_devices, u = input.num_units;
+  t.num_ops = n;
+  t.num_units = u;
+  t.num_devices = d;
+  t.op_features = FloatTensor(input.op_features, {n, kNumOpFeatures});
+  t.op_kind = LongTensor(input.op_kind);
+  t.pred_offsets = LongTensor(input.pred_offsets);
+  t.pred_index = LongTensor(input.pred_index);
+  t.succ_offsets = LongTensor(input.succ_offsets);
+  t.succ_index = LongTensor(input.succ_index);
+  t.node_unit = LongTensor(input.node_unit);
+  t.unit_offsets = LongTensor(input.unit_offsets);
+  t.unit_nodes = LongTensor(input.unit_nodes);
+  t.fusable = BoolTensor(input.fusable, {n});
+  std::vector<int32_t> producer(input.fusion_producer);
+  for (size_t i = 0; i < producer.size(); ++i) {
+    if (producer[i] < 0) producer[i] = static_cast<int32_t>(i);
+  }
+  t.fusion_producer = LongTensor(producer);
+  t.device_features = FloatTensor(input.device_features, {d, kNumDeviceFeatures});
+  t.device_mask = BoolTensor(input.device_allowed, {d});
+  if (mask_unit_memory) {
+    std::vector<uint8_t> mask = input.UnitMemoryMask();
+    for (int64_t i = 0; i < u; ++i) {
+      uint8_t* row = &mask[static_cast<size_t>(i * d)];
+      if (std::none_of(row, row + d, [](uint8_t m) { return m != 0; }))
+        std::copy(input.device_allowed.begin(), input.device_allowed.end(), row);
+    }
+    t.unit_device_mask = BoolTensor(mask, {u, d});
+  }
+  t.graph_features = FloatTensor(input.graph_features, {kNumGraphFeatures});
+  t.default_device = input.default_device;
+  t.input = std::make_shared<const PolicyInput>(input);
+  return t;
+}
+
+void ConfigureTorchThreads(int n) {
+  if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  at::set_num_threads(n);
+}
+
+// ---------------------------------------------------------------------------
+// GoPolicyImpl
+
+GoPolicyImpl::GoPolicyImpl(GoPolicyConfig config) : config_(std::move(config)) {
+  const Status valid = config_.Validate();
+  GO_CHECK_MSG(valid.ok(), valid.message());
+  const int64_t h = config_.hidden;
+  WithSeed(config_.seed, [&] {
+    namespace nn = torch::nn;
+    op_in_ = register_module("op_in", nn::Linear(kNumOpFeatures, h));
+    kind_embedding_ = register_module("kind_embedding", nn::Embedding(nn::EmbeddingOptions(kNumKindIndices, h)));
+    {
+      torch::NoGradGuard no_grad;
+      kind_embedding_->weight.mul_(0.1);
+    }
+    op_norm_ = register_module("op_norm", nn::LayerNorm(nn::LayerNormOptions({h})));
+    for (int l = 0; l < config_.sage_layers; ++l) {
+      const std::string p = "sage" + std::to_string(l) + "_";
+      Sage s;
+      s.messages = register_module(p + "messages", nn::Linear(h, 2 * h));
+      s.combine = register_module(p + "combine", nn::Linear(3 * h, h));
+      s.norm = register_module(p + "norm", nn::LayerNorm(nn::LayerNormOptions({h})));
+      sage_.push_back(s);
+    }
+    for (int l = 0; l < config_.attention_layers; ++l) {
+      const std::string p = "attention" + std::to_string(l) + "_";
+      Attention a;
+      a.qkv = register_module(p + "qkv", nn::Linear(h, 3 * h));
+      a.out = register_module(p + "out", nn::Linear(h, h));
+      a.ff1 = register_module(p + "ff1", nn::Linear(h, config_.ff_multiplier * h));
+      a.ff2 = register_module(p + "ff2", nn::Linear(config_.ff_multiplier * h, h));
+      a.norm1 = register_module(p + "norm1", nn::LayerNorm(nn::LayerNormOptions({h})));
+      a.norm2 = register_module(p + "norm2", nn::LayerNorm(nn::LayerNormOptions({h})));
+      a.relative_bias = register_module(p + "relative_bias", nn::Embedding(config_.relative_buckets, config_.heads));
+      {
+        torch::NoGradGuard no_grad;
+        a.relative_bias->weight.zero_();
+      }
+      attention_.push_back(a);
+    }
+    graph_in_ = register_module("graph_in", nn::Linear(kNumGraphFeatures, h));
+    graph_mlp1_ = register_module("graph_mlp1", nn::Linear(4 * h, h));
+    graph_mlp2_ = register_module("graph_mlp2", nn::Linear(h, h));
+    film_ = register_module("film", nn::Linear(h, 2 * h * std::max(1, config_.attention_layers)));
+    {
+      torch::NoGradGuard no_grad;
+      film_->weight.normal_(0.0, 0.01);
+      film_->bias.zero_();
+    }
+    device_mlp1_ = register_module("device_mlp1", nn::Linear(kNumDeviceFeatures, h));
+    device_mlp2_ = register_module("device_mlp2", nn::Linear(h, h));
+    place_query_ = register_module("place_query", nn::Linear(h, h));
+    place_key_ = register_module("place_key", nn::Linear(h, h));
+    place_bias_ = register_module("place_bias", nn::Linear(h, 1));
+    const int64_t hh = config_.head_hidden;
+    feedback_ = register_module("feedback", nn::Linear(h, hh));
+    context_ = register_module("context", nn::Linear(kNumPlacementContext, hh));
+    priority_hidden_ = register_module("priority_hidden", nn::Linear(h, hh));
+    priority_out_ = register_module("priority_out", nn::Linear(hh, config_.priority_levels));
+    fusion_hidden_ = register_module("fusion_hidden", nn::Linear(h, hh));
+    fusion_out_ = register_module("fusion_out", nn::Linear(hh, 1));
+    if (config_.feedback_attention) {
+      feedback_states_ = register_module("feedback_states", nn::Linear(h, h));
+      context_states_ = register_module("context_states", nn::Linear(kNumPlacementContext, h));
+    }
+  });
+
+  // Relative-position buckets of (query i, key j): key j < memory is position
+  // j - memory of the previous segment.
+  const int64_t s = config_.segment, m = config_.memory, len = s + m;
+  std::vector<int64_t> buckets(static_cast<size_t>(s * len));
+  for (int64_t i = 0; i < s; ++i) {
+    for (int64_t j = 0; j < len; ++j)
+      buckets[static_cast<size_t>(i * len + j)] = RelativeBucket(static_cast<int>(j - m - i));
+  }
+  bucket_index_ = torch::from_blob(buckets.data(), {s * len}, torch::kLong).clone();
+}
+
+int GoPolicyImpl::RelativeBucket(int relative) const {
+  // Half the buckets for keys before the query (and the query itself), half for
+  // keys after; within a half, exact distances up to a quarter of the buckets, then
+  // logarithmic up to the largest distance a segment can see.
+  const int half = config_.relative_buckets / 2;
+  const int base = relative > 0 ? half : 0;
+  const int distance = std::abs(relative);
+  const int exact = std::max(1, half / 2);
+  if (distance < exact) return base + distance;
+  const double max_distance = std::max(exact + 1, config_.segment + config_.memory);
+  const int log_bucket = exact + static_cast<int>(std::log(static_cast<double>(distance) / exact) /
+                                                  std::log(max_distance / exact) * (half - exact));
+  return base + std::min(log_bucket, half - 1);
+}
+
+torch::Tensor GoPolicyImpl::NodeValid(int64_t num_ops) const {
+  const int64_t s = config_.segment;
+  const int64_t segments = std::max<int64_t>(1, (num_ops + s - 1) / s);
+  return (torch::arange(segments * s, torch::kLong) < num_ops).to(torch::kUInt8).view({segments, s});
+}
+
+torch::Tensor GoPolicyImpl::ToSegments(const torch::Tensor& x) const {
+  const torch::Tensor x3 = x.dim() == 2 ? x.unsqueeze(0) : x;
+  const int64_t r = x3.size(0), n = x3.size(1), h = x3.size(2), s = config_.segment;
+  const int64_t segments = std::max<int64_t>(1, (n + s - 1) / s);
+  torch::Tensor padded =
+      segments * s == n ? x3 : torch::cat({x3, torch::zeros({r, segments * s - n, h}, x3.options())}, 1);
+  return padded.reshape({r, segments, s, h});
+}
+
+torch::Tensor GoPolicyImpl::FromSegments(const torch::Tensor& x, int64_t num_ops) const {
+  const int64_t r = x.size(0), h = x.size(3);
+  return x.reshape({r, x.size(1) * x.size(2), h}).slice(1, 0, num_ops);
+}
+
+torch::Tensor GoPolicyImpl::SageLayer(int layer, const torch::Tensor& h, const PolicyTensors& in) {
+  Sage& s = sage_[static_cast<size_t>(layer)];
+  const std::vector<torch::Tensor> messages = torch::relu(s.messages(h)).chunk(2, 1);
+  const torch::Tensor pred = NeighborMaxPool(messages[0], in.pred_offsets, in.pred_index);
+  const torch::Tensor succ = NeighborMaxPool(messages[1], in.succ_offsets, in.succ_index);
+  return s.norm(h + torch::relu(s.combine(torch::cat({h, pred, succ}, 1))));
+}
+
+torch::Tensor GoPolicyImpl::Encode(const PolicyTensors& in) {
+  torch::Tensor h = op_norm_(op_in_(in.op_features) + kind_embedding_(in.op_kind));
+  for (int l = 0; l < config_.sage_layers; ++l) h = SageLayer(l, h, in);
+  return h;
+}
+
+torch::Tensor GoPolicyImpl::AttentionLayer(int layer, const torch::Tensor& x, const torch::Tensor& node_valid,
+                                           const torch::Tensor& film) {
+  Attention& a = attention_[static_cast<size_t>(layer)];
+  const int64_t r = x.size(0), segments = x.size(1), s = x.size(2), h = x.size(3);
+  const int64_t heads = config_.heads, dh = h / heads, m = config_.memory, len = s + m;
+  GO_CHECK(s == config_.segment && node_valid.size(0) == segments && node_valid.size(1) == s);
+  // [3, R, segments, heads, S, dh]
+  const torch::Tensor qkv = a.qkv(x).view({r, segments, s, 3, heads, dh}).permute({3, 0, 1, 4, 2, 5}).contiguous();
+  const torch::Tensor q = qkv[0].reshape({r * segments, heads, s, dh});
+  // The memory of segment s is the last M positions of segment s - 1 at this layer's
+  // input; since the projections are per position, its keys and values are those
+  // of segment s - 1, shifted. Transformer-XL stops gradients through the memory
+  // because it runs segments one after another and cannot keep the previous
+  // segment's graph; here every segment is in one batched pass, so the gradient
+  // through the memory costs nothing extra and is kept unless detach_memory.
+  auto with_memory = [&](const torch::Tensor& cur) {  // [R, segments, heads, S, dh] -> [R * segments, heads, M + S, dh]
+    if (m == 0) return cur.reshape({r * segments, heads, s, dh});
+    torch::Tensor mem = torch::cat(
+        {torch::zeros({r, 1, heads, m, dh}, cur.options()), cur.slice(1, 0, segments - 1).slice(3, s - m, s)}, 1);
+    if (config_.detach_memory) mem = mem.detach();
+    return torch::cat({mem, cur}, 3).reshape({r * segments, heads, len, dh});
+  };
+  const torch::Tensor k = with_memory(qkv[1]);
+  const torch::Tensor v = with_memory(qkv[2]);
+  torch::Tensor key_valid = node_valid;
+  if (m > 0) {
+    const torch::Tensor mem_valid = torch::cat(
+        {torch::zeros({1, m}, node_valid.options()), node_valid.slice(0, 0, segments - 1).slice(1, s - m, s)}, 0);
+    key_valid = torch::cat({mem_valid, node_valid}, 1);
+  }
+  if (r > 1) key_valid = key_valid.repeat({r, 1});
+  const torch::Tensor bias = GatherRows(a.relative_bias->weight, bucket_index_).t().reshape({heads, s, len});
+  const torch::Tensor attended = SegmentAttention(q, k, v, bias, key_valid, 1.0 / std::sqrt(static_cast<double>(dh)))
+                                     .view({r, segments, heads, s, dh})
+                                     .permute({0, 1, 3, 2, 4})
+                                     .reshape({r, segments, s, h});
+  const torch::Tensor x1 = a.norm1(x + a.out(attended));
+  torch::Tensor x2 = a.norm2(x1 + a.ff2(torch::relu(a.ff1(x1))));
+  if (film.defined()) x2 = x2 * (1 + film[0]) + film[1];
+  return x2;
+}
+
+torch::Tensor GoPolicyImpl::EmbedDevices(const torch::Tensor& device_features) {
+  return device_mlp2_(torch::relu(device_mlp1_(device_features)));
+}
+
+PolicyOutput GoPolicyImpl::forward(const PolicyTensors& in) {
+  GO_CHECK_MSG(in.num_ops > 0 && in.num_devices > 0, "GO policy: empty graph or cluster");
+  PolicyOutput out;
+  const int64_t n = in.num_ops, h = config_.hidden;
+  const torch::Tensor encoded = Encode(in);
+  out.device_embeddings = EmbedDevices(in.device_features);
+  if (config_.superposition) {
+    const torch::Tensor mask = in.device_mask.to(torch::kFloat).unsqueeze(1);
+    const torch::Tensor device_mean = (out.device_embeddings * mask).sum(0) / mask.sum().clamp_min(1);
+    const torch::Tensor pooled = torch::cat(
+        {encoded.mean(0), std::get<0>(encoded.max(0)), torch::relu(graph_in_(in.graph_features)), device_mean});
+    out.graph_embedding = graph_mlp2_(torch::relu(graph_mlp1_(pooled)));
+    out.film = film_(out.graph_embedding).view({-1, 2, h});
+  } else {
+    out.graph_embedding = torch::zeros({h});
+  }
+  torch::Tensor x = ToSegments(encoded);
+  const torch::Tensor valid = NodeValid(n);
+  for (int l = 0; l < config_.attention_layers; ++l)
+    x = AttentionLayer(l, x, valid, out.film.defined() ? out.film[l] : torch::Tensor());
+  out.node_states = FromSegments(x, n).squeeze(0);
+  if (config_.tasks & kTaskPlacement) {
+    const torch::Tensor units = SegmentMean(out.node_states, in.unit_offsets, in.unit_nodes);
+    torch::Tensor logits =
+        place_query_(units).mm(place_key_(out.device_embeddings).t()) / std::sqrt(static_cast<double>(h)) +
+        place_bias_(out.device_embeddings).view({1, in.num_devices});
+    torch::Tensor mask = in.device_mask.view({1, in.num_devices});
+    if (in.unit_device_mask.defined()) mask = mask & in.unit_device_mask;
+    out.placement_logits = logits.masked_fill(mask.logical_not(), kMaskedLogit);
+  }
+  return out;
+}
+
+torch::Tensor GoPolicyImpl::NodeDevices(const PolicyTensors& in, const torch::Tensor& unit_device) const {
+  return unit_device.index_select(1, in.node_unit);
+}
+
+const std::vector<std::string>& PlacementContextNames() {
+  static const std::vector<std::string> names = {"same_device_predecessors", "same_device_successors",
+                                                 "same_device_fusion_producer", "log_device_time_share",
+                                                 "device_parameter_memory"};
+  return names;
+}
+
+torch::Tensor GoPolicyImpl::PlacementContext(const PolicyTensors& in, const torch::Tensor& unit_device) {
+  const PolicyInput& p = *in.input;
+  const torch::Tensor ud = unit_device.contiguous();
+  const int64_t b = ud.size(0), n = p.num_ops, u = p.num_units, d = p.num_devices;
+  torch::Tensor context = torch::zeros({b, n, kNumPlacementContext});
+  const int64_t* udp = ud.data_ptr<int64_t>();
+  float* cp = context.data_ptr<float>();
+  int allowed = 0;
+  for (uint8_t a : p.device_allowed) allowed += a ? 1 : 0;
+  double total_time = 0;
+  for (float t : p.node_time_us) total_time += t;
+  at::parallel_for(0, b, 1, [&](int64_t s0, int64_t s1) {
+    std::vector<int32_t> device(static_cast<size_t>(n));
+    std::vector<double> time(static_cast<size_t>(d)), params(static_cast<size_t>(d));
+    for (int64_t s = s0; s < s1; ++s) {
+      std::fill(time.begin(), time.end(), 0.0);
+      std::fill(params.begin(), params.end(), 0.0);
+      for (int64_t i = 0; i < n; ++i) {
+        device[static_cast<size_t>(i)] = static_cast<int32_t>(udp[s * u + p.node_unit[static_cast<size_t>(i)]]);
+        time[static_cast<size_t>(device[static_cast<size_t>(i)])] += p.node_time_us[static_cast<size_t>(i)];
+      }
+      for (int64_t k = 0; k < u; ++k)
+        params[static_cast<size_t>(udp[s * u + k])] +=
+            static_cast<double>(p.unit_resident_bytes[static_cast<size_t>(k)]);
+      auto same_fraction = [&](const std::vector<int32_t>& offsets, const std::vector<int32_t>& index, int64_t i,
+                               int32_t dev) {
+        const int32_t begin = offsets[static_cast<size_t>(i)], end = offsets[static_cast<size_t>(i) + 1];
+        if (begin == end) return 0.0f;
+        int same = 0;
+        for (int32_t e = begin; e < end; ++e)
+          same += device[static_cast<size_t>(index[static_cast<size_t>(e)])] == dev ? 1 : 0;
+        return static_cast<float>(same) / static_cast<float>(end - begin);
+      };
+      for (int64_t i = 0; i < n; ++i) {
+        const int32_t dev = device[static_cast<size_t>(i)];
+        float* c = cp + (s * n + i) * kNumPlacementContext;
+        c[0] = same_fraction(p.pred_offsets, p.pred_index, i, dev);
+        c[1] = same_fraction(p.succ_offsets, p.succ_index, i, dev);
+        const int32_t producer = p.fusion_producer[static_cast<size_t>(i)];
+        c[2] = producer >= 0 && device[static_cast<size_t>(producer)] == dev ? 1.0f : 0.0f;
+        c[3] = total_time > 0 ? static_cast<float>(std::log1p(time[static_cast<size_t>(dev)] / total_time * allowed))
+                              : 0.0f;
+        const double memory = static_cast<double>(p.device_memory_bytes[static_cast<size_t>(dev)]);
+        c[4] = memory > 0 ? static_cast<float>(std::min(4.0, params[static_cast<size_t>(dev)] / memory)) : 0.0f;
+      }
+    }
+  });
+  return context;
+}
+
+TaskLogits GoPolicyImpl::DecodeTasks(const PolicyTensors& in, const PolicyOutput& out,
+                                     const torch::Tensor& unit_device) {
+  TaskLogits t;
+  const bool scheduling = (config_.tasks & kTaskScheduling) != 0;
+  const bool fusion = (config_.tasks & kTaskFusion) != 0;
+  if (!scheduling && !fusion) return t;
+  const bool placed = (config_.tasks & kTaskPlacement) != 0 && unit_device.defined();
+  const int64_t b = unit_device.defined() ? unit_device.size(0) : 1;
+  const int64_t n = in.num_ops, h = config_.hidden;
+  torch::Tensor node_device;  // [B, N]
+  if (placed) node_device = NodeDevices(in, unit_device);
+  // The heads' first layers are relu(W states + feedback): W states is computed once
+  // for all samples unless the feedback went through attention (then per sample).
+  torch::Tensor states = out.node_states;  // [N, H], or [B, N, H] after a feedback attention pass
+  torch::Tensor feedback;                  // [B, N, head_hidden] or undefined
+  if (placed && config_.task_feedback) {
+    const torch::Tensor flat_device = node_device.reshape({-1});
+    const torch::Tensor context = PlacementContext(in, unit_device);
+    feedback =
+        GatherRows(feedback_(out.device_embeddings), flat_device).view({b, n, config_.head_hidden}) + context_(context);
+    if (config_.feedback_attention && config_.attention_layers > 0) {
+      const int last = config_.attention_layers - 1;
+      const torch::Tensor placed_states =
+          states.unsqueeze(0) + GatherRows(feedback_states_(out.device_embeddings), flat_device).view({b, n, h}) +
+          context_states_(context);
+      const torch::Tensor x = AttentionLayer(last, ToSegments(placed_states), NodeValid(n),
+                                             out.film.defined() ? out.film[last] : torch::Tensor());
+      states = FromSegments(x, n);
+    }
+  }
+  auto first_layer = [&](torch::nn::Linear& layer) {
+    torch::Tensor pre = layer(states);
+    if (pre.dim() == 2) pre = pre.unsqueeze(0);
+    if (feedback.defined()) pre = pre + feedback;
+    return torch::relu(pre);  // [1 or B, N, H]
+  };
+  if (scheduling) {
+    t.priority_logits = priority_out_(first_layer(priority_hidden_)).expand({b, n, config_.priority_levels});
+  }
+  if (fusion) {
+    torch::Tensor mask = in.fusable.view({1, n}).expand({b, n});
+    if (placed) mask = mask & (node_device == node_device.index_select(1, in.fusion_producer));
+    t.fusion_mask = mask;
+    t.fusion_logits = fusion_out_(first_layer(fusion_hidden_))
+                          .squeeze(-1)
+                          .expand({b, n})
+                          .masked_fill(mask.logical_not(), kMaskedLogit);
+  }
+  return t;
+}
+
+torch::Tensor GoPolicyImpl::UnitDeviceTensor(const PolicyTensors& in, const std::vector<Actions>& batch) const {
+  const int64_t b = static_cast<int64_t>(batch.size()), u = in.num_units;
+  std::vector<int64_t> devices(static_cast<size_t>(b * u), in.default_device);
+  for (int64_t s = 0; s < b; ++s) {
+    const auto& ud = batch[static_cast<size_t>(s)].unit_device;
+    if (ud.empty()) continue;
+    GO_CHECK_MSG(static_cast<int64_t>(ud.size()) == u, "Actions::unit_device has the wrong size");
+    for (int64_t i = 0; i < u; ++i) {
+      const int32_t d = ud[static_cast<size_t>(i)];
+      GO_CHECK_MSG(d >= 0 && d < in.num_devices, "Actions::unit_device out of range");
+      devices[static_cast<size_t>(s * u + i)] = d;
+    }
+  }
+  return torch::from_blob(devices.data(), {b, u}, torch::kLong).clone();
+}
+
+std::vector<Actions> GoPolicyImpl::Sample(const PolicyTensors& in, const PolicyOutput& out, Rng& rng, int num_samples,
+                                          double temperature) {
+  GO_CHECK(num_samples >= 1 && temperature > 0);
+  torch::NoGradGuard no_grad;
+  const int64_t n = in.num_ops, u = in.num_units, d = in.num_devices;
+  Actions defaults;
+  defaults.unit_device.assign(static_cast<size_t>(u), in.default_device);
+  defaults.priority_level.assign(static_cast<size_t>(n), 0);
+  defaults.fuse.assign(static_cast<size_t>(n), 0);
+  std::vector<Actions> actions(static_cast<size_t>(num_samples), defaults);
+  if (config_.tasks & kTaskPlacement) {
+    const torch::Tensor probs = torch::softmax(out.placement_logits / temperature, 1).contiguous();
+    const float* p = probs.data_ptr<float>();
+    for (auto& a : actions) {
+      for (int64_t i = 0; i < u; ++i)
+        a.unit_device[static_cast<size_t>(i)] = SampleCategorical(p + i * d, static_cast<int>(d), rng);
+    }
+  }
+  const torch::Tensor unit_device = UnitDeviceTensor(in, actions);  // [num_samples, U]
+  const TaskLogits t = DecodeTasks(in, out, unit_device);
+  if (t.priority_logits.defined()) {
+    const int levels = config_.priority_levels;
+    const torch::Tensor probs = torch::softmax(t.priority_logits / temperature, 2).contiguous();
+    const float* p = probs.data_ptr<float>();
+    for (int64_t s = 0; s < num_samples; ++s) {
+      for (int64_t i = 0; i < n; ++i) {
+        actions[static_cast<size_t>(s)].priority_level[static_cast<size_t>(in.input->order[static_cast<size_t>(i)])] =
+            SampleCategorical(p + (s * n + i) * levels, levels, rng);
+      }
+    }
+  }
+  if (t.fusion_logits.defined()) {
+    const torch::Tensor probs = torch::sigmoid(t.fusion_logits / temperature).contiguous();
+    const torch::Tensor mask = t.fusion_mask.contiguous();
+    const float* p = probs.data_ptr<float>();
+    const bool* m = mask.data_ptr<bool>();
+    for (int64_t s = 0; s < num_samples; ++s) {
+      for (int64_t i = 0; i < n; ++i) {
+        if (!m[s * n + i]) continue;
+        actions[static_cast<size_t>(s)].fuse[static_cast<size_t>(in.input->order[static_cast<size_t>(i)])] =
+            rng.Bernoulli(p[s * n + i]) ? 1 : 0;
+      }
+    }
+  }
+  return actions;
+}
+
+Actions GoPolicyImpl::Greedy(const PolicyTensors& in, const PolicyOutput& out) {
+  torch::NoGradGuard no_grad;
+  const int64_t n = in.num_ops, u = in.num_units, d = in.num_devices;
+  std::vector<Actions> actions(1);
+  Actions& a = actions[0];
+  a.unit_device.assign(static_cast<size_t>(u), in.default_device);
+  a.priority_level.assign(static_cast<size_t>(n), 0);
+  a.fuse.assign(static_cast<size_t>(n), 0);
+  if (config_.tasks & kTaskPlacement) {
+    const torch::Tensor logits = out.placement_logits.contiguous();
+    const float* p = logits.data_ptr<float>();
+    for (int64_t i = 0; i < u; ++i) a.unit_device[static_cast<size_t>(i)] = ArgMax(p + i * d, static_cast<int>(d));
+  }
+  const torch::Tensor unit_device = UnitDeviceTensor(in, actions);
+  const TaskLogits t = DecodeTasks(in, out, unit_device);
+  if (t.priority_logits.defined()) {
+    const int levels = config_.priority_levels;
+    const torch::Tensor logits = t.priority_logits.contiguous();
+    const float* p = logits.data_ptr<float>();
+    for (int64_t i = 0; i < n; ++i) {
+      a.priority_level[static_cast<size_t>(in.input->order[static_cast<size_t>(i)])] = ArgMax(p + i * levels, levels);
+    }
+  }
+  if (t.fusion_logits.defined()) {
+    const torch::Tensor logits = t.fusion_logits.contiguous();
+    const torch::Tensor mask = t.fusion_mask.contiguous();
+    const float* p = logits.data_ptr<float>();
+    const bool* m = mask.data_ptr<bool>();
+    for (int64_t i = 0; i < n; ++i)
+      a.fuse[static_cast<size_t>(in.input->order[static_cast<size_t>(i)])] = m[i] && p[i] > 0 ? 1 : 0;
+  }
+  return a;
+}
+
+Evaluation GoPolicyImpl::Evaluate(const PolicyTensors& in, const PolicyOutput& out, const std::vector<Actions>& batch) {
+  GO_CHECK(!batch.empty());
+  const int64_t b = static_cast<int64_t>(batch.size()), n = in.num_ops;
+  Evaluation e;
+  e.placement_log_prob = torch::zeros({b});
+  e.scheduling_log_prob = torch::zeros({b});
+  e.fusion_log_prob = torch::zeros({b});
+  e.entropy = torch::zeros({b});
+  e.num_decisions = torch::zeros({b});
+  const torch::Tensor unit_device = UnitDeviceTensor(in, batch);  // [B, U]
+  if (config_.tasks & kTaskPlacement) {
+    const torch::Tensor log_p = torch::log_softmax(out.placement_logits, 1);  // [U, D]
+    e.placement_log_prob = log_p.gather(1, unit_device.t()).sum(0);
+    e.entropy = e.entropy - (log_p.exp() * log_p).sum();
+    e.num_decisions = e.num_decisions + static_cast<double>(in.num_units);
+  }
+  const TaskLogits t = DecodeTasks(in, out, unit_device);
+  // Per-op actions in node order.
+  auto node_order = [&](auto field) {
+    std::vector<int64_t> v(static_cast<size_t>(b * n), 0);
+    for (int64_t s = 0; s < b; ++s) {
+      const auto& src = batch[static_cast<size_t>(s)].*field;
+      if (src.empty()) continue;
+      GO_CHECK_MSG(static_cast<int64_t>(src.size()) == n, "Actions: per-op vector has the wrong size");
+      for (int64_t i = 0; i < n; ++i)
+        v[static_cast<size_t>(s * n + i)] = src[static_cast<size_t>(in.input->order[static_cast<size_t>(i)])];
+    }
+    return torch::from_blob(v.data(), {b, n}, torch::kLong).clone();
+  };
+  if (t.priority_logits.defined()) {
+    const torch::Tensor levels = node_order(&Actions::priority_level);
+    GO_CHECK_MSG(levels.min().item<int64_t>() >= 0 && levels.max().item<int64_t>() < config_.priority_levels,
+                 "Actions::priority_level out of range");
+    const torch::Tensor log_p = torch::log_softmax(t.priority_logits, 2);  // [B, N, P]
+    e.scheduling_log_prob = log_p.gather(2, levels.unsqueeze(2)).squeeze(2).sum(1);
+    e.entropy = e.entropy - (log_p.exp() * log_p).sum({1, 2});
+    e.num_decisions = e.num_decisions + static_cast<double>(n);
+  }
+  if (t.fusion_logits.defined()) {
+    const torch::Tensor fuse = node_order(&Actions::fuse).to(torch::kFloat);  // [B, N]
+    const torch::Tensor log_yes = torch::log_sigmoid(t.fusion_logits);
+    const torch::Tensor log_no = torch::log_sigmoid(-t.fusion_logits);
+    const torch::Tensor zero = torch::zeros({}, log_yes.options());
+    e.fusion_log_prob = torch::where(t.fusion_mask, fuse * log_yes + (1 - fuse) * log_no, zero).sum(1);
+    const torch::Tensor p = torch::sigmoid(t.fusion_logits);
+    e.entropy = e.entropy - torch::where(t.fusion_mask, p * log_yes + (1 - p) * log_no, zero).sum(1);
+    e.num_decisions = e.num_decisions + t.fusion_mask.sum(1).to(torch::kFloat);
+  }
+  e.log_prob = e.placement_log_prob + e.scheduling_log_prob + e.fusion_log_prob;
+  return e;
+}
+
+// ---------------------------------------------------------------------------
+// Checkpoints
+
+namespace {
+constexpr const char* kFormat = "graphopt-go-policy";
+constexpr int64_t kCheckpointVersion = 1;
+}  // namespace
+
+Status SaveGoPolicy(GoPolicy& policy, const std::string& path) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  try {
+    torch::serialize::OutputArchive archive;
+    archive.write("graphopt_format", c10::IValue(std::string(kFormat)));
+    archive.write("graphopt_version", c10::IValue(kCheckpointVersion));
+    archive.write("graphopt_feature_version", c10::IValue(static_cast<int64_t>(kFeatureVersion)));
+    archive.write("graphopt_config", c10::IValue(policy->config().ToString()));
+    policy->save(archive);
+    archive.save_to(tmp);
+  } catch (const c10::Error& e) {
+    std::remove(tmp.c_str());
+    return IoError("cannot write policy checkpoint " + path + ": " + e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    std::remove(tmp.c_str());
+    return IoError("cannot write policy checkpoint " + path + ": " + e.what());
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return IoError("cannot write policy checkpoint " + path + ": rename failed");
+  }
+  return Status::Ok();
+}
+
+StatusOr<GoPolicy> LoadGoPolicy(const std::string& path) {
+  if (!FileExists(path)) return NotFound("policy checkpoint " + path + " does not exist");
+  try {
+    torch::serialize::InputArchive archive;
+    archive.load_from(path);
+    c10::IValue value;
+    if (!archive.try_read("graphopt_format", value) || !value.isString() || value.toStringRef() != kFormat) {
+      return ParseError("policy checkpoint " + path +
+                        ": not a GO policy checkpoint (no \"graphopt_format\" = " + kFormat + ")");
+    }
+    if (!archive.try_read("graphopt_version", value) || !value.isInt() || value.toInt() != kCheckpointVersion) {
+      return ParseError("policy checkpoint " + path + ": unsupported checkpoint version");
+    }
+    if (!archive.try_read("graphopt_feature_version", value) || !value.isInt() || value.toInt() != kFeatureVersion) {
+      return FailedPrecondition(
+          StrFormat("policy checkpoint %s: made for feature version %lld, this build computes version %d", path.c_str(),
+                    static_cast<long long>(value.isInt() ? value.toInt() : -1), kFeatureVersion));
+    }
+    if (!archive.try_read("graphopt_config", value) || !value.isString()) {
+      return ParseError("policy checkpoint " + path + ": no configuration");
+    }
+    auto config = GoPolicyConfig::FromString(value.toStringRef());
+    if (!config.ok()) return config.status().WithContext("policy checkpoint " + path);
+    GoPolicy policy(*config);
+    policy->load(archive);
+    return policy;
+  } catch (const c10::Error& e) {
+    return ParseError("policy checkpoint " + path + ": " + e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    return ParseError("policy checkpoint " + path + ": " + e.what());
+  }
+}
+
+}  // namespace graphopt

@@ -1,0 +1,279 @@
+// The GO policy network (Zhou et al., "Transferable Graph Optimizers for ML
+// Compilers", NeurIPS 2020) in LibTorch: one forward pass decides placement,
+// scheduling and fusion for every op of a graph, for any number and kind of devices.
+//
+// Architecture (hidden size H, N ops in topological order, U units, D devices):
+//  1. Op encoder: Linear(op features) + Embedding(kind, phase) -> LayerNorm -> [N, H].
+//  2. GraphSAGE encoder, `sage_layers` layers: messages relu(W h) max-pooled over the
+//     predecessors and, separately, over the successors (policy/kernels.h
+//     NeighborMaxPool: sparse, O(N + E)), combined with the op's own state:
+//     h' = LayerNorm(h + relu(W [h, max_pred, max_succ])).
+//  3. Superposition (GO's "parameter superposition", as FiLM): a graph embedding
+//     from mean- and max-pooled op states, the graph-scale features and the mean
+//     allowed-device embedding, through an MLP; per attention layer, a (scale,
+//     shift) pair from it multiplies and shifts the layer's output. The projection
+//     starts near zero (N(0, 0.01) weights, zero bias), so an untrained network is
+//     almost unconditioned while every parameter still gets a gradient.
+//  4. Segment-recurrent attention (Transformer-XL style), `attention_layers` layers:
+//     the ops in topological order, padded to a multiple of `segment`, are cut into
+//     segments; each segment attends to itself and to a memory of the last `memory`
+//     positions of the previous segment's input to the same layer, with a learned
+//     per-head bias of the bucketed relative position (T5-style log buckets), no
+//     causal mask (every decision sees the whole segment and the memory), padded
+//     keys masked; then feed-forward, residuals and LayerNorms. All segments run in
+//     one batched pass (policy/kernels.h SegmentAttention, fused). Information
+//     flows forward one segment per layer through the memory, and backward and
+//     globally through the GraphSAGE encoder and the graph embedding.
+//  5. Heads, sharing the trunk (multi-task):
+//     - placement: a unit's embedding is the mean of its ops' states (colocation
+//       groups are one decision by construction); a device's embedding is an MLP of
+//       its features (policy/features.h), so devices are inputs, not a fixed output
+//       size; logits[u, d] = q(unit_u) . k(device_d) / sqrt(H) + b(device_d).
+//     - scheduling: a categorical over `priority_levels` levels per op (the plan's
+//       priority is the level; higher runs first among ready kernels). A categorical
+//       rather than a Gaussian: bounded, exact entropy, no variance to learn, and
+//       only the order among ready ops matters to the simulator.
+//     - fusion: a Bernoulli logit per op, masked to ops where CanFuseIntoProducer
+//       holds and (when placement is decided) whose fusion producer got the same
+//       device; masked ops never fuse and add nothing to log-probs or entropy.
+//     Multi-task recurrence (GO's "recurrent attention over tasks", simplified):
+//     the scheduling and fusion heads see the placement decisions. For a
+//     placement (sampled and teacher-forced in training, argmax in Greedy) each op
+//     gets a feedback vector: a projection of the embedding of the device its unit
+//     was given, plus a projection of placement-context features computed from the
+//     discrete decisions (fractions of its predecessors and successors on the same
+//     device, fusion producer on the same device, its device's share of the
+//     graph's compute time and of parameter memory; PlacementContextNames). The
+//     feedback is added to the first (head_hidden wide) layer of both heads and is
+//     shared by the tasks (no parameters per task beyond it), so every scheduling
+//     and fusion decision is conditioned on where it and its neighbours were
+//     placed and on how loaded its device is. With `feedback_attention`, the op
+//     states plus a hidden-wide feedback also pass again through the LAST
+//     attention layer (same weights and FiLM), so each decision also attends to
+//     the placed states of the ops around it in topological order: closer to GO,
+//     but one more attention layer per sample of a batch (a PPO step with 8
+//     samples on gnmt:layers=8 takes 2.3 s and 3.2 GB instead of 0.66 s and 1 GB
+//     on 2 cores), so it is off by default.
+//     `task_feedback = false` makes the heads independent of the placement.
+//
+// Out-of-memory plans: the placement head never masks a device for lack of memory by
+// default. Whether a plan fits depends on all units placed together (and on the
+// schedule), which a one-pass decoder cannot know per decision; a mask that only
+// removes devices where a unit cannot fit even alone is exact but almost never
+// binding. So OOM is left to the reward (the trainer penalizes OOM plans, as GO
+// does), and ToTensors(input, true) adds that per-unit memory mask
+// (PolicyInput::UnitMemoryMask) for callers who want it. Devices excluded by the
+// input (CPUs by default) are always masked.
+//
+// Masked logits are kMaskedLogit (finite, so entropies stay finite; their
+// probability is exactly 0 in float).
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/rng.h"
+#include "core/status.h"
+#include "policy/actions.h"
+#include "policy/features.h"
+
+namespace graphopt {
+
+inline constexpr float kMaskedLogit = -1e9f;
+
+// The tasks a policy decides (bit set).
+enum PolicyTask : uint32_t {
+  kTaskPlacement = 1u << 0,
+  kTaskScheduling = 1u << 1,
+  kTaskFusion = 1u << 2,
+  kAllTasks = kTaskPlacement | kTaskScheduling | kTaskFusion,
+};
+// "placement+scheduling+fusion" <-> bit set; "all" is accepted.
+std::string TasksToString(uint32_t tasks);
+StatusOr<uint32_t> TasksFromString(const std::string& text);
+
+struct GoPolicyConfig {
+  int hidden = 64;
+  int sage_layers = 2;
+  int attention_layers = 2;
+  int heads = 4;               // hidden must be a multiple of heads
+  int segment = 64;            // ops per attention segment
+  int memory = 64;             // positions of the previous segment attended to, <= segment
+  int ff_multiplier = 2;       // feed-forward width = ff_multiplier * hidden
+  int relative_buckets = 32;   // relative-position buckets (half before, half after)
+  bool detach_memory = false;  // stop gradients through the memory (as Transformer-XL); see AttentionLayer
+  bool superposition = true;
+  bool task_feedback = true;
+  bool feedback_attention = false;
+  int priority_levels = 8;
+  // Width of the scheduling and fusion heads' hidden layer: the part computed per
+  // sample of a batch (B x N x head_hidden), so it is kept small.
+  int head_hidden = 16;
+  uint32_t tasks = kAllTasks;
+  uint64_t seed = 1;  // parameter initialization
+
+  Status Validate() const;
+  // "hidden=64,sage_layers=2,...": every field, parseable by FromString.
+  std::string ToString() const;
+  // Parses "key=value,..." over the defaults; unknown keys and bad values fail.
+  static StatusOr<GoPolicyConfig> FromString(const std::string& text);
+};
+
+// Placement-context features of an op given a placement (the multi-task feedback).
+inline constexpr int kNumPlacementContext = 5;
+const std::vector<std::string>& PlacementContextNames();
+
+// The torch form of a PolicyInput (policy/features.h): built once per (graph,
+// cluster), then used for every forward pass. Index tensors are int64. Keeps a copy
+// of the input for the decoding loops that run on plain arrays.
+struct PolicyTensors {
+  std::shared_ptr<const PolicyInput> input;
+  int64_t num_ops = 0, num_units = 0, num_devices = 0;
+  torch::Tensor op_features;  // [N, kNumOpFeatures] float, node order
+  torch::Tensor op_kind;      // [N]
+  torch::Tensor pred_offsets, pred_index, succ_offsets, succ_index;
+  torch::Tensor node_unit;  // [N]
+  torch::Tensor unit_offsets, unit_nodes;
+  torch::Tensor fusable;           // [N] bool
+  torch::Tensor fusion_producer;   // [N]: node of the fusion producer (the node itself if none)
+  torch::Tensor device_features;   // [D, kNumDeviceFeatures]
+  torch::Tensor device_mask;       // [D] bool
+  torch::Tensor unit_device_mask;  // [U, D] bool, or undefined (no per-unit mask)
+  torch::Tensor graph_features;    // [kNumGraphFeatures]
+  DeviceId default_device = 0;
+};
+
+// mask_unit_memory: also mask devices where a unit's parameters alone do not fit (a
+// unit that fits nowhere keeps the input's device mask).
+PolicyTensors ToTensors(const PolicyInput& input, bool mask_unit_memory = false);
+
+// The result of a forward pass: the shared trunk and the placement logits. The
+// scheduling and fusion logits depend on the placement (multi-task recurrence) and
+// come from GoPolicyImpl::DecodeTasks.
+struct PolicyOutput {
+  torch::Tensor node_states;        // [N, H] trunk output, node order
+  torch::Tensor device_embeddings;  // [D, H]
+  torch::Tensor graph_embedding;    // [H] (zeros without superposition)
+  torch::Tensor film;               // [attention_layers, 2, H] (scale, shift), or undefined
+  torch::Tensor placement_logits;   // [U, D], masked entries kMaskedLogit; undefined if placement is inactive
+};
+
+// Scheduling and fusion logits for a batch of B placements (node order).
+struct TaskLogits {
+  torch::Tensor priority_logits;  // [B, N, priority_levels], or undefined if scheduling is inactive
+  torch::Tensor fusion_logits;    // [B, N], masked entries kMaskedLogit; undefined if fusion is inactive
+  torch::Tensor fusion_mask;      // [B, N] bool: the fusion decisions that count
+};
+
+// Log-probabilities and entropies of a batch of actions, each summed over the
+// sample's decisions ([B] tensors, differentiable). Inactive tasks add 0.
+struct Evaluation {
+  torch::Tensor log_prob;  // [B] total
+  torch::Tensor entropy;   // [B] total: placement entropy + scheduling/fusion entropies given the sample's placement
+  torch::Tensor placement_log_prob;   // [B]
+  torch::Tensor scheduling_log_prob;  // [B]
+  torch::Tensor fusion_log_prob;      // [B]
+  torch::Tensor num_decisions;        // [B] float: decisions counted (units + ops + unmasked fusions), for normalizing
+};
+
+// Sets the number of intra-op threads of LibTorch (n <= 0: all hardware threads).
+// LibTorch's default here is 1.
+void ConfigureTorchThreads(int n);
+
+// The GO network (architecture above). Owns its parameters; holds no per-graph
+// state, so one policy serves any number of graphs and clusters. forward and the
+// decoding functions are not thread-safe (autograd); use one policy per thread.
+class GoPolicyImpl : public torch::nn::Module {
+ public:
+  explicit GoPolicyImpl(GoPolicyConfig config = {});
+
+  const GoPolicyConfig& config() const { return config_; }
+
+  // The trunk and the placement logits. `in` must come from ToTensors.
+  PolicyOutput forward(const PolicyTensors& in);
+  // Scheduling and fusion logits given placements unit_device [B, U] (int64). B is
+  // the batch size of the result; the devices themselves are ignored when placement
+  // is inactive. An undefined unit_device means B = 1 and no placement.
+  TaskLogits DecodeTasks(const PolicyTensors& in, const PolicyOutput& out, const torch::Tensor& unit_device);
+
+  // Samples `num_samples` action sets at `temperature` (> 0) from core/rng.h: the
+  // same rng state and inputs give the same actions. Inactive tasks get defaults.
+  std::vector<Actions> Sample(const PolicyTensors& in, const PolicyOutput& out, Rng& rng, int num_samples = 1,
+                              double temperature = 1.0);
+  // The most likely placement, then the most likely scheduling and fusion given it.
+  Actions Greedy(const PolicyTensors& in, const PolicyOutput& out);
+  // Log-probabilities and entropies of `batch` (teacher-forced: each sample's own
+  // placement is fed back). Actions must have the sizes Sample produces.
+  Evaluation Evaluate(const PolicyTensors& in, const PolicyOutput& out, const std::vector<Actions>& batch);
+  torch::Tensor LogProb(const PolicyTensors& in, const PolicyOutput& out, const std::vector<Actions>& batch) {
+    return Evaluate(in, out, batch).log_prob;
+  }
+  torch::Tensor Entropy(const PolicyTensors& in, const PolicyOutput& out, const std::vector<Actions>& batch) {
+    return Evaluate(in, out, batch).entropy;
+  }
+
+  // Building blocks, public for tests.
+  // GraphSAGE encoder output [N, H] (after the op encoder).
+  torch::Tensor Encode(const PolicyTensors& in);
+  // One GraphSAGE layer on states h [N, H].
+  torch::Tensor SageLayer(int layer, const torch::Tensor& h, const PolicyTensors& in);
+  // Attention layer `layer` on x [R, num_segments, segment, H] with node_valid
+  // [num_segments, segment] (padding = 0); film [2, H] or undefined.
+  torch::Tensor AttentionLayer(int layer, const torch::Tensor& x, const torch::Tensor& node_valid,
+                               const torch::Tensor& film);
+  // [num_segments, segment] uint8: 1 for real ops, 0 for padding.
+  torch::Tensor NodeValid(int64_t num_ops) const;
+  // [N, H] <-> [R, num_segments, segment, H] (zero padding).
+  torch::Tensor ToSegments(const torch::Tensor& x) const;
+  torch::Tensor FromSegments(const torch::Tensor& x, int64_t num_ops) const;
+  // Device embeddings [D, H].
+  torch::Tensor EmbedDevices(const torch::Tensor& device_features);
+  // Relative-position bucket of key offset `relative` (key position - query position).
+  int RelativeBucket(int relative) const;
+  // Placement-context features [B, N, kNumPlacementContext] of placements
+  // unit_device [B, U] (no gradient: they are functions of discrete decisions).
+  static torch::Tensor PlacementContext(const PolicyTensors& in, const torch::Tensor& unit_device);
+
+ private:
+  struct Sage {
+    torch::nn::Linear messages{nullptr};  // H -> 2H: predecessor and successor messages
+    torch::nn::Linear combine{nullptr};   // 3H -> H
+    torch::nn::LayerNorm norm{nullptr};
+  };
+  struct Attention {
+    torch::nn::Linear qkv{nullptr}, out{nullptr}, ff1{nullptr}, ff2{nullptr};
+    torch::nn::LayerNorm norm1{nullptr}, norm2{nullptr};
+    torch::nn::Embedding relative_bias{nullptr};  // [buckets, heads]
+  };
+  // [B, N] devices of each node from [B, U] unit devices.
+  torch::Tensor NodeDevices(const PolicyTensors& in, const torch::Tensor& unit_device) const;
+  torch::Tensor UnitDeviceTensor(const PolicyTensors& in, const std::vector<Actions>& batch) const;
+
+  GoPolicyConfig config_;
+  torch::nn::Linear op_in_{nullptr};
+  torch::nn::Embedding kind_embedding_{nullptr};
+  torch::nn::LayerNorm op_norm_{nullptr};
+  std::vector<Sage> sage_;
+  std::vector<Attention> attention_;
+  torch::Tensor bucket_index_;  // [segment, memory + segment] int64, from the config
+  torch::nn::Linear graph_in_{nullptr}, graph_mlp1_{nullptr}, graph_mlp2_{nullptr}, film_{nullptr};
+  torch::nn::Linear device_mlp1_{nullptr}, device_mlp2_{nullptr};
+  torch::nn::Linear place_query_{nullptr}, place_key_{nullptr}, place_bias_{nullptr};
+  torch::nn::Linear feedback_{nullptr}, context_{nullptr};                // placement feedback into the heads
+  torch::nn::Linear feedback_states_{nullptr}, context_states_{nullptr};  // into the op states (feedback_attention)
+  torch::nn::Linear priority_hidden_{nullptr}, priority_out_{nullptr};
+  torch::nn::Linear fusion_hidden_{nullptr}, fusion_out_{nullptr};
+};
+TORCH_MODULE(GoPolicy);
+
+// Saves the configuration and parameters to `path` atomically (write to a
+// temporary beside it, then rename).
+Status SaveGoPolicy(GoPolicy& policy, const std::string& path);
+// Loads a policy saved by SaveGoPolicy; errors name the file.
+StatusOr<GoPolicy> LoadGoPolicy(const std::string& path);
+
+}  // namespace graphopt

@@ -1,0 +1,484 @@
+#include "rl/go_search.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "baselines/baseline.h"
+#include "core/files.h"
+#include "core/strings.h"
+#include "policy/features.h"
+#include "policy/go_policy.h"
+#include "rl/methods.h"
+#include "rl/ppo.h"
+#include "rl/rollout.h"
+#include "sim/batch.h"
+
+namespace graphopt {
+namespace {
+
+using Json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kStateFormat = "graphopt-go-search";
+constexpr int kStateVersion = 1;
+
+StatusOr<bool> ParseBool(const std::string& value, const std::string& context) {
+  if (value == "1" || value == "true") return true;
+  if (value == "0" || value == "false") return false;
+  return InvalidArgument(context + ": expected 0/1/true/false, got \"" + value + "\"");
+}
+
+bool IsPpoKey(const std::string& key) {
+  static const char* keys[] = {"samples", "samples_per_step", "epochs", "clip", "lr", "entropy", "entropy_decay",
+                               "entropy_min", "baseline_decay", "normalize_advantages", "oom_penalty", "temperature",
+                               "max_grad_norm", "include_best", "critical_path_priorities", "warm_start_level",
+                               "warm_start_steps", "warm_start_target"};
+  for (const char* k : keys) {
+    if (key == k) return true;
+  }
+  return false;
+}
+
+std::string AppendKey(const std::string& list, const std::string& key, const std::string& value) {
+  return list + (list.empty() ? "" : ",") + key + "=" + value;
+}
+
+uint64_t PolishSeed(uint64_t seed, int64_t step) {
+  uint64_t z = (seed + 0x51ED270B27D5A1ull) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+Json ScoreJson(const PlanScore& s) {
+  return Json{{"step_time_us", s.scored() ? s.step_time_us : -1.0}, {"oom", s.oom}, {"overflow_bytes", s.scored() ? s.overflow_bytes : -1}};
+}
+
+PlanScore ScoreFromJson(const Json& j) {
+  PlanScore s;
+  const double t = j.at("step_time_us").get<double>();
+  if (t < 0) return s;
+  s.step_time_us = t;
+  s.oom = j.at("oom").get<bool>();
+  s.overflow_bytes = j.at("overflow_bytes").get<int64_t>();
+  return s;
+}
+
+Json TraceJson(const std::vector<ConvergencePoint>& trace) {
+  Json a = Json::array();
+  for (const ConvergencePoint& p : trace) {
+    a.push_back(Json{{"seconds", p.seconds}, {"plans", p.plans}, {"step", p.step}, {"best_step_time_us", p.best_step_us},
+                     {"fits", p.fits}, {"source", p.source}});
+  }
+  return a;
+}
+
+}  // namespace
+
+StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchConfig c) {
+  if (Trim(text).empty()) return c;
+  GO_ASSIGN_OR_RETURN(auto values, ParseKeyValues(text, "optimizer options"));
+  for (const auto& [key, value] : values) {
+    const std::string context = "optimizer option " + key;
+    if (key == "baselines" || key == "warm_start" || key == "ppo" || key == "polish" || key == "polish_samples") {
+      GO_ASSIGN_OR_RETURN(bool v, ParseBool(value, context));
+      (key == "baselines"    ? c.baselines
+       : key == "warm_start" ? c.warm_start
+       : key == "ppo"        ? c.ppo_enabled
+       : key == "polish"     ? c.polish
+                             : c.polish_samples) = v;
+    } else if (key == "polish_evaluations" || key == "max_steps" || key == "threads" || key == "checkpoint_every" ||
+               key == "polish_batch") {
+      GO_ASSIGN_OR_RETURN(int64_t v, ParseInt(value, context));
+      if (key == "polish_evaluations") c.polish_evaluations = v;
+      if (key == "max_steps") c.max_steps = v;
+      if (key == "threads") c.threads = static_cast<int>(v);
+      if (key == "checkpoint_every") c.checkpoint_every = static_cast<int>(std::max<int64_t>(1, v));
+      if (key == "polish_batch") c.polish_config.batch = static_cast<int>(std::max<int64_t>(1, v));
+    } else if (key == "time_limit") {
+      GO_ASSIGN_OR_RETURN(c.time_limit_s, ParseDouble(value, context));
+    } else if (c.method != "go") {
+      c.method_options = AppendKey(c.method_options, key, value);
+    } else if (IsPpoKey(key)) {
+      c.ppo = AppendKey(c.ppo, key, value);
+    } else {
+      c.policy = AppendKey(c.policy, key, value);
+    }
+  }
+  if (c.method == "go") {
+    GO_RETURN_IF_ERROR(PpoConfig::FromString(c.ppo).status());
+    GO_RETURN_IF_ERROR(GoPolicyConfig::FromString(c.policy).status());
+  } else {
+    GO_RETURN_IF_ERROR(ValidateMethodOptions(c.method, c.method_options));
+  }
+  return c;
+}
+
+StatusOr<GoSearchConfig> DefaultSearchConfig(const std::string& method) {
+  GoSearchConfig c;
+  const auto& names = LearnedMethodNames();
+  if (std::find(names.begin(), names.end(), method) == names.end()) {
+    std::string known;
+    for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+    return InvalidArgument("unknown method \"" + method + "\" (known: " + known + ")");
+  }
+  c.method = method;
+  if (method != "go") {
+    // The published placers start from scratch and only learn from their own samples.
+    c.baselines = false;
+    c.warm_start = false;
+    c.polish = false;
+  }
+  return c;
+}
+
+std::string ConvergenceJson(const std::vector<ConvergencePoint>& trace) {
+  Json j{{"format", "graphopt-convergence"}, {"version", 1}, {"points", TraceJson(trace)}};
+  return j.dump(1) + "\n";
+}
+
+struct GoSearch::Impl {
+  const Simulator& sim;
+  GoSearchConfig config;
+  GoPolicyConfig policy_config;
+  PpoConfig ppo_config;
+  PolicyInput input;
+  std::unique_ptr<BatchSimulator> batch;
+  std::unique_ptr<LocalSearch> polish;
+  std::unique_ptr<LocalSearch> sample_polish;
+  std::unique_ptr<Trainer> trainer;
+  PpoTrainer* ppo = nullptr;  // the trainer, if the method is go
+
+  Plan best;
+  PlanScore best_score;
+  GoSearchResult result;
+  double elapsed_offset = 0;  // seconds of earlier runs (resume)
+  Clock::time_point start;
+
+  Impl(const Simulator& s, GoSearchConfig c) : sim(s), config(std::move(c)) {}
+
+  double Seconds() const { return elapsed_offset + std::chrono::duration<double>(Clock::now() - start).count(); }
+  int64_t Plans() const { return result.plans_simulated; }
+
+  // Records a new best plan if it is better.
+  bool Offer(const Plan& plan, const PlanScore& score, const std::string& source) {
+    if (!score.BetterThan(best_score)) return false;
+    best = plan;
+    best_score = score;
+    result.seconds_to_best = Seconds();
+    result.trace.push_back(ConvergencePoint{result.seconds_to_best, Plans(), trainer ? trainer->step() : result.steps,
+                                            score.step_time_us, score.fits(), source});
+    if (source == "ppo" || (trainer && source == trainer->method())) ++result.improvements_ppo;
+    if (source == "polish") ++result.improvements_polish;
+    if (source == "ppo+polish") ++result.improvements_sample_polish;
+    return true;
+  }
+
+  void RunBaselines() {
+    PlanScore best_plain;
+    for (const std::string& method : BaselineNames()) {
+      for (int fused = 0; fused < 2; ++fused) {
+        if (fused == 1 && method == "tf-default") continue;
+        BaselineScore b;
+        b.method = method + (fused ? kFusionSuffixForSearch : "");
+        b.plain = fused == 0;
+        BaselineOptions options;
+        options.fusion = fused == 1;
+        options.seed = config.seed;
+        StatusOr<Plan> plan = RunBaseline(method, sim.graph(), sim.cluster(), sim.cost_model(), options);
+        if (!plan.ok()) {
+          b.error = plan.status().message();
+          result.baselines.push_back(b);
+          continue;
+        }
+        StatusOr<SimResult> r = sim.Simulate(*plan);
+        ++result.plans_simulated;
+        if (!r.ok()) {
+          b.error = r.status().message();
+          result.baselines.push_back(b);
+          continue;
+        }
+        b.score = PlanScore::Of(*r);
+        if (b.plain && b.score.fits() && b.score.BetterThan(best_plain)) {
+          best_plain = b.score;
+          result.best_baseline = b.method;
+          result.best_baseline_score = b.score;
+        }
+        if (config.baselines) Offer(*plan, b.score, "baseline:" + b.method);
+        result.baselines.push_back(b);
+      }
+    }
+  }
+
+  static constexpr const char* kFusionSuffixForSearch = "+fusion";
+
+  Status SaveCheckpoint() {
+    const std::string& dir = config.checkpoint_dir;
+    if (dir.empty()) return Status::Ok();
+    ::mkdir(dir.c_str(), 0755);
+    GO_RETURN_IF_ERROR(WritePlanJson(sim.graph(), best, dir + "/best_plan.json"));
+    Json state{{"format", kStateFormat},
+               {"version", kStateVersion},
+               {"graph", sim.graph().name()},
+               {"num_ops", sim.graph().num_ops()},
+               {"cluster", sim.cluster().name()},
+               {"seed", config.seed},
+               {"seconds", Seconds()},
+               {"seconds_to_best", result.seconds_to_best},
+               {"steps", result.steps},
+               {"plans_simulated", result.plans_simulated},
+               {"ppo_best_us", std::isfinite(result.ppo_best_us) ? result.ppo_best_us : -1.0},
+               {"improvements_ppo", result.improvements_ppo},
+               {"improvements_polish", result.improvements_polish},
+               {"improvements_sample_polish", result.improvements_sample_polish},
+               {"best", ScoreJson(best_score)},
+               {"trace", TraceJson(result.trace)}};
+    if (polish) {
+      const LocalSearch::Cursor c = polish->cursor();
+      state["polish"] = Json{{"scale", c.scale}, {"failed_scales", c.failed_scales}};
+    }
+    state["method"] = config.method;
+    if (trainer) {
+      GO_RETURN_IF_ERROR(trainer->SaveCheckpoint(dir));
+      state["trainer"] = true;
+    }
+    return WriteFileAtomic(dir + "/state.json", state.dump() + "\n");
+  }
+
+  // Restores a checkpoint if the folder has one; returns whether it did.
+  StatusOr<bool> LoadCheckpoint() {
+    const std::string& dir = config.checkpoint_dir;
+    if (dir.empty() || !FileExists(dir + "/state.json")) return false;
+    const std::string path = dir + "/state.json";
+    GO_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+    try {
+      const Json state = Json::parse(text);
+      if (state.value("format", "") != kStateFormat || state.value("version", 0) != kStateVersion) {
+        return ParseError(path + ": not a GO search checkpoint (format " + kStateFormat + ", version 1)");
+      }
+      if (state.at("num_ops").get<int>() != sim.graph().num_ops() || state.at("graph").get<std::string>() != sim.graph().name()) {
+        return FailedPrecondition(path + ": the checkpoint is for graph " + state.at("graph").get<std::string>() + " (" +
+                                  std::to_string(state.at("num_ops").get<int>()) + " ops), not " + sim.graph().name());
+      }
+      if (state.at("cluster").get<std::string>() != sim.cluster().name()) {
+        return FailedPrecondition(path + ": the checkpoint is for cluster " + state.at("cluster").get<std::string>() +
+                                  ", not " + sim.cluster().name());
+      }
+      GO_ASSIGN_OR_RETURN(Plan plan, ReadPlanJson(dir + "/best_plan.json", sim.graph()));
+      best = std::move(plan);
+      best_score = ScoreFromJson(state.at("best"));
+      elapsed_offset = state.at("seconds").get<double>();
+      result.seconds_to_best = state.at("seconds_to_best").get<double>();
+      result.steps = state.at("steps").get<int64_t>();
+      result.plans_simulated = state.at("plans_simulated").get<int64_t>();
+      const double ppo_best = state.at("ppo_best_us").get<double>();
+      result.ppo_best_us = ppo_best < 0 ? std::numeric_limits<double>::infinity() : ppo_best;
+      result.improvements_ppo = state.at("improvements_ppo").get<int>();
+      result.improvements_polish = state.at("improvements_polish").get<int>();
+      result.improvements_sample_polish = state.value("improvements_sample_polish", 0);
+      for (const Json& p : state.at("trace")) {
+        result.trace.push_back(ConvergencePoint{p.at("seconds").get<double>(), p.at("plans").get<int64_t>(),
+                                                p.at("step").get<int64_t>(), p.at("best_step_time_us").get<double>(),
+                                                p.at("fits").get<bool>(), p.at("source").get<std::string>()});
+      }
+      if (polish && state.contains("polish")) {
+        polish->set_cursor(LocalSearch::Cursor{state["polish"].at("scale").get<int>(), 0,
+                                               state["polish"].at("failed_scales").get<int>()});
+      }
+      if (state.value("method", std::string("go")) != config.method) {
+        return FailedPrecondition(path + ": the checkpoint is for method " + state.value("method", std::string("go")) +
+                                  ", not " + config.method);
+      }
+      if (trainer && state.value("trainer", false)) {
+        GO_RETURN_IF_ERROR(trainer->LoadCheckpoint(dir));
+        // The overall best joins the batches if the trainer's own is worse.
+        trainer->OfferPlan(best, best_score);
+      }
+    } catch (const std::exception& e) {
+      return ParseError(path + ": " + e.what());
+    }
+    return true;
+  }
+};
+
+GoSearch::GoSearch(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+GoSearch::~GoSearch() = default;
+
+StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator, GoSearchConfig config) {
+  auto impl = std::make_unique<Impl>(simulator, std::move(config));
+  GO_ASSIGN_OR_RETURN(impl->policy_config, GoPolicyConfig::FromString(impl->config.policy));
+  GO_ASSIGN_OR_RETURN(impl->ppo_config, PpoConfig::FromString(impl->config.ppo));
+  if (impl->policy_config.seed == GoPolicyConfig().seed) impl->policy_config.seed = impl->config.seed + 1;
+  ConfigureTorchThreads(impl->config.threads);
+  GO_ASSIGN_OR_RETURN(impl->input, BuildPolicyInput(simulator.graph(), simulator.cluster(), simulator.cost_model()));
+  impl->batch = std::make_unique<BatchSimulator>(simulator, impl->config.threads);
+  if (impl->config.polish) impl->polish = std::make_unique<LocalSearch>(simulator, impl->batch.get(), impl->config.polish_config);
+  if (impl->config.polish && impl->config.polish_samples) {
+    impl->sample_polish = std::make_unique<LocalSearch>(simulator, impl->batch.get(), impl->config.polish_config);
+  }
+  if (impl->config.ppo_enabled) {
+    try {
+      if (impl->config.method == "go") {
+        auto ppo = std::make_unique<PpoTrainer>(simulator, impl->batch.get(), impl->input, GoPolicy(impl->policy_config),
+                                                impl->ppo_config, impl->config.seed);
+        impl->ppo = ppo.get();
+        impl->trainer = std::move(ppo);
+      } else {
+        GO_ASSIGN_OR_RETURN(impl->trainer, CreateMethodTrainer(impl->config.method, simulator, impl->batch.get(), impl->input,
+                                                               impl->config.method_options, impl->config.seed));
+      }
+    } catch (const std::exception& e) {
+      return InternalError("creating the " + impl->config.method + " policy: " + e.what());
+    }
+  }
+  return std::unique_ptr<GoSearch>(new GoSearch(std::move(impl)));
+}
+
+StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
+                                       const std::function<void(const GoSearchProgress&)>& progress) {
+  Impl& m = *impl_;
+  m.start = Clock::now();
+  m.result.ppo_best_us = std::numeric_limits<double>::infinity();
+  GO_ASSIGN_OR_RETURN(const bool resumed, m.LoadCheckpoint());
+  m.result.resumed = resumed;
+  // Baselines are always scored (for the report); they seed the search only on a
+  // fresh run with baselines enabled.
+  {
+    const bool seed_from_baselines = m.config.baselines && !resumed;
+    const bool keep = m.config.baselines;
+    m.config.baselines = seed_from_baselines;
+    const int64_t plans = m.result.plans_simulated;
+    const double to_best = m.result.seconds_to_best;
+    m.RunBaselines();
+    if (resumed) {
+      m.result.plans_simulated = plans;
+      m.result.seconds_to_best = to_best;
+    }
+    m.config.baselines = keep;
+  }
+  // Reference of the reward: the best plain baseline, else the single-device plan.
+  double reference = m.result.best_baseline_score.fits() ? m.result.best_baseline_score.step_time_us : 0;
+  if (reference <= 0) {
+    for (const BaselineScore& b : m.result.baselines) {
+      if (b.error.empty() && b.score.scored() && (reference <= 0 || b.score.step_time_us < reference)) reference = b.score.step_time_us;
+    }
+  }
+  if (reference <= 0) reference = 1e6;
+  // Without baselines and without PPO, the local search starts from one device.
+  if (!resumed && !m.best_score.scored() && !m.trainer) {
+    Plan start = SingleDevicePlan(m.sim.graph(), m.sim.cluster());
+    StatusOr<SimResult> r = m.sim.Simulate(start);
+    if (r.ok()) m.Offer(start, PlanScore::Of(*r), "start:single");
+  }
+  if (m.trainer) {
+    if (!resumed) {
+      m.trainer->set_reference_us(reference);
+      if (m.best_score.scored()) m.trainer->OfferPlan(m.best, m.best_score);
+    }
+  }
+
+  const double run_limit = m.config.time_limit_s;
+  const Clock::time_point run_start = m.start;
+  auto time_up = [&] {
+    return run_limit > 0 && std::chrono::duration<double>(Clock::now() - run_start).count() >= run_limit;
+  };
+  auto stopped = [&] { return stop != nullptr && stop->load(); };
+  // Polish the best baseline first (cheap and deterministic), then imitate the result.
+  if (!resumed && m.polish && m.best_score.scored()) {
+    Plan plan = m.best;
+    PlanScore score = m.best_score;
+    Rng rng(PolishSeed(m.config.seed, -1));
+    const LocalSearchStats ls = m.polish->Polish(&plan, &score, rng, 0, [&] { return stopped() || time_up(); });
+    m.result.plans_simulated += ls.evaluations;
+    if (m.Offer(plan, score, "polish") && m.trainer) m.trainer->OfferPlan(m.best, m.best_score);
+  }
+  if (!resumed && m.trainer && m.config.warm_start && m.best_score.scored()) {
+    m.trainer->WarmStart([&] { return stopped() || time_up(); });
+  }
+  int64_t steps_this_run = 0;
+  double last_batch_best = 0;
+  std::string reason;
+  while (true) {
+    if (stopped()) {
+      reason = "interrupted";
+      break;
+    }
+    if (time_up()) {
+      reason = "time limit";
+      break;
+    }
+    if (m.config.max_steps > 0 && m.result.steps >= m.config.max_steps) {
+      reason = "steps";
+      break;
+    }
+    if (!m.trainer && (!m.polish || m.polish->converged())) {
+      reason = "converged";
+      break;
+    }
+    if (m.trainer) {
+      TrainerStepStats s;
+      const int64_t before = m.trainer->plans_simulated();
+      try {
+        s = m.trainer->Step();
+      } catch (const std::exception& e) {
+        return InternalError(m.config.method + " training step: " + e.what());
+      }
+      m.result.plans_simulated += m.trainer->plans_simulated() - before;
+      last_batch_best = s.best_step_us_in_batch;
+      if (std::isfinite(s.best_step_us_in_batch)) m.result.ppo_best_us = std::min(m.result.ppo_best_us, s.best_step_us_in_batch);
+      if (m.Offer(m.trainer->best_plan(), m.trainer->best_score(), m.ppo ? "ppo" : m.config.method) && m.polish) m.polish->Reset();
+    }
+    if (m.polish && !m.polish->converged() && m.best_score.scored()) {
+      Plan plan = m.best;
+      PlanScore score = m.best_score;
+      Rng rng(PolishSeed(m.config.seed, m.result.steps));
+      const LocalSearchStats ls = m.polish->Polish(&plan, &score, rng, m.config.polish_evaluations, [&] {
+        return stopped() || time_up();
+      });
+      m.result.plans_simulated += ls.evaluations;
+      if (m.Offer(plan, score, "polish") && m.trainer) m.trainer->OfferPlan(m.best, m.best_score);
+    } else if (m.sample_polish && m.ppo && m.ppo->last_sample_score().scored()) {
+      Plan plan = m.ppo->last_sample_plan();
+      PlanScore score = m.ppo->last_sample_score();
+      m.sample_polish->Reset();
+      Rng rng(PolishSeed(m.config.seed ^ 0x5A5A5A5Aull, m.result.steps));
+      const LocalSearchStats ls = m.sample_polish->Polish(&plan, &score, rng, m.config.polish_evaluations, [&] {
+        return stopped() || time_up();
+      });
+      m.result.plans_simulated += ls.evaluations;
+      if (m.Offer(plan, score, "ppo+polish")) {
+        m.trainer->OfferPlan(m.best, m.best_score);
+        m.polish->Reset();
+      }
+    }
+    ++m.result.steps;
+    ++steps_this_run;
+    if (progress) {
+      GoSearchProgress p;
+      p.step = m.result.steps;
+      p.seconds = m.Seconds();
+      p.best = m.best_score;
+      p.best_baseline_us = m.result.best_baseline_score.fits() ? m.result.best_baseline_score.step_time_us : 0;
+      p.last_batch_best_us = last_batch_best;
+      p.plans = m.result.plans_simulated;
+      progress(p);
+    }
+    if (!m.config.checkpoint_dir.empty() && m.result.steps % m.config.checkpoint_every == 0) {
+      GO_RETURN_IF_ERROR(m.SaveCheckpoint());
+    }
+  }
+  m.result.stop_reason = reason;
+  m.result.seconds = m.Seconds();
+  GO_RETURN_IF_ERROR(m.SaveCheckpoint());
+  if (!m.best_score.scored()) return FailedPrecondition("the GO search found no plan that could be simulated");
+  m.result.plan = m.best;
+  m.result.score = m.best_score;
+  return m.result;
+}
+
+}  // namespace graphopt

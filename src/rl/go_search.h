@@ -1,0 +1,145 @@
+// GoSearch: the GO optimizer for one graph on one cluster, as `graphopt optimize`
+// and the benchmark suite's "go" column run it. No LibTorch in this header (the
+// trainer lives behind it), so the CLI can include it cheaply.
+//
+// Ingredients, each of which the config can switch off (for ablations):
+//  1. baselines: every baseline (and its greedy-fusion variant) is planned and
+//     simulated; the best plan that fits becomes the initial best plan, and the best
+//     plain baseline's step time the reward's reference. The optimizer only ever
+//     replaces its best plan by a strictly better one, so its result is never slower
+//     than the best baseline: by construction, not by luck.
+//  2. warm start: supervised steps that make the policy imitate the initial best plan
+//     before PPO, so that its samples start around the best heuristic instead of
+//     from a uniform placement.
+//  3. PPO (rl/ppo.h): per step a batch of sampled plans simulated in parallel; the
+//     best sampled plan replaces the best plan if it is better.
+//  4. polish (rl/local_search.h): after each PPO step, a slice of local search (a
+//     fixed number of simulations) on the best plan; improvements join the next PPO
+//     batch, so the policy is pulled towards them.
+//  5. sample polish: once the polish of the best plan has converged (a local
+//     optimum), each step's best sampled plan is polished instead (a slice of the
+//     same size, from a fresh search): the policy proposes starting points in other
+//     basins, the local search descends from them, and a descent that ends below
+//     the best plan replaces it (and joins the batches).
+// The run stops at max_steps, the time limit, an external stop flag (Ctrl-C) or, with
+// PPO off, when the local search has converged. It records a convergence trace (best
+// step time against wall-clock seconds and plans simulated, with the ingredient that
+// found each improvement). Checkpoints (policy, Adam state, trainer state, search
+// cursor, trace and best plan) go to checkpoint_dir every checkpoint_every steps and
+// at the end; a run whose checkpoint_dir holds a checkpoint resumes from it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "rl/local_search.h"
+#include "sim/plan.h"
+#include "sim/simulator.h"
+
+namespace graphopt {
+
+struct GoSearchConfig {
+  std::string method = "go";  // rl/methods.h LearnedMethodNames
+  std::string method_options; // options of a method other than go, "key=value,..."
+  std::string policy;  // GoPolicyConfig overrides, "key=value,..." (policy/go_policy.h)
+  std::string ppo;     // PpoConfig overrides, "key=value,..." (rl/ppo.h)
+  LocalSearchConfig polish_config;
+  bool baselines = true;
+  bool warm_start = true;
+  bool ppo_enabled = true;
+  bool polish = true;
+  bool polish_samples = true;
+  int64_t polish_evaluations = 48;  // simulations of local search per step
+  int64_t max_steps = 0;            // 0: no limit
+  double time_limit_s = 300;        // <= 0: no limit
+  int threads = 0;                  // simulator and LibTorch threads (<= 0: every core)
+  uint64_t seed = 0;
+  std::string checkpoint_dir;       // "" : no checkpoints
+  int checkpoint_every = 10;        // steps
+};
+
+// Parses "key=value,..." over `base`: the driver's keys (baselines, warm_start, ppo,
+// polish: 0/1; polish_evaluations, max_steps, threads, checkpoint_every: integers;
+// time_limit: seconds); any other key goes to the PPO config if it knows it, else to
+// the policy config.
+// The defaults of a method: go runs every ingredient; the published placers (colocrl,
+// hdp) run as their papers describe them: no baseline seed, warm start or polish
+// (the baselines are still scored, for the report). Fails on an unknown method.
+StatusOr<GoSearchConfig> DefaultSearchConfig(const std::string& method);
+
+// Sets `base.method` before parsing: keys that are not the driver's go to the
+// method's own options (for go: the PPO config if it knows the key, else the policy
+// config).
+StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchConfig base);
+
+struct ConvergencePoint {
+  double seconds = 0;       // wall-clock since the search started (resumed runs continue)
+  int64_t plans = 0;        // plans simulated by then
+  int64_t step = 0;         // PPO steps done by then
+  double best_step_us = 0;  // step time of the best plan
+  bool fits = true;
+  std::string source;       // what found it: "baseline:expert", "ppo", "polish", "ppo+polish"
+};
+
+struct BaselineScore {
+  std::string method;
+  std::string error;  // non-empty: the baseline failed
+  PlanScore score;
+  bool plain = true;  // a plain baseline (not a +fusion variant)
+};
+
+struct GoSearchProgress {
+  int64_t step = 0;
+  double seconds = 0;
+  PlanScore best;
+  double best_baseline_us = 0;  // 0 if no plain baseline fits
+  double last_batch_best_us = 0;
+  int64_t plans = 0;
+};
+
+struct GoSearchResult {
+  Plan plan;
+  PlanScore score;
+  std::vector<ConvergencePoint> trace;
+  std::vector<BaselineScore> baselines;
+  std::string best_baseline;  // fastest plain baseline that fits, "" if none
+  PlanScore best_baseline_score;
+  double seconds = 0;          // total, resumed runs included
+  double seconds_to_best = 0;  // when the final plan was found
+  int64_t steps = 0;
+  int64_t plans_simulated = 0;
+  double ppo_best_us = 0;      // best plan sampled by PPO alone (inf if none fits)
+  int improvements_ppo = 0;
+  int improvements_polish = 0;
+  int improvements_sample_polish = 0;
+  std::string stop_reason;     // "steps", "time limit", "interrupted", "converged"
+  bool resumed = false;
+};
+
+class GoSearch {
+ public:
+  // `simulator` must outlive the search. Fails on bad config strings or a policy
+  // input that cannot be built.
+  static StatusOr<std::unique_ptr<GoSearch>> Create(const Simulator& simulator, GoSearchConfig config);
+  ~GoSearch();
+
+  // Runs the search. `stop` (may be null) is polled between steps; `progress` (may be
+  // null) is called after every step.
+  StatusOr<GoSearchResult> Run(const std::atomic<bool>* stop = nullptr,
+                               const std::function<void(const GoSearchProgress&)>& progress = nullptr);
+
+ private:
+  struct Impl;
+  explicit GoSearch(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The convergence trace as JSON ("graphopt-convergence", version 1).
+std::string ConvergenceJson(const std::vector<ConvergencePoint>& trace);
+
+}  // namespace graphopt

@@ -1,0 +1,152 @@
+// PPO training of the GO policy on one graph and cluster, with the simulator as the
+// environment.
+//
+// One Step(): a forward pass of the policy, `samples_per_step` action sets sampled
+// from it (plus, optionally, the best plan found so far as one more member of the
+// batch, so that plans found by other means, the baselines and the local search,
+// pull the policy towards them), their plans (rl/rollout.h ActionsToPlan) simulated
+// together on every core (BatchSimulator), one reward per plan, advantages against a
+// running baseline (an exponential moving average of the batch mean rewards),
+// normalized by the batch's standard deviation, then `epochs` passes of the clipped
+// PPO objective with an entropy bonus, Adam and gradient-norm clipping.
+//
+// Reward: -sqrt(step time / reference), the reference being the best baseline's step
+// time (so a plan as fast as the best baseline scores -1), minus `oom_penalty` for a
+// plan that does not fit in memory (GO's shape). Log-probabilities are divided by
+// the sample's number of decisions before the ratio is formed: a sample has one
+// decision per unit and per op, tens of thousands, and the ratio of their summed
+// log-probabilities would leave the clipping range after any update.
+//
+// The trainer keeps the best plan it has seen (PlanScore order: fitting plans first)
+// with its score, the step it was found at and the number of plans simulated by
+// then. Deterministic: the same seed, policy and config give the same samples,
+// rewards and parameters at one thread (the rng of step i is derived from the seed
+// and i, so a resumed trainer continues exactly as an uninterrupted one).
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "policy/go_policy.h"
+#include "rl/local_search.h"
+#include "rl/trainer.h"
+#include "sim/batch.h"
+#include "sim/simulator.h"
+
+namespace graphopt {
+
+struct PpoConfig {
+  int samples_per_step = 16;
+  int epochs = 4;
+  double clip = 0.2;
+  double lr = 1e-3;                 // Adam
+  double entropy = 0.01;            // entropy bonus (per decision) at step 0
+  double entropy_decay = 0.98;      // multiplied in at every step
+  double entropy_min = 0.001;
+  double baseline_decay = 0.8;      // running baseline: b <- decay * b + (1 - decay) * mean reward
+  bool normalize_advantages = true;
+  double oom_penalty = 2.0;         // subtracted from the reward of a plan that does not fit
+  double temperature = 1.0;         // sampling temperature
+  double max_grad_norm = 1.0;       // <= 0: no clipping
+  bool include_best = true;         // the best plan so far joins every batch
+  bool critical_path_priorities = true;  // rl/rollout.h: levels first, critical path breaks ties
+  int warm_start_level = 0;         // priority level of imitated plans
+  int warm_start_steps = 40;        // supervised steps towards the warm-start plan (at most)
+  double warm_start_target = 0.97;  // stop once the mean probability per decision exceeds this
+
+  Status Validate() const;
+  std::string ToString() const;
+  // "key=value,..." over the defaults; unknown keys fail.
+  static StatusOr<PpoConfig> FromString(const std::string& text);
+};
+
+using PpoStepStats = TrainerStepStats;
+
+class PpoTrainer : public Trainer {
+ public:
+  // `simulator`, `batch` and `input` (from the same graph and cluster) must outlive
+  // the trainer; the policy is shared (the caller may save it).
+  PpoTrainer(const Simulator& simulator, BatchSimulator* batch, const PolicyInput& input, GoPolicy policy,
+             PpoConfig config, uint64_t seed);
+
+  // The step time rewards are relative to (> 0).
+  std::string method() const override { return "go"; }
+  void set_reference_us(double reference_us) override { reference_us_ = reference_us; }
+  double reference_us() const override { return reference_us_; }
+
+  // Offers a plan found elsewhere (baseline, local search): kept if better than the
+  // best. Returns true if it became the best.
+  bool OfferPlan(const Plan& plan, const PlanScore& score) override;
+  // Supervised steps that raise the policy's probability of the best plan's actions
+  // (at most warm_start_steps); returns the mean probability per decision reached.
+  // stop (may be null) is polled between steps.
+  double WarmStart(const std::function<bool()>& stop = nullptr) override;
+  PpoStepStats Step() override;
+
+  const Plan& best_plan() const override { return best_plan_; }
+  const PlanScore& best_score() const override { return best_score_; }
+  int64_t step() const override { return step_; }
+  int64_t plans_simulated() const override { return plans_simulated_; }
+  // policy.pt, optimizer.pt and ppo_state.json in `dir`.
+  Status SaveCheckpoint(const std::string& dir) override;
+  Status LoadCheckpoint(const std::string& dir) override;
+  GoPolicy& policy() { return policy_; }
+  torch::optim::Adam& optimizer() { return *optimizer_; }
+  const PpoConfig& config() const { return config_; }
+  // The greedy (most likely) plan of the current policy and its score.
+  Plan GreedyPlan();
+
+  // The best plan sampled in the last step (not the included best) and its score
+  // (unscored before the first step, or if no sample could be simulated).
+  const Plan& last_sample_plan() const { return last_sample_plan_; }
+  const PlanScore& last_sample_score() const { return last_sample_score_; }
+
+  // Trainer state besides the policy and the optimizer, for checkpoints.
+  struct State {
+    int64_t step = 0;
+    int64_t plans_simulated = 0;
+    double running_baseline = 0;
+    bool has_baseline = false;
+    double entropy_coef = 0;
+    double reference_us = 0;
+  };
+  State state() const;
+  void set_state(const State& state);
+  // The actions of the best plan (what joins the batches).
+  const Actions& best_actions() const { return best_actions_; }
+  // Sets the best plan without comparing (checkpoint restore); actions may be null
+  // (then PlanToActions of the plan).
+  void set_best(const Plan& plan, const PlanScore& score, const Actions* actions = nullptr);
+
+ private:
+  double Reward(const PlanScore& score) const;
+
+  const Simulator& sim_;
+  BatchSimulator* batch_;
+  const PolicyInput& input_;
+  PolicyTensors tensors_;
+  GoPolicy policy_;
+  std::unique_ptr<torch::optim::Adam> optimizer_;
+  PpoConfig config_;
+  uint64_t seed_;
+  double reference_us_ = 1;
+  int64_t step_ = 0;
+  int64_t plans_simulated_ = 0;
+  double running_baseline_ = 0;
+  bool has_baseline_ = false;
+  double entropy_coef_ = 0;
+  Plan best_plan_;
+  PlanScore best_score_;
+  Actions best_actions_;
+  bool has_best_actions_ = false;
+  Plan last_sample_plan_;
+  PlanScore last_sample_score_;
+};
+
+}  // namespace graphopt

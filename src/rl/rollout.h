@@ -1,0 +1,46 @@
+// The bridge between the policy's actions and plans, for training (no LibTorch here).
+//
+// ActionsToPlan is the plan a trainer simulates for a set of sampled actions: the
+// policy's plan (policy/actions.h ToPlan) with, if asked, the scheduling decision
+// refined by critical-path priorities: the policy's priority level stays the primary
+// key and the critical-path length (the longest path to a sink with the op times on
+// the sampled devices and the transfers between them) breaks the ties, so a policy
+// that has learnt nothing about scheduling yet (all ops on one level) schedules
+// critical-path-first, and every level it raises is a deliberate override.
+//
+// PlanToActions is the inverse for placement and fusion (a unit goes where its first
+// op is, fusion flags are copied) with every op on one priority level: the target of
+// the warm start (imitating the best baseline) and the form in which a plan found
+// elsewhere (a baseline, the local search) joins a training batch.
+#pragma once
+
+#include <vector>
+
+#include "graph/graph.h"
+#include "policy/actions.h"
+#include "policy/features.h"
+#include "sim/cluster.h"
+#include "sim/cost_model.h"
+#include "sim/plan.h"
+
+namespace graphopt {
+
+// Scale of a priority level when critical-path priorities break ties: larger than any
+// critical-path length in us (1e12 us is 11.6 days).
+inline constexpr double kPriorityLevelScale = 1e12;
+
+Plan ActionsToPlan(const Graph& graph, const Cluster& cluster, const CostModel& cost_model, const PolicyInput& input,
+                   const Actions& actions, bool critical_path_priorities);
+
+// Identical devices (every preset's accelerators) have identical features, so the
+// policy's device embeddings, and with them its placement logits, are identical for
+// them: it could never prefer one GPU over another. Until the policy has a feature
+// of its own for this, the trainer breaks the symmetry in its copy of the input: the
+// device's index, centred and scaled to [-0.5, 0.5], is added to the "peak_share"
+// feature (the last one). Idempotent per input only if called once.
+void BreakDeviceSymmetry(PolicyInput* input);
+
+// `level` is the priority level every op gets (clamped to [0, levels - 1]).
+Actions PlanToActions(const PolicyInput& input, const Plan& plan, int level = 0);
+
+}  // namespace graphopt

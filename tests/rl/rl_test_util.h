@@ -1,0 +1,37 @@
+// Toy placement problems for the training tests, with optima known on paper: the
+// paper machine of tests/sim (1 TFLOP/s devices, 100 MFLOP = 100 us).
+#pragma once
+
+#include <string>
+
+#include "../sim/sim_test_util.h"
+
+namespace graphopt::testing {
+
+// Two independent chains of `length` MatMuls of 100 us each (tiny tensors between
+// them). On one device the step takes 2 * length * 101 us; the optimum puts one chain
+// on each device: length * 101 us.
+inline Graph TwoChains(int length) {
+  PaperGraph g("two-chains");
+  for (int c = 0; c < 2; ++c) {
+    TensorId t = g.Input("in" + std::to_string(c), 400);
+    for (int i = 0; i < length; ++i) t = g.Compute("c" + std::to_string(c) + "_" + std::to_string(i), {t}, 100, 400);
+  }
+  return std::move(g.graph());
+}
+
+inline double TwoChainsOptimumUs(int length) { return length * 101.0; }
+
+// Two paper devices, device 0 ten times slower than device 1: the optimum of a chain
+// puts every op on device 1 (length * 101 us).
+inline Cluster SlowAndFastCluster() {
+  Cluster c = PaperCluster(2);
+  std::vector<Device> devices = c.devices();
+  devices[0].peak_flops = 1e11;
+  devices[0].name = "slow";
+  Cluster out("slow-fast", devices);
+  out.SetAllLinks(Link{1e9, 2});
+  return out;
+}
+
+}  // namespace graphopt::testing
