@@ -1,6 +1,18 @@
 #include "rl/methods.h"
 
+#include "rl/colocrl.h"
+#include "rl/hdp.h"
+
 namespace graphopt {
+namespace {
+
+Status UnknownMethod(const std::string& method) {
+  std::string known;
+  for (const std::string& name : LearnedMethodNames()) known += (known.empty() ? "" : ", ") + name;
+  return InvalidArgument("unknown learned method \"" + method + "\" (known: " + known + ")");
+}
+
+}  // namespace
 
 const std::vector<std::string>& LearnedMethodNames() {
   static const std::vector<std::string> names = {"go", "colocrl", "hdp"};
@@ -8,20 +20,28 @@ const std::vector<std::string>& LearnedMethodNames() {
 }
 
 Status ValidateMethodOptions(const std::string& method, const std::string& options) {
-  (void)options;
   if (method == "go") return Status::Ok();
-  return InvalidArgument("unknown learned method \"" + method + "\" (known: go)");
+  if (method == "colocrl") return ColocRlConfig::FromString(options).status();
+  if (method == "hdp") return HdpConfig::FromString(options).status();
+  return UnknownMethod(method);
 }
 
 StatusOr<std::unique_ptr<Trainer>> CreateMethodTrainer(const std::string& method, const Simulator& simulator,
                                                        BatchSimulator* batch, const PolicyInput& input,
                                                        const std::string& options, uint64_t seed) {
-  (void)simulator;
-  (void)batch;
-  (void)input;
-  (void)options;
-  (void)seed;
-  return InvalidArgument("unknown learned method \"" + method + "\" (known: go)");
+  if (method == "colocrl") {
+    GO_ASSIGN_OR_RETURN(const ColocRlConfig config, ColocRlConfig::FromString(options));
+    GO_ASSIGN_OR_RETURN(std::unique_ptr<ColocRlTrainer> trainer,
+                        ColocRlTrainer::Create(simulator, batch, input, config, seed));
+    return std::unique_ptr<Trainer>(std::move(trainer));
+  }
+  if (method == "hdp") {
+    GO_ASSIGN_OR_RETURN(const HdpConfig config, HdpConfig::FromString(options));
+    GO_ASSIGN_OR_RETURN(std::unique_ptr<HdpTrainer> trainer, HdpTrainer::Create(simulator, batch, input, config, seed));
+    return std::unique_ptr<Trainer>(std::move(trainer));
+  }
+  if (method == "go") return InvalidArgument("method \"go\" is run by the GO search driver, not CreateMethodTrainer");
+  return UnknownMethod(method);
 }
 
 }  // namespace graphopt

@@ -1,0 +1,596 @@
+#include "rl/colocrl.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "core/files.h"
+#include "core/strings.h"
+#include "rl/rollout.h"
+
+namespace graphopt {
+namespace {
+
+using Json = nlohmann::json;
+
+Json ScoreJson(const PlanScore& s) {
+  return Json{{"step_time_us", s.scored() ? s.step_time_us : -1.0},
+              {"oom", s.oom},
+              {"overflow_bytes", s.scored() ? s.overflow_bytes : int64_t{-1}}};
+}
+
+PlanScore ScoreFromJson(const Json& j) {
+  PlanScore s;
+  const double t = j.at("step_time_us").get<double>();
+  if (t < 0) return s;
+  s.step_time_us = t;
+  s.oom = j.at("oom").get<bool>();
+  s.overflow_bytes = j.at("overflow_bytes").get<int64_t>();
+  return s;
+}
+
+// Shortest decimal form of v that parses back to v.
+std::string FormatDouble(double v) {
+  char buf[64];
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+// Writes via a temporary beside `path`, then renames.
+Status SaveArchive(torch::serialize::OutputArchive& archive, const std::string& path) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  try {
+    archive.save_to(tmp);
+  } catch (const c10::Error& e) {
+    std::remove(tmp.c_str());
+    return IoError("cannot write " + path + ": " + e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    std::remove(tmp.c_str());
+    return IoError("cannot write " + path + ": " + e.what());
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return IoError("cannot write " + path + ": rename failed");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Options
+
+Status ParseOptions(const std::string& text, const std::string& context, const std::vector<OptionField>& fields) {
+  GO_ASSIGN_OR_RETURN(auto values, ParseKeyValues(text, context));
+  for (const auto& [key, value] : values) {
+    const auto it = std::find_if(fields.begin(), fields.end(), [&](const OptionField& f) { return f.key == key; });
+    if (it == fields.end()) {
+      std::string known;
+      for (const OptionField& f : fields) known += (known.empty() ? "" : ", ") + f.key;
+      return InvalidArgument(context + ": unknown key \"" + key + "\" (known: " + known + ")");
+    }
+    const std::string where = context + " " + key;
+    if (int* const* p = std::get_if<int*>(&it->target)) {
+      GO_ASSIGN_OR_RETURN(int64_t v, ParseInt(value, where));
+      if (v < -(int64_t{1} << 30) || v > (int64_t{1} << 30))
+        return InvalidArgument(where + ": " + value + " is out of range");
+      **p = static_cast<int>(v);
+    } else if (double* const* p = std::get_if<double*>(&it->target)) {
+      GO_ASSIGN_OR_RETURN(double v, ParseDouble(value, where));
+      if (!std::isfinite(v)) return InvalidArgument(where + ": expected a finite number, got \"" + value + "\"");
+      **p = v;
+    } else if (bool* const* p = std::get_if<bool*>(&it->target)) {
+      if (value != "0" && value != "1" && value != "true" && value != "false") {
+        return InvalidArgument(where + ": expected 0/1/true/false, got \"" + value + "\"");
+      }
+      **p = value == "1" || value == "true";
+    } else {
+      *std::get<std::string*>(it->target) = value;
+    }
+  }
+  return Status::Ok();
+}
+
+std::string FormatOptions(const std::vector<OptionField>& fields) {
+  std::string out;
+  for (const OptionField& f : fields) {
+    if (!out.empty()) out += ",";
+    out += f.key + "=";
+    if (int* const* p = std::get_if<int*>(&f.target)) {
+      out += std::to_string(**p);
+    } else if (double* const* p = std::get_if<double*>(&f.target)) {
+      out += FormatDouble(**p);
+    } else if (bool* const* p = std::get_if<bool*>(&f.target)) {
+      out += **p ? "1" : "0";
+    } else {
+      out += *std::get<std::string*>(f.target);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+std::vector<OptionField> ColocRlFields(ColocRlConfig* c) {
+  return {{"max_groups", &c->max_groups},
+          {"hidden", &c->hidden},
+          {"type_embedding", &c->type_embedding},
+          {"attention", &c->attention},
+          {"attention_size", &c->attention_size},
+          {"bidirectional", &c->bidirectional},
+          {"samples", &c->samples_per_step},
+          {"lr", &c->lr},
+          {"max_grad_norm", &c->max_grad_norm},
+          {"baseline_decay", &c->baseline_decay},
+          {"reward", &c->reward},
+          {"oom_step_factor", &c->oom_step_factor},
+          {"logit_temperature", &c->logit_temperature},
+          {"tanh_constant", &c->tanh_constant},
+          {"critical_path_priorities", &c->critical_path_priorities}};
+}
+
+}  // namespace
+
+Status ColocRlConfig::Validate() const {
+  auto bad = [](const std::string& m) { return InvalidArgument("ColocRL config: " + m); };
+  if (max_groups < 1 || max_groups > kMaxColocRlGroups) {
+    return bad(StrFormat("max_groups must be in [1, %d] (the encoder's input grows with it)", kMaxColocRlGroups));
+  }
+  if (hidden < 2) return bad("hidden must be >= 2");
+  if (bidirectional && hidden % 2 != 0) return bad("hidden must be even with bidirectional=1");
+  if (type_embedding < 1) return bad("type_embedding must be >= 1");
+  if (attention != "dot" && attention != "additive")
+    return bad("attention must be dot or additive, got \"" + attention + "\"");
+  if (attention_size < 1) return bad("attention_size must be >= 1");
+  if (samples_per_step < 1) return bad("samples must be >= 1");
+  if (!(lr > 0)) return bad("lr must be > 0");
+  if (!(baseline_decay >= 0 && baseline_decay < 1)) return bad("baseline_decay must be in [0, 1)");
+  if (reward != "sqrt" && reward != "linear") return bad("reward must be sqrt or linear, got \"" + reward + "\"");
+  if (!(oom_step_factor >= 1)) return bad("oom_step_factor must be >= 1");
+  if (!(logit_temperature > 0)) return bad("logit_temperature must be > 0");
+  if (!(tanh_constant >= 0)) return bad("tanh_constant must be >= 0");
+  return Status::Ok();
+}
+
+std::string ColocRlConfig::ToString() const {
+  ColocRlConfig copy = *this;
+  return FormatOptions(ColocRlFields(&copy));
+}
+
+StatusOr<ColocRlConfig> ColocRlConfig::FromString(const std::string& text) {
+  ColocRlConfig c;
+  GO_RETURN_IF_ERROR(ParseOptions(text, "ColocRL config", ColocRlFields(&c)));
+  GO_RETURN_IF_ERROR(c.Validate());
+  return c;
+}
+
+// ---------------------------------------------------------------------------
+// Groups and their features
+
+std::vector<int32_t> ColocRlGroups(const PolicyInput& input, int max_groups, int* num_groups) {
+  const int u_count = input.num_units;
+  std::vector<int32_t> group(static_cast<size_t>(u_count));
+  if (u_count <= max_groups) {
+    for (int u = 0; u < u_count; ++u) group[static_cast<size_t>(u)] = u;
+    *num_groups = u_count;
+    return group;
+  }
+  // Chunk of a unit: where its first op falls among num_ops / max_groups equal slices
+  // of the ops counted in unit order; then the chunks are numbered densely.
+  const int64_t n = std::max(1, input.num_ops);
+  int64_t ops_before = 0;
+  int32_t last_raw = -1, next = -1;
+  for (int u = 0; u < u_count; ++u) {
+    const int32_t raw = static_cast<int32_t>(std::min<int64_t>(max_groups - 1, ops_before * max_groups / n));
+    if (raw != last_raw) {
+      ++next;
+      last_raw = raw;
+    }
+    group[static_cast<size_t>(u)] = next;
+    ops_before += input.unit_offsets[static_cast<size_t>(u) + 1] - input.unit_offsets[static_cast<size_t>(u)];
+  }
+  *num_groups = next + 1;
+  return group;
+}
+
+std::vector<float> OpShapeFeatures(const Graph& graph, const PolicyInput& input) {
+  std::vector<float> f(static_cast<size_t>(input.num_ops) * kShapeFeatures, 0.0f);
+  for (int i = 0; i < input.num_ops; ++i) {
+    const Op& op = graph.op(input.order[static_cast<size_t>(i)]);
+    for (size_t o = 0; o < op.outputs.size() && o < static_cast<size_t>(kShapeOutputs); ++o) {
+      const Shape& shape = graph.tensor(op.outputs[o]).shape;
+      for (size_t d = 0; d < shape.size() && d < static_cast<size_t>(kShapeDims); ++d) {
+        f[static_cast<size_t>(i) * kShapeFeatures + o * kShapeDims + d] =
+            static_cast<float>(std::log1p(static_cast<double>(std::max<int64_t>(0, shape[d]))) / 10.0);
+      }
+    }
+  }
+  return f;
+}
+
+torch::Tensor GroupFeatures(const PolicyInput& input, const std::vector<float>& op_shapes,
+                            const std::vector<int32_t>& group_of_node, int num_groups) {
+  const int64_t g_count = num_groups;
+  const int64_t width = kGroupFixedFeatures + 2 * g_count;
+  torch::Tensor t = torch::zeros({g_count, width}, torch::kFloat);
+  float* f = t.data_ptr<float>();
+  std::vector<int64_t> count(static_cast<size_t>(g_count), 0);
+  constexpr int64_t kShapeCol = kNumKindIndices;
+  constexpr int64_t kSizeCol = kNumKindIndices + kShapeFeatures;
+  constexpr int64_t kAdjCol = kGroupFixedFeatures;
+  for (int n = 0; n < input.num_ops; ++n) {
+    const int64_t g = group_of_node[static_cast<size_t>(n)];
+    float* row = f + g * width;
+    ++count[static_cast<size_t>(g)];
+    row[input.op_kind[static_cast<size_t>(n)]] += 1;
+    for (int j = 0; j < kShapeFeatures; ++j)
+      row[kShapeCol + j] += op_shapes[static_cast<size_t>(n) * kShapeFeatures + j];
+    for (int32_t e = input.succ_offsets[static_cast<size_t>(n)]; e < input.succ_offsets[static_cast<size_t>(n) + 1];
+         ++e) {
+      const int64_t h = group_of_node[static_cast<size_t>(input.succ_index[static_cast<size_t>(e)])];
+      row[kAdjCol + h] += 1;                      // out to h
+      f[h * width + kAdjCol + g_count + g] += 1;  // in from g
+    }
+  }
+  for (int64_t g = 0; g < g_count; ++g) {
+    const int64_t c = count[static_cast<size_t>(g)];
+    if (c == 0) continue;
+    float* row = f + g * width;
+    for (int64_t j = 0; j < kSizeCol; ++j) row[j] /= static_cast<float>(c);
+    row[kSizeCol] = static_cast<float>(std::log1p(static_cast<double>(c)) / 10.0);
+    float max_adj = 1;
+    for (int64_t j = kAdjCol; j < width; ++j) max_adj = std::max(max_adj, row[j]);
+    for (int64_t j = kAdjCol; j < width; ++j) row[j] /= max_adj;
+  }
+  return t;
+}
+
+// ---------------------------------------------------------------------------
+// REINFORCE plumbing
+
+double PlacementReward(const PlanScore& score, double reference_us, const std::string& reward, double oom_step_factor) {
+  const double step = score.fits() ? score.step_time_us : oom_step_factor * reference_us;
+  const double x = std::max(0.0, step) / reference_us;
+  return reward == "linear" ? -x : -std::sqrt(x);
+}
+
+uint64_t TrainingStepSeed(uint64_t seed, int64_t step) {
+  uint64_t z = seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step) + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+ScopedFlushDenormal::ScopedFlushDenormal() { at::globalContext().setFlushDenormal(true); }
+ScopedFlushDenormal::~ScopedFlushDenormal() { at::globalContext().setFlushDenormal(false); }
+
+namespace {
+constexpr int kReinforceStateVersion = 1;
+std::string PolicyPath(const std::string& dir, const ReinforceCheckpointId& id) {
+  return dir + "/" + id.method + "_policy.pt";
+}
+std::string OptimizerPath(const std::string& dir, const ReinforceCheckpointId& id) {
+  return dir + "/" + id.method + "_optimizer.pt";
+}
+std::string StatePath(const std::string& dir, const ReinforceCheckpointId& id) {
+  return dir + "/" + id.method + "_state.json";
+}
+std::string StateFormat(const ReinforceCheckpointId& id) { return "graphopt-" + id.method + "-trainer"; }
+}  // namespace
+
+Status SaveReinforceCheckpoint(const std::string& dir, const ReinforceCheckpointId& id, const Simulator& sim,
+                               const PolicyInput& input, torch::nn::Module& module, torch::optim::Optimizer& optimizer,
+                               const ReinforceState& state) {
+  try {
+    torch::serialize::OutputArchive policy;
+    policy.write("graphopt_format", c10::IValue(StateFormat(id) + "-policy"));
+    policy.write("graphopt_config", c10::IValue(id.config));
+    for (const auto& item : module.named_parameters()) policy.write("param/" + item.key(), item.value());
+    GO_RETURN_IF_ERROR(SaveArchive(policy, PolicyPath(dir, id)));
+    torch::serialize::OutputArchive opt;
+    optimizer.save(opt);
+    GO_RETURN_IF_ERROR(SaveArchive(opt, OptimizerPath(dir, id)));
+  } catch (const c10::Error& e) {
+    return IoError("cannot write the " + id.method + " checkpoint in " + dir + ": " + e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    return IoError("cannot write the " + id.method + " checkpoint in " + dir + ": " + e.what());
+  }
+  Json j{{"format", StateFormat(id)},
+         {"version", kReinforceStateVersion},
+         {"graph", sim.graph().name()},
+         {"num_ops", input.num_ops},
+         {"num_units", input.num_units},
+         {"cluster", sim.cluster().name()},
+         {"config", id.config},
+         {"seed", id.seed},
+         {"step", state.step},
+         {"plans_simulated", state.plans_simulated},
+         {"baseline", state.baseline},
+         {"has_baseline", state.has_baseline},
+         {"reference_us", state.reference_us},
+         {"best", ScoreJson(state.best_score)},
+         {"best_unit_device", state.best_unit_device}};
+  return WriteFileAtomic(StatePath(dir, id), j.dump() + "\n");
+}
+
+Status LoadReinforceCheckpoint(const std::string& dir, const ReinforceCheckpointId& id, const Simulator& sim,
+                               const PolicyInput& input, bool critical_path_priorities, torch::nn::Module& module,
+                               torch::optim::Adam& optimizer, ReinforceState* state) {
+  const std::string state_path = StatePath(dir, id);
+  const std::string policy_path = PolicyPath(dir, id);
+  const std::string optimizer_path = OptimizerPath(dir, id);
+  for (const std::string& path : {state_path, policy_path, optimizer_path}) {
+    if (!FileExists(path)) return NotFound(id.method + " checkpoint: " + path + " does not exist");
+  }
+  // 1. The state file: identity, then the values.
+  ReinforceState s;
+  GO_ASSIGN_OR_RETURN(std::string text, ReadFile(state_path));
+  try {
+    const Json j = Json::parse(text);
+    if (j.value("format", "") != StateFormat(id) || j.value("version", 0) != kReinforceStateVersion) {
+      return ParseError(state_path + ": not a " + id.method + " trainer state (format " + StateFormat(id) +
+                        ", version 1)");
+    }
+    auto mismatch = [&](const std::string& what, const std::string& theirs, const std::string& ours) {
+      return FailedPrecondition(state_path + ": the checkpoint is for " + what + " " + theirs + ", not " + ours);
+    };
+    const std::string graph = j.at("graph").get<std::string>();
+    const int num_ops = j.at("num_ops").get<int>();
+    if (graph != sim.graph().name() || num_ops != input.num_ops || j.at("num_units").get<int>() != input.num_units) {
+      return mismatch("graph", graph + " (" + std::to_string(num_ops) + " ops)",
+                      sim.graph().name() + " (" + std::to_string(input.num_ops) + " ops)");
+    }
+    const std::string cluster = j.at("cluster").get<std::string>();
+    if (cluster != sim.cluster().name()) return mismatch("cluster", cluster, sim.cluster().name());
+    const std::string config = j.at("config").get<std::string>();
+    if (config != id.config) return mismatch("config", "\"" + config + "\"", "\"" + id.config + "\"");
+    const uint64_t seed = j.at("seed").get<uint64_t>();
+    if (seed != id.seed) return mismatch("seed", std::to_string(seed), std::to_string(id.seed));
+    s.step = j.at("step").get<int64_t>();
+    s.plans_simulated = j.at("plans_simulated").get<int64_t>();
+    s.baseline = j.at("baseline").get<double>();
+    s.has_baseline = j.at("has_baseline").get<bool>();
+    s.reference_us = j.at("reference_us").get<double>();
+    s.best_score = ScoreFromJson(j.at("best"));
+    s.best_unit_device = j.at("best_unit_device").get<std::vector<int32_t>>();
+  } catch (const std::exception& e) {
+    return ParseError(state_path + ": " + e.what());
+  }
+  if (!s.best_unit_device.empty()) {
+    if (s.best_unit_device.size() != static_cast<size_t>(input.num_units)) {
+      return ParseError(state_path + ": best_unit_device has " + std::to_string(s.best_unit_device.size()) +
+                        " entries, the graph has " + std::to_string(input.num_units) + " units");
+    }
+    for (int32_t d : s.best_unit_device) {
+      if (d < 0 || d >= input.num_devices)
+        return ParseError(state_path + ": best_unit_device has device " + std::to_string(d));
+    }
+    Actions a;
+    a.unit_device = s.best_unit_device;
+    s.best_plan = ActionsToPlan(sim.graph(), sim.cluster(), sim.cost_model(), input, a, critical_path_priorities);
+  }
+  // 2. The parameters, all read and checked before any is copied.
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> copies;
+  try {
+    torch::serialize::InputArchive archive;
+    archive.load_from(policy_path);
+    c10::IValue value;
+    if (!archive.try_read("graphopt_format", value) || !value.isString() ||
+        value.toStringRef() != StateFormat(id) + "-policy") {
+      return ParseError(policy_path + ": not a " + id.method + " policy checkpoint");
+    }
+    if (!archive.try_read("graphopt_config", value) || !value.isString() || value.toStringRef() != id.config) {
+      return FailedPrecondition(policy_path + ": made for another " + id.method + " config");
+    }
+    for (const auto& item : module.named_parameters()) {
+      torch::Tensor t;
+      if (!archive.try_read("param/" + item.key(), t) || !t.defined()) {
+        return ParseError(policy_path + ": no parameter " + item.key());
+      }
+      if (t.sizes() != item.value().sizes())
+        return ParseError(policy_path + ": parameter " + item.key() + " has another shape");
+      copies.emplace_back(item.value(), t);
+    }
+  } catch (const c10::Error& e) {
+    return ParseError(policy_path + ": " + e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    return ParseError(policy_path + ": " + e.what());
+  }
+  // 3. The optimizer state, tried on a scratch optimizer over the same parameters
+  // first (loading touches no parameter values), so a bad file changes nothing.
+  torch::serialize::InputArchive opt_archive;
+  try {
+    opt_archive.load_from(optimizer_path);
+    torch::optim::Adam scratch(module.parameters(),
+                               static_cast<const torch::optim::AdamOptions&>(optimizer.defaults()));
+    scratch.load(opt_archive);
+  } catch (const c10::Error& e) {
+    return ParseError(optimizer_path + ": " + e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    return ParseError(optimizer_path + ": " + e.what());
+  }
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& [dst, src] : copies) dst.copy_(src);
+  }
+  optimizer.load(opt_archive);
+  *state = std::move(s);
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------
+// Model
+
+ColocRlModelImpl::ColocRlModelImpl(const ColocRlConfig& config, int num_groups, int num_devices, uint64_t seed) {
+  Seq2SeqConfig s;
+  s.input_size = config.type_embedding + kShapeFeatures + 1 + 2 * num_groups;
+  s.num_devices = num_devices;
+  s.hidden = config.hidden;
+  s.bidirectional = config.bidirectional;
+  s.attention = config.attention;
+  s.attention_size = config.attention_size;
+  s.logit_temperature = config.logit_temperature;
+  s.tanh_constant = config.tanh_constant;
+  s.seed = seed;
+  placer_ = register_module("placer", Seq2SeqPlacer(s));
+  WithTorchSeed(seed ^ 0x5DEECE66Dull, [&] {
+    type_embedding_ = register_module(
+        "type_embedding",
+        torch::nn::Linear(torch::nn::LinearOptions(kNumKindIndices, config.type_embedding).bias(false)));
+  });
+}
+
+torch::Tensor ColocRlModelImpl::Inputs(const torch::Tensor& group_features) {
+  const torch::Tensor kinds = group_features.narrow(1, 0, kNumKindIndices);
+  const torch::Tensor rest = group_features.narrow(1, kNumKindIndices, group_features.size(1) - kNumKindIndices);
+  return torch::cat({type_embedding_(kinds), rest}, 1).unsqueeze(0);
+}
+
+// ---------------------------------------------------------------------------
+// Trainer
+
+StatusOr<std::unique_ptr<ColocRlTrainer>> ColocRlTrainer::Create(const Simulator& simulator, BatchSimulator* batch,
+                                                                 const PolicyInput& input, const ColocRlConfig& config,
+                                                                 uint64_t seed) {
+  GO_RETURN_IF_ERROR(config.Validate());
+  if (batch == nullptr) return InvalidArgument("ColocRL: no batch simulator");
+  if (input.num_units < 1) return InvalidArgument("ColocRL: the graph has no ops to place");
+  try {
+    return std::unique_ptr<ColocRlTrainer>(new ColocRlTrainer(simulator, batch, input, config, seed));
+  } catch (const c10::Error& e) {
+    return InternalError(std::string("ColocRL: cannot build the policy: ") + e.what_without_backtrace());
+  }
+}
+
+ColocRlTrainer::ColocRlTrainer(const Simulator& simulator, BatchSimulator* batch, const PolicyInput& input,
+                               const ColocRlConfig& config, uint64_t seed)
+    : sim_(simulator), batch_(batch), input_(input), config_(config), seed_(seed) {
+  group_of_unit_ = ColocRlGroups(input_, config_.max_groups, &num_groups_);
+  std::vector<int32_t> group_of_node(static_cast<size_t>(input_.num_ops));
+  for (int n = 0; n < input_.num_ops; ++n) {
+    group_of_node[static_cast<size_t>(n)] =
+        group_of_unit_[static_cast<size_t>(input_.node_unit[static_cast<size_t>(n)])];
+  }
+  group_features_ = GroupFeatures(input_, OpShapeFeatures(sim_.graph(), input_), group_of_node, num_groups_);
+  device_mask_ = DeviceMaskTensor(input_.device_allowed);
+  model_ = ColocRlModel(config_, num_groups_, input_.num_devices, seed_);
+  optimizer_ = std::make_unique<torch::optim::Adam>(model_->parameters(), torch::optim::AdamOptions(config_.lr));
+}
+
+void ColocRlTrainer::set_reference_us(double reference_us) {
+  if (reference_us > 0) state_.reference_us = reference_us;
+}
+
+bool ColocRlTrainer::OfferPlan(const Plan& plan, const PlanScore& score) {
+  (void)plan;
+  (void)score;
+  return false;  // the published method learns from its own samples only
+}
+
+Actions ColocRlTrainer::ToActions(const int64_t* group_devices) const {
+  Actions a;
+  a.unit_device.resize(static_cast<size_t>(input_.num_units));
+  for (int u = 0; u < input_.num_units; ++u) {
+    a.unit_device[static_cast<size_t>(u)] = static_cast<int32_t>(group_devices[group_of_unit_[static_cast<size_t>(u)]]);
+  }
+  return a;
+}
+
+TrainerStepStats ColocRlTrainer::Step() {
+  const auto start = std::chrono::steady_clock::now();
+  TrainerStepStats stats;
+  Rng rng(TrainingStepSeed(seed_, state_.step));
+  model_->train();
+  const int b = config_.samples_per_step;
+
+  Seq2SeqEncoding encoding;
+  Seq2SeqSample sample;
+  {
+    ScopedFlushDenormal flush;
+    encoding = model_->placer()->Encode(model_->Inputs(group_features_));
+    sample = model_->placer()->Sample(encoding, b, device_mask_, rng);
+  }
+  std::vector<Actions> actions;
+  std::vector<Plan> plans;
+  const int64_t* devices = sample.devices.data_ptr<int64_t>();
+  for (int i = 0; i < b; ++i) {
+    actions.push_back(ToActions(devices + static_cast<int64_t>(i) * num_groups_));
+    plans.push_back(ActionsToPlan(sim_.graph(), sim_.cluster(), sim_.cost_model(), input_, actions.back(),
+                                  config_.critical_path_priorities));
+  }
+  const std::vector<StatusOr<SimResult>> results = batch_->Run(plans);
+  state_.plans_simulated += b;
+
+  std::vector<float> rewards(static_cast<size_t>(b));
+  stats.best_step_us_in_batch = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < b; ++i) {
+    PlanScore score;
+    if (results[static_cast<size_t>(i)].ok()) score = PlanScore::Of(*results[static_cast<size_t>(i)]);
+    rewards[static_cast<size_t>(i)] =
+        static_cast<float>(PlacementReward(score, state_.reference_us, config_.reward, config_.oom_step_factor));
+    stats.mean_reward += rewards[static_cast<size_t>(i)] / b;
+    if (!score.fits()) ++stats.oom_samples;
+    if (score.fits()) stats.best_step_us_in_batch = std::min(stats.best_step_us_in_batch, score.step_time_us);
+    if (score.BetterThan(state_.best_score)) {
+      state_.best_score = score;
+      state_.best_plan = std::move(plans[static_cast<size_t>(i)]);
+      state_.best_unit_device = actions[static_cast<size_t>(i)].unit_device;
+      stats.improved = true;
+    }
+  }
+  if (!state_.has_baseline) {
+    state_.baseline = stats.mean_reward;
+    state_.has_baseline = true;
+  }
+  {
+    ScopedFlushDenormal flush;
+    const torch::Tensor advantage = torch::tensor(rewards, torch::kFloat) - static_cast<float>(state_.baseline);
+    const Seq2SeqEvaluation e = model_->placer()->Evaluate(encoding, sample.devices, device_mask_);
+    const torch::Tensor loss = -(advantage * e.log_prob).mean();
+    optimizer_->zero_grad();
+    loss.backward();
+    if (config_.max_grad_norm > 0) torch::nn::utils::clip_grad_norm_(model_->parameters(), config_.max_grad_norm);
+    optimizer_->step();
+    stats.loss = loss.item<double>();
+    stats.entropy = e.entropy.mean().item<double>() / num_groups_;
+  }
+  state_.baseline = config_.baseline_decay * state_.baseline + (1 - config_.baseline_decay) * stats.mean_reward;
+  ++state_.step;
+  stats.step = state_.step;
+  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return stats;
+}
+
+Plan ColocRlTrainer::GreedyPlan() {
+  torch::NoGradGuard no_grad;
+  Rng rng(0);
+  Seq2SeqSample sample;
+  {
+    ScopedFlushDenormal flush;
+    const Seq2SeqEncoding encoding = model_->placer()->Encode(model_->Inputs(group_features_));
+    sample = model_->placer()->Sample(encoding, 1, device_mask_, rng, /*greedy=*/true);
+  }
+  return ActionsToPlan(sim_.graph(), sim_.cluster(), sim_.cost_model(), input_,
+                       ToActions(sample.devices.data_ptr<int64_t>()), config_.critical_path_priorities);
+}
+
+Status ColocRlTrainer::SaveCheckpoint(const std::string& dir) {
+  return SaveReinforceCheckpoint(dir, {method(), config_.ToString(), seed_}, sim_, input_, *model_, *optimizer_,
+                                 state_);
+}
+
+Status ColocRlTrainer::LoadCheckpoint(const std::string& dir) {
+  return LoadReinforceCheckpoint(dir, {method(), config_.ToString(), seed_}, sim_, input_,
+                                 config_.critical_path_priorities, *model_, *optimizer_, &state_);
+}
+
+}  // namespace graphopt

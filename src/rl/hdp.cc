@@ -1,0 +1,353 @@
+#include "rl/hdp.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "rl/rollout.h"
+
+namespace graphopt {
+namespace {
+
+std::vector<OptionField> HdpFields(HdpConfig* c) {
+  return {{"groups", &c->groups},
+          {"hidden", &c->hidden},
+          {"grouper_hidden", &c->grouper_hidden},
+          {"type_embedding", &c->type_embedding},
+          {"attention", &c->attention},
+          {"attention_size", &c->attention_size},
+          {"bidirectional", &c->bidirectional},
+          {"groupings", &c->groupings},
+          {"placements", &c->placements},
+          {"lr", &c->lr},
+          {"lr_decay", &c->lr_decay},
+          {"lr_decay_steps", &c->lr_decay_steps},
+          {"lr_decay_start", &c->lr_decay_start},
+          {"max_grad_norm", &c->max_grad_norm},
+          {"baseline_decay", &c->baseline_decay},
+          {"reward", &c->reward},
+          {"oom_step_factor", &c->oom_step_factor},
+          {"logit_temperature", &c->logit_temperature},
+          {"tanh_constant", &c->tanh_constant},
+          {"logit_noise", &c->logit_noise},
+          {"noise_steps", &c->noise_steps},
+          {"critical_path_priorities", &c->critical_path_priorities}};
+}
+
+torch::Tensor LongTensor(const std::vector<int32_t>& v) {
+  return torch::tensor(std::vector<int64_t>(v.begin(), v.end()), torch::kLong);
+}
+
+// Draws an index from probabilities p[0..n) (entries 0 are never drawn).
+int64_t SampleRow(const float* p, int64_t n, Rng& rng) {
+  double total = 0;
+  for (int64_t i = 0; i < n; ++i) total += p[i];
+  const double u = rng.UniformDouble() * total;
+  double cum = 0;
+  int64_t last = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (p[i] <= 0) continue;
+    cum += p[i];
+    last = i;
+    if (u < cum) return i;
+  }
+  return last;
+}
+
+}  // namespace
+
+Status HdpConfig::Validate() const {
+  auto bad = [](const std::string& m) { return InvalidArgument("HDP config: " + m); };
+  if (groups < 0 || groups > 4096) return bad("groups must be in [0, 4096] (0: min(256, 20 x devices))");
+  if (hidden < 2) return bad("hidden must be >= 2");
+  if (bidirectional && hidden % 2 != 0) return bad("hidden must be even with bidirectional=1");
+  if (grouper_hidden < 1) return bad("grouper_hidden must be >= 1");
+  if (type_embedding < 1) return bad("type_embedding must be >= 1");
+  if (attention != "dot" && attention != "additive")
+    return bad("attention must be dot or additive, got \"" + attention + "\"");
+  if (attention_size < 1) return bad("attention_size must be >= 1");
+  if (groupings < 1) return bad("groupings must be >= 1");
+  if (placements < 1) return bad("placements must be >= 1");
+  if (!(lr > 0)) return bad("lr must be > 0");
+  if (!(lr_decay > 0 && lr_decay <= 1)) return bad("lr_decay must be in (0, 1]");
+  if (lr_decay_steps < 1) return bad("lr_decay_steps must be >= 1");
+  if (lr_decay_start < 0) return bad("lr_decay_start must be >= 0");
+  if (!(baseline_decay >= 0 && baseline_decay < 1)) return bad("baseline_decay must be in [0, 1)");
+  if (reward != "sqrt" && reward != "linear") return bad("reward must be sqrt or linear, got \"" + reward + "\"");
+  if (!(oom_step_factor >= 1)) return bad("oom_step_factor must be >= 1");
+  if (!(logit_temperature > 0)) return bad("logit_temperature must be > 0");
+  if (!(tanh_constant >= 0)) return bad("tanh_constant must be >= 0");
+  if (!(logit_noise >= 0)) return bad("logit_noise must be >= 0");
+  if (noise_steps < 0) return bad("noise_steps must be >= 0");
+  return Status::Ok();
+}
+
+std::string HdpConfig::ToString() const {
+  HdpConfig copy = *this;
+  return FormatOptions(HdpFields(&copy));
+}
+
+StatusOr<HdpConfig> HdpConfig::FromString(const std::string& text) {
+  HdpConfig c;
+  GO_RETURN_IF_ERROR(ParseOptions(text, "HDP config", HdpFields(&c)));
+  GO_RETURN_IF_ERROR(c.Validate());
+  return c;
+}
+
+double HdpConfig::LearningRate(int64_t step) const {
+  if (step < lr_decay_start || lr_decay == 1.0) return lr;
+  return lr * std::pow(lr_decay, static_cast<double>((step - lr_decay_start) / lr_decay_steps));
+}
+
+int HdpNumGroups(const HdpConfig& config, const PolicyInput& input) {
+  if (config.groups > 0) return config.groups;
+  int devices = 0;
+  for (uint8_t a : input.device_allowed) devices += a != 0;
+  return std::min(256, 20 * std::max(1, devices));
+}
+
+std::vector<float> GrouperOpFeatures(const Graph& graph, const PolicyInput& input) {
+  const std::vector<float> shapes = OpShapeFeatures(graph, input);
+  std::vector<float> f(static_cast<size_t>(input.num_ops) * kGrouperFeatures, 0.0f);
+  const float n = static_cast<float>(std::max(1, input.num_ops));
+  for (int i = 0; i < input.num_ops; ++i) {
+    float* row = f.data() + static_cast<size_t>(i) * kGrouperFeatures;
+    std::copy_n(shapes.data() + static_cast<size_t>(i) * kShapeFeatures, kShapeFeatures, row);
+    int slot = 0;
+    auto add = [&](int32_t neighbor, float direction) {
+      if (slot >= kGrouperNeighbors) return;
+      row[kShapeFeatures + 2 * slot] = static_cast<float>(neighbor) / n;
+      row[kShapeFeatures + 2 * slot + 1] = direction;
+      ++slot;
+    };
+    for (int32_t e = input.pred_offsets[static_cast<size_t>(i)]; e < input.pred_offsets[static_cast<size_t>(i) + 1];
+         ++e) {
+      add(input.pred_index[static_cast<size_t>(e)], -1.0f);
+    }
+    for (int32_t e = input.succ_offsets[static_cast<size_t>(i)]; e < input.succ_offsets[static_cast<size_t>(i) + 1];
+         ++e) {
+      add(input.succ_index[static_cast<size_t>(e)], 1.0f);
+    }
+  }
+  return f;
+}
+
+// ---------------------------------------------------------------------------
+// Model
+
+HdpModelImpl::HdpModelImpl(const HdpConfig& config, int num_groups, int num_devices, uint64_t seed)
+    : logit_temperature_(config.logit_temperature), tanh_constant_(config.tanh_constant) {
+  Seq2SeqConfig s;
+  s.input_size = kGroupFixedFeatures + 2 * num_groups;
+  s.num_devices = num_devices;
+  s.hidden = config.hidden;
+  s.bidirectional = config.bidirectional;
+  s.attention = config.attention;
+  s.attention_size = config.attention_size;
+  s.logit_temperature = config.logit_temperature;
+  s.tanh_constant = config.tanh_constant;
+  s.seed = seed;
+  placer_ = register_module("placer", Seq2SeqPlacer(s));
+  WithTorchSeed(seed ^ 0x5DEECE66Dull, [&] {
+    namespace nn = torch::nn;
+    kind_embedding_ = register_module("kind_embedding", nn::Embedding(kNumKindIndices, config.type_embedding));
+    grouper_hidden_ =
+        register_module("grouper_hidden", nn::Linear(config.type_embedding + kGrouperFeatures, config.grouper_hidden));
+    grouper_out_ = register_module("grouper_out", nn::Linear(config.grouper_hidden, num_groups));
+  });
+}
+
+torch::Tensor HdpModelImpl::GroupLogits(const torch::Tensor& op_features, const torch::Tensor& op_kind,
+                                        const torch::Tensor& node_unit, const torch::Tensor& unit_size) {
+  const torch::Tensor x = torch::cat({kind_embedding_(op_kind), op_features}, 1);
+  const torch::Tensor h = torch::relu(grouper_hidden_(x));  // [N, hidden]
+  const torch::Tensor unit_h =
+      torch::zeros({unit_size.size(0), h.size(1)}, h.options()).index_add(0, node_unit, h) / unit_size;
+  torch::Tensor logits = grouper_out_(unit_h);
+  if (logit_temperature_ != 1.0) logits = logits / logit_temperature_;
+  if (tanh_constant_ > 0) logits = tanh_constant_ * torch::tanh(logits);
+  return logits;
+}
+
+// ---------------------------------------------------------------------------
+// Trainer
+
+StatusOr<std::unique_ptr<HdpTrainer>> HdpTrainer::Create(const Simulator& simulator, BatchSimulator* batch,
+                                                         const PolicyInput& input, const HdpConfig& config,
+                                                         uint64_t seed) {
+  GO_RETURN_IF_ERROR(config.Validate());
+  if (batch == nullptr) return InvalidArgument("HDP: no batch simulator");
+  if (input.num_units < 1) return InvalidArgument("HDP: the graph has no ops to place");
+  try {
+    return std::unique_ptr<HdpTrainer>(new HdpTrainer(simulator, batch, input, config, seed));
+  } catch (const c10::Error& e) {
+    return InternalError(std::string("HDP: cannot build the policy: ") + e.what_without_backtrace());
+  }
+}
+
+HdpTrainer::HdpTrainer(const Simulator& simulator, BatchSimulator* batch, const PolicyInput& input,
+                       const HdpConfig& config, uint64_t seed)
+    : sim_(simulator), batch_(batch), input_(input), config_(config), seed_(seed) {
+  num_groups_ = HdpNumGroups(config_, input_);
+  op_shapes_ = OpShapeFeatures(sim_.graph(), input_);
+  std::vector<float> f = GrouperOpFeatures(sim_.graph(), input_);
+  op_features_ = torch::from_blob(f.data(), {input_.num_ops, kGrouperFeatures}, torch::kFloat).clone();
+  op_kind_ = LongTensor(input_.op_kind);
+  node_unit_ = LongTensor(input_.node_unit);
+  std::vector<float> sizes(static_cast<size_t>(input_.num_units));
+  for (int u = 0; u < input_.num_units; ++u) {
+    sizes[static_cast<size_t>(u)] = static_cast<float>(input_.unit_offsets[static_cast<size_t>(u) + 1] -
+                                                       input_.unit_offsets[static_cast<size_t>(u)]);
+  }
+  unit_size_ = torch::tensor(sizes, torch::kFloat).clamp_min(1).unsqueeze(1);
+  device_mask_ = DeviceMaskTensor(input_.device_allowed);
+  model_ = HdpModel(config_, num_groups_, input_.num_devices, seed_);
+  optimizer_ = std::make_unique<torch::optim::Adam>(model_->parameters(), torch::optim::AdamOptions(config_.lr));
+}
+
+void HdpTrainer::set_reference_us(double reference_us) {
+  if (reference_us > 0) state_.reference_us = reference_us;
+}
+
+bool HdpTrainer::OfferPlan(const Plan& plan, const PlanScore& score) {
+  (void)plan;
+  (void)score;
+  return false;  // the published method learns from its own samples only
+}
+
+torch::Tensor HdpTrainer::GroupLogits() { return model_->GroupLogits(op_features_, op_kind_, node_unit_, unit_size_); }
+
+torch::Tensor HdpTrainer::PlacerInputs(const torch::Tensor& group_of_unit) const {
+  GO_CHECK(group_of_unit.dim() == 2 && group_of_unit.size(1) == input_.num_units);
+  const torch::Tensor groups = group_of_unit.to(torch::kLong).contiguous();
+  std::vector<torch::Tensor> rows;
+  std::vector<int32_t> group_of_node(static_cast<size_t>(input_.num_ops));
+  for (int64_t j = 0; j < groups.size(0); ++j) {
+    const int64_t* g = groups.data_ptr<int64_t>() + j * input_.num_units;
+    for (int n = 0; n < input_.num_ops; ++n) {
+      group_of_node[static_cast<size_t>(n)] = static_cast<int32_t>(g[input_.node_unit[static_cast<size_t>(n)]]);
+    }
+    rows.push_back(GroupFeatures(input_, op_shapes_, group_of_node, num_groups_));
+  }
+  return torch::stack(rows);
+}
+
+TrainerStepStats HdpTrainer::Step() {
+  const auto start = std::chrono::steady_clock::now();
+  TrainerStepStats stats;
+  Rng rng(TrainingStepSeed(seed_, state_.step));
+  model_->train();
+  const int m = config_.groupings;
+  const int k = config_.placements;
+  const int b = m * k;
+  const int64_t u_count = input_.num_units;
+  const int64_t g_count = num_groups_;
+
+  const double noise = state_.step < config_.noise_steps ? config_.logit_noise : 0.0;
+  torch::Tensor logits, group_log_p, groupings;  // group_log_p: [m, U, G] (noisy)
+  Seq2SeqEncoding encoding;
+  Seq2SeqSample sample;
+  {
+    ScopedFlushDenormal flush;
+    logits = GroupLogits();  // [U, G]
+    torch::Tensor noisy = logits.unsqueeze(0).expand({m, u_count, g_count});
+    if (noise > 0) {
+      const double stddev = noise * logits.detach().pow(2).mean().sqrt().item<double>();
+      torch::Tensor n = torch::empty({m, u_count, g_count}, torch::kFloat);
+      float* p = n.data_ptr<float>();
+      for (int64_t i = 0; i < n.numel(); ++i) p[i] = static_cast<float>(stddev * rng.Normal());
+      noisy = noisy + n;
+    }
+    group_log_p = torch::log_softmax(noisy, 2);
+    groupings = torch::empty({m, u_count}, torch::kLong);
+    {
+      torch::NoGradGuard no_grad;
+      const torch::Tensor probs = group_log_p.exp().contiguous();
+      const float* p = probs.data_ptr<float>();
+      int64_t* out = groupings.data_ptr<int64_t>();
+      for (int j = 0; j < m; ++j) {
+        for (int64_t u = 0; u < u_count; ++u)
+          out[j * u_count + u] = SampleRow(p + (j * u_count + u) * g_count, g_count, rng);
+      }
+    }
+    encoding = Seq2SeqPlacerImpl::RepeatEncoding(model_->placer()->Encode(PlacerInputs(groupings)), k);
+    sample = model_->placer()->Sample(encoding, b, device_mask_, rng, /*greedy=*/false, noise);
+  }
+
+  std::vector<std::vector<int32_t>> unit_devices;
+  std::vector<Plan> plans;
+  const int64_t* devices = sample.devices.data_ptr<int64_t>();
+  const int64_t* groups = groupings.data_ptr<int64_t>();
+  for (int i = 0; i < b; ++i) {
+    Actions a;
+    a.unit_device.resize(static_cast<size_t>(u_count));
+    const int64_t* g = groups + (i / k) * u_count;
+    for (int64_t u = 0; u < u_count; ++u)
+      a.unit_device[static_cast<size_t>(u)] = static_cast<int32_t>(devices[i * g_count + g[u]]);
+    plans.push_back(
+        ActionsToPlan(sim_.graph(), sim_.cluster(), sim_.cost_model(), input_, a, config_.critical_path_priorities));
+    unit_devices.push_back(std::move(a.unit_device));
+  }
+  const std::vector<StatusOr<SimResult>> results = batch_->Run(plans);
+  state_.plans_simulated += b;
+
+  std::vector<float> rewards(static_cast<size_t>(b));
+  stats.best_step_us_in_batch = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < b; ++i) {
+    PlanScore score;
+    if (results[static_cast<size_t>(i)].ok()) score = PlanScore::Of(*results[static_cast<size_t>(i)]);
+    rewards[static_cast<size_t>(i)] =
+        static_cast<float>(PlacementReward(score, state_.reference_us, config_.reward, config_.oom_step_factor));
+    stats.mean_reward += rewards[static_cast<size_t>(i)] / b;
+    if (!score.fits()) ++stats.oom_samples;
+    if (score.fits()) stats.best_step_us_in_batch = std::min(stats.best_step_us_in_batch, score.step_time_us);
+    if (score.BetterThan(state_.best_score)) {
+      state_.best_score = score;
+      state_.best_plan = std::move(plans[static_cast<size_t>(i)]);
+      state_.best_unit_device = unit_devices[static_cast<size_t>(i)];
+      stats.improved = true;
+    }
+  }
+  if (!state_.has_baseline) {
+    state_.baseline = stats.mean_reward;
+    state_.has_baseline = true;
+  }
+  {
+    ScopedFlushDenormal flush;
+    const torch::Tensor advantage = torch::tensor(rewards, torch::kFloat) - static_cast<float>(state_.baseline);
+    const Seq2SeqEvaluation e = model_->placer()->Evaluate(encoding, sample.devices, device_mask_, sample.noise);
+    // log p(grouping j) = sum over units of the chosen group's log-probability.
+    const torch::Tensor grouping_log_prob = group_log_p.gather(2, groupings.unsqueeze(2)).squeeze(2).sum(1);
+    const torch::Tensor log_prob = e.log_prob + grouping_log_prob.repeat_interleave(k);
+    const torch::Tensor loss = -(advantage * log_prob).mean();
+    for (auto& group : optimizer_->param_groups()) {
+      static_cast<torch::optim::AdamOptions&>(group.options()).lr(config_.LearningRate(state_.step));
+    }
+    optimizer_->zero_grad();
+    loss.backward();
+    if (config_.max_grad_norm > 0) torch::nn::utils::clip_grad_norm_(model_->parameters(), config_.max_grad_norm);
+    optimizer_->step();
+    stats.loss = loss.item<double>();
+    const torch::Tensor clean_log_p = torch::log_softmax(logits.detach(), 1);
+    const double grouper_entropy = -(clean_log_p.exp() * clean_log_p).sum().item<double>();
+    stats.entropy = (grouper_entropy + e.entropy.mean().item<double>()) / static_cast<double>(u_count + g_count);
+  }
+  state_.baseline = config_.baseline_decay * state_.baseline + (1 - config_.baseline_decay) * stats.mean_reward;
+  ++state_.step;
+  stats.step = state_.step;
+  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return stats;
+}
+
+Status HdpTrainer::SaveCheckpoint(const std::string& dir) {
+  return SaveReinforceCheckpoint(dir, {method(), config_.ToString(), seed_}, sim_, input_, *model_, *optimizer_,
+                                 state_);
+}
+
+Status HdpTrainer::LoadCheckpoint(const std::string& dir) {
+  return LoadReinforceCheckpoint(dir, {method(), config_.ToString(), seed_}, sim_, input_,
+                                 config_.critical_path_priorities, *model_, *optimizer_, &state_);
+}
+
+}  // namespace graphopt
