@@ -11,6 +11,7 @@
 #include "core/files.h"
 #include "core/strings.h"
 #include "policy/kernels.h"
+#include "policy/seq2seq.h"  // WithTorchSeed
 
 namespace graphopt {
 namespace {
@@ -48,23 +49,6 @@ int SampleCategorical(const float* p, int n, Rng& rng) {
 }
 
 int ArgMax(const float* p, int n) { return static_cast<int>(std::max_element(p, p + n) - p); }
-
-// Runs `build` with LibTorch's global CPU generator seeded with `seed`, then
-// restores the generator: parameter initialization is reproducible and has no
-// effect on other users of the generator.
-template <typename F>
-void WithSeed(uint64_t seed, F build) {
-  at::Generator gen = at::detail::getDefaultCPUGenerator();
-  at::Tensor state;
-  {
-    std::lock_guard<std::mutex> lock(gen.mutex());
-    state = gen.get_state();
-    gen.set_current_seed(seed);
-  }
-  build();
-  std::lock_guard<std::mutex> lock(gen.mutex());
-  gen.set_state(state);
-}
 
 }  // namespace
 
@@ -229,7 +213,7 @@ GoPolicyImpl::GoPolicyImpl(GoPolicyConfig config) : config_(std::move(config)) {
   const Status valid = config_.Validate();
   GO_CHECK_MSG(valid.ok(), valid.message());
   const int64_t h = config_.hidden;
-  WithSeed(config_.seed, [&] {
+  WithTorchSeed(config_.seed, [&] {
     namespace nn = torch::nn;
     op_in_ = register_module("op_in", nn::Linear(kNumOpFeatures, h));
     kind_embedding_ = register_module("kind_embedding", nn::Embedding(nn::EmbeddingOptions(kNumKindIndices, h)));

@@ -13,27 +13,12 @@
 #include "core/files.h"
 #include "core/strings.h"
 #include "rl/rollout.h"
+#include "rl/score_json.h"
 
 namespace graphopt {
 namespace {
 
 using Json = nlohmann::json;
-
-Json ScoreJson(const PlanScore& s) {
-  return Json{{"step_time_us", s.scored() ? s.step_time_us : -1.0},
-              {"oom", s.oom},
-              {"overflow_bytes", s.scored() ? s.overflow_bytes : int64_t{-1}}};
-}
-
-PlanScore ScoreFromJson(const Json& j) {
-  PlanScore s;
-  const double t = j.at("step_time_us").get<double>();
-  if (t < 0) return s;
-  s.step_time_us = t;
-  s.oom = j.at("oom").get<bool>();
-  s.overflow_bytes = j.at("overflow_bytes").get<int64_t>();
-  return s;
-}
 
 // Shortest decimal form of v that parses back to v.
 std::string FormatDouble(double v) {
@@ -317,7 +302,7 @@ Status SaveReinforceCheckpoint(const std::string& dir, const ReinforceCheckpoint
          {"baseline", state.baseline},
          {"has_baseline", state.has_baseline},
          {"reference_us", state.reference_us},
-         {"best", ScoreJson(state.best_score)},
+         {"best", PlanScoreToJson(state.best_score)},
          {"best_unit_device", state.best_unit_device}};
   return WriteFileAtomic(StatePath(dir, id), j.dump() + "\n");
 }
@@ -360,7 +345,7 @@ Status LoadReinforceCheckpoint(const std::string& dir, const ReinforceCheckpoint
     s.baseline = j.at("baseline").get<double>();
     s.has_baseline = j.at("has_baseline").get<bool>();
     s.reference_us = j.at("reference_us").get<double>();
-    s.best_score = ScoreFromJson(j.at("best"));
+    s.best_score = PlanScoreFromJson(j.at("best"));
     s.best_unit_device = j.at("best_unit_device").get<std::vector<int32_t>>();
   } catch (const std::exception& e) {
     return ParseError(state_path + ": " + e.what());

@@ -16,6 +16,7 @@
 #include "rl/methods.h"
 #include "rl/ppo.h"
 #include "rl/rollout.h"
+#include "rl/score_json.h"
 #include "sim/batch.h"
 
 namespace graphopt {
@@ -53,20 +54,6 @@ uint64_t PolishSeed(uint64_t seed, int64_t step) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
-}
-
-Json ScoreJson(const PlanScore& s) {
-  return Json{{"step_time_us", s.scored() ? s.step_time_us : -1.0}, {"oom", s.oom}, {"overflow_bytes", s.scored() ? s.overflow_bytes : -1}};
-}
-
-PlanScore ScoreFromJson(const Json& j) {
-  PlanScore s;
-  const double t = j.at("step_time_us").get<double>();
-  if (t < 0) return s;
-  s.step_time_us = t;
-  s.oom = j.at("oom").get<bool>();
-  s.overflow_bytes = j.at("overflow_bytes").get<int64_t>();
-  return s;
 }
 
 Json TraceJson(const std::vector<ConvergencePoint>& trace) {
@@ -236,7 +223,7 @@ struct GoSearch::Impl {
                {"improvements_ppo", result.improvements_ppo},
                {"improvements_polish", result.improvements_polish},
                {"improvements_sample_polish", result.improvements_sample_polish},
-               {"best", ScoreJson(best_score)},
+               {"best", PlanScoreToJson(best_score)},
                {"trace", TraceJson(result.trace)}};
     if (polish) {
       const LocalSearch::Cursor c = polish->cursor();
@@ -271,7 +258,7 @@ struct GoSearch::Impl {
       }
       GO_ASSIGN_OR_RETURN(Plan plan, ReadPlanJson(dir + "/best_plan.json", sim.graph()));
       best = std::move(plan);
-      best_score = ScoreFromJson(state.at("best"));
+      best_score = PlanScoreFromJson(state.at("best"));
       elapsed_offset = state.at("seconds").get<double>();
       result.seconds_to_best = state.at("seconds_to_best").get<double>();
       result.steps = state.at("steps").get<int64_t>();

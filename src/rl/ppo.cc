@@ -9,6 +9,7 @@
 #include "core/files.h"
 #include "core/strings.h"
 #include "rl/rollout.h"
+#include "rl/score_json.h"
 
 namespace graphopt {
 namespace {
@@ -290,26 +291,6 @@ void PpoTrainer::set_state(const State& s) {
   if (s.reference_us > 0) reference_us_ = s.reference_us;
 }
 
-namespace {
-
-nlohmann::json PpoScoreJson(const PlanScore& s) {
-  return nlohmann::json{{"step_time_us", s.scored() ? s.step_time_us : -1.0},
-                        {"oom", s.oom},
-                        {"overflow_bytes", s.scored() ? s.overflow_bytes : -1}};
-}
-
-PlanScore PpoScoreFromJson(const nlohmann::json& j) {
-  PlanScore s;
-  const double t = j.at("step_time_us").get<double>();
-  if (t < 0) return s;
-  s.step_time_us = t;
-  s.oom = j.at("oom").get<bool>();
-  s.overflow_bytes = j.at("overflow_bytes").get<int64_t>();
-  return s;
-}
-
-}  // namespace
-
 Status PpoTrainer::SaveCheckpoint(const std::string& dir) {
   try {
     GO_RETURN_IF_ERROR(SaveGoPolicy(policy_, dir + "/policy.pt"));
@@ -331,7 +312,7 @@ Status PpoTrainer::SaveCheckpoint(const std::string& dir) {
                    {"has_baseline", s.has_baseline},
                    {"entropy_coef", s.entropy_coef},
                    {"reference_us", s.reference_us},
-                   {"best", PpoScoreJson(best_score_)},
+                   {"best", PlanScoreToJson(best_score_)},
                    {"best_actions", nlohmann::json{{"unit_device", best_actions_.unit_device},
                                                    {"priority_level", best_actions_.priority_level},
                                                    {"fuse", best_actions_.fuse}}}};
@@ -376,7 +357,7 @@ Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
     a.unit_device = ja.at("unit_device").get<std::vector<int32_t>>();
     a.priority_level = ja.at("priority_level").get<std::vector<int32_t>>();
     a.fuse = ja.at("fuse").get<std::vector<uint8_t>>();
-    const PlanScore best = PpoScoreFromJson(j.at("best"));
+    const PlanScore best = PlanScoreFromJson(j.at("best"));
     if (a.unit_device.size() == static_cast<size_t>(input_.num_units) && best.scored()) {
       set_best(ActionsToPlan(sim_.graph(), sim_.cluster(), sim_.cost_model(), input_, a, config_.critical_path_priorities),
                best, &a);
