@@ -158,6 +158,9 @@ int RunBenchCommand(int argc, char** argv) {
       run.series.method = method;
       run.series.reference_us = r.best_baseline_score.fits() ? r.best_baseline_score.step_time_us : 0;
       for (const ConvergencePoint& p : r.trace) {
+        // The step time of a plan that does not fit is not a result: the series
+        // starts at the first best plan that fits (after it, every best plan fits).
+        if (!p.fits) continue;
         run.series.seconds.push_back(p.seconds);
         run.series.plans.push_back(p.plans);
         run.series.best_us.push_back(p.best_step_us);
@@ -227,8 +230,11 @@ int RunBenchCommand(int argc, char** argv) {
     std::printf("Learned methods (time limit %s s per row): when each found its final plan\n",
                 args->Get("time-limit", "120").c_str());
     for (const auto& [name, run] : all_runs) {
-      const double ratio =
-          run.series.reference_us > 0 && !run.series.best_us.empty() ? run.series.best_us.back() / run.series.reference_us : 0.0;
+      if (run.series.best_us.empty()) {
+        std::printf("  %-16s %-8s found no plan that fits in memory\n", name.c_str(), run.series.method.c_str());
+        continue;
+      }
+      const double ratio = run.series.reference_us > 0 ? run.series.best_us.back() / run.series.reference_us : 0.0;
       std::printf("  %-16s %-8s final plan after %6.1f s (%lld plans); %.3fx the best baseline; best policy sample %s; "
                   "improvements: %d policy, %d local search, %d polished samples\n",
                   name.c_str(), run.series.method.c_str(), run.seconds_to_best,

@@ -27,7 +27,8 @@ struct ConvergenceSeries {
   std::string label;              // display name ("GNMT 4-layer")
   std::string method;             // "go", "colocrl", "hdp"
   double reference_us = 0;        // the row's best baseline step time (> 0 to be drawn)
-  std::vector<double> seconds;    // when the best plan improved
+  std::vector<double> seconds;    // when the best plan that fits improved (plans that
+                                  // do not fit are left out: their step time is no result)
   std::vector<int64_t> plans;     // plans simulated by then
   std::vector<double> best_us;    // its step time then (same length)
   double end_seconds = 0;         // when the run stopped (the line runs flat to here)

@@ -201,6 +201,19 @@ TEST(CliTest, OptimizeWritesAPlanThatSimulateAccepts) {
   std::remove(conv.c_str());
 }
 
+TEST(CliTest, BenchLearnedMethodWritesConvergenceCharts) {
+  const std::string results = TempPath("bench_learned/placement.json");
+  CliRun r = Graphopt("bench --rows rnnlm-2 --methods expert,hdp --time-limit 2 --results " + results);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("hdp"), std::string::npos) << r.output;
+  for (const char* ext : {".json", ".md", ".csv", ".svg", ".convergence.json", ".convergence.svg", ".convergence-plans.svg"}) {
+    const std::string f = TempPath(std::string("bench_learned/placement") + ext);
+    EXPECT_TRUE(std::ifstream(f).good()) << f;
+    std::remove(f.c_str());
+  }
+  ExpectCleanFailure("bench --rows rnnlm-2 --methods go --go-options nosuchkey=1 --results " + results, "nosuchkey");
+}
+
 TEST(CliTest, OptimizeRejectsBadOptions) {
   ExpectCleanFailure("optimize rnnlm:layers=2 --method simulated-annealing", "simulated-annealing");
   ExpectCleanFailure("optimize rnnlm:layers=2 --policy hidden=-3", "hidden");
