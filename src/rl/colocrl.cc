@@ -248,15 +248,33 @@ double PlacementReward(const PlanScore& score, double reference_us, const std::s
   return reward == "linear" ? -x : -std::sqrt(x);
 }
 
-uint64_t TrainingStepSeed(uint64_t seed, int64_t step) {
-  uint64_t z = seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step) + 0x632BE59BD9B4E019ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+std::vector<float> ScoreReinforceBatch(const std::vector<StatusOr<SimResult>>& results, std::vector<Plan>* plans,
+                                       const std::vector<std::vector<int32_t>>& unit_devices, const std::string& reward,
+                                       double oom_step_factor, ReinforceState* state, TrainerStepStats* stats) {
+  const size_t b = results.size();
+  GO_CHECK(plans->size() == b && unit_devices.size() == b);
+  std::vector<float> rewards(b);
+  stats->best_step_us_in_batch = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < b; ++i) {
+    PlanScore score;
+    if (results[i].ok()) score = PlanScore::Of(*results[i]);
+    rewards[i] = static_cast<float>(PlacementReward(score, state->reference_us, reward, oom_step_factor));
+    stats->mean_reward += rewards[i] / static_cast<int>(b);  // float / int, as before
+    if (!score.fits()) ++stats->oom_samples;
+    if (score.fits()) stats->best_step_us_in_batch = std::min(stats->best_step_us_in_batch, score.step_time_us);
+    if (score.BetterThan(state->best_score)) {
+      state->best_score = score;
+      state->best_plan = std::move((*plans)[i]);
+      state->best_unit_device = unit_devices[i];
+      stats->improved = true;
+    }
+  }
+  if (!state->has_baseline) {
+    state->baseline = stats->mean_reward;
+    state->has_baseline = true;
+  }
+  return rewards;
 }
-
-ScopedFlushDenormal::ScopedFlushDenormal() { at::globalContext().setFlushDenormal(true); }
-ScopedFlushDenormal::~ScopedFlushDenormal() { at::globalContext().setFlushDenormal(false); }
 
 namespace {
 constexpr int kReinforceStateVersion = 1;
@@ -515,27 +533,10 @@ TrainerStepStats ColocRlTrainer::Step() {
   const std::vector<StatusOr<SimResult>> results = batch_->Run(plans);
   state_.plans_simulated += b;
 
-  std::vector<float> rewards(static_cast<size_t>(b));
-  stats.best_step_us_in_batch = std::numeric_limits<double>::infinity();
-  for (int i = 0; i < b; ++i) {
-    PlanScore score;
-    if (results[static_cast<size_t>(i)].ok()) score = PlanScore::Of(*results[static_cast<size_t>(i)]);
-    rewards[static_cast<size_t>(i)] =
-        static_cast<float>(PlacementReward(score, state_.reference_us, config_.reward, config_.oom_step_factor));
-    stats.mean_reward += rewards[static_cast<size_t>(i)] / b;
-    if (!score.fits()) ++stats.oom_samples;
-    if (score.fits()) stats.best_step_us_in_batch = std::min(stats.best_step_us_in_batch, score.step_time_us);
-    if (score.BetterThan(state_.best_score)) {
-      state_.best_score = score;
-      state_.best_plan = std::move(plans[static_cast<size_t>(i)]);
-      state_.best_unit_device = actions[static_cast<size_t>(i)].unit_device;
-      stats.improved = true;
-    }
-  }
-  if (!state_.has_baseline) {
-    state_.baseline = stats.mean_reward;
-    state_.has_baseline = true;
-  }
+  std::vector<std::vector<int32_t>> unit_devices;
+  for (const Actions& a : actions) unit_devices.push_back(a.unit_device);
+  const std::vector<float> rewards =
+      ScoreReinforceBatch(results, &plans, unit_devices, config_.reward, config_.oom_step_factor, &state_, &stats);
   {
     ScopedFlushDenormal flush;
     const torch::Tensor advantage = torch::tensor(rewards, torch::kFloat) - static_cast<float>(state_.baseline);

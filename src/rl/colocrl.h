@@ -69,6 +69,7 @@
 #include "policy/seq2seq.h"
 #include "rl/local_search.h"
 #include "rl/trainer.h"
+#include "rl/training_util.h"
 #include "sim/batch.h"
 #include "sim/simulator.h"
 
@@ -143,20 +144,6 @@ std::string FormatOptions(const std::vector<OptionField>& fields);
 // not scored) counts as oom_step_factor * reference.
 double PlacementReward(const PlanScore& score, double reference_us, const std::string& reward, double oom_step_factor);
 
-// The rng seed of training step `step` (splitmix64 of the seed and the step).
-uint64_t TrainingStepSeed(uint64_t seed, int64_t step);
-
-// Flushes denormals to zero on the calling thread while alive (LibTorch runs 10-30x
-// slower on denormals; the simulator must run without the flag, so keep it scoped
-// to tensor code).
-class ScopedFlushDenormal {
- public:
-  ScopedFlushDenormal();
-  ~ScopedFlushDenormal();
-  ScopedFlushDenormal(const ScopedFlushDenormal&) = delete;
-  ScopedFlushDenormal& operator=(const ScopedFlushDenormal&) = delete;
-};
-
 // The trainer state of a REINFORCE placer besides its parameters and optimizer.
 struct ReinforceState {
   int64_t step = 0;
@@ -168,6 +155,14 @@ struct ReinforceState {
   PlanScore best_score;
   std::vector<int32_t> best_unit_device;  // actions of the best plan (empty: none yet)
 };
+
+// Scores one REINFORCE batch: the reward of every plan (results[i] is plans[i]'s,
+// unit_devices[i] its actions), the batch statistics in *stats, the best plan in
+// *state (plans of better samples are moved from), and the running baseline set to
+// the first batch's mean reward. Returns the rewards.
+std::vector<float> ScoreReinforceBatch(const std::vector<StatusOr<SimResult>>& results, std::vector<Plan>* plans,
+                                       const std::vector<std::vector<int32_t>>& unit_devices, const std::string& reward,
+                                       double oom_step_factor, ReinforceState* state, TrainerStepStats* stats);
 
 // Identity of a checkpoint: what must match to load it.
 struct ReinforceCheckpointId {

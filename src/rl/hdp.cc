@@ -292,27 +292,8 @@ TrainerStepStats HdpTrainer::Step() {
   const std::vector<StatusOr<SimResult>> results = batch_->Run(plans);
   state_.plans_simulated += b;
 
-  std::vector<float> rewards(static_cast<size_t>(b));
-  stats.best_step_us_in_batch = std::numeric_limits<double>::infinity();
-  for (int i = 0; i < b; ++i) {
-    PlanScore score;
-    if (results[static_cast<size_t>(i)].ok()) score = PlanScore::Of(*results[static_cast<size_t>(i)]);
-    rewards[static_cast<size_t>(i)] =
-        static_cast<float>(PlacementReward(score, state_.reference_us, config_.reward, config_.oom_step_factor));
-    stats.mean_reward += rewards[static_cast<size_t>(i)] / b;
-    if (!score.fits()) ++stats.oom_samples;
-    if (score.fits()) stats.best_step_us_in_batch = std::min(stats.best_step_us_in_batch, score.step_time_us);
-    if (score.BetterThan(state_.best_score)) {
-      state_.best_score = score;
-      state_.best_plan = std::move(plans[static_cast<size_t>(i)]);
-      state_.best_unit_device = unit_devices[static_cast<size_t>(i)];
-      stats.improved = true;
-    }
-  }
-  if (!state_.has_baseline) {
-    state_.baseline = stats.mean_reward;
-    state_.has_baseline = true;
-  }
+  const std::vector<float> rewards =
+      ScoreReinforceBatch(results, &plans, unit_devices, config_.reward, config_.oom_step_factor, &state_, &stats);
   {
     ScopedFlushDenormal flush;
     const torch::Tensor advantage = torch::tensor(rewards, torch::kFloat) - static_cast<float>(state_.baseline);

@@ -10,32 +10,9 @@
 #include "core/strings.h"
 #include "rl/rollout.h"
 #include "rl/score_json.h"
+#include "rl/training_util.h"
 
 namespace graphopt {
-namespace {
-
-// splitmix64 of (seed, step): the rng of one training step.
-uint64_t StepSeed(uint64_t seed, int64_t step) {
-  uint64_t z = seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step) + 0x632BE59BD9B4E019ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-// A policy that has become confident produces probabilities and gradients far below
-// FLT_MIN, and denormal arithmetic makes its BLAS kernels 10-30x slower. This flushes
-// denormals to zero on the calling thread for the guard's life only: the flag is
-// per thread and global to it, and the simulator and the baselines (HEFT's interval
-// tree steps by nextafter(0)) must run without it.
-class FlushDenormalGuard {
- public:
-  FlushDenormalGuard() { at::globalContext().setFlushDenormal(true); }
-  ~FlushDenormalGuard() { at::globalContext().setFlushDenormal(false); }
-  FlushDenormalGuard(const FlushDenormalGuard&) = delete;
-  FlushDenormalGuard& operator=(const FlushDenormalGuard&) = delete;
-};
-
-}  // namespace
 
 Status PpoConfig::Validate() const {
   auto bad = [](const std::string& m) { return InvalidArgument("PPO config: " + m); };
@@ -144,7 +121,7 @@ void PpoTrainer::set_best(const Plan& plan, const PlanScore& score, const Action
 
 double PpoTrainer::WarmStart(const std::function<bool()>& stop) {
   if (!has_best_actions_) return 0;
-  FlushDenormalGuard flush;
+  ScopedFlushDenormal flush;
   policy_->train();
   double prob = 0;
   for (int i = 0; i < config_.warm_start_steps; ++i) {
@@ -166,14 +143,14 @@ PpoStepStats PpoTrainer::Step() {
   const auto start = std::chrono::steady_clock::now();
   PpoStepStats stats;
   stats.step = step_;
-  Rng rng(StepSeed(seed_, step_));
+  Rng rng(TrainingStepSeed(seed_, step_));
   policy_->train();
 
   // Sample from one forward pass (its graph serves the first epoch too).
   PolicyOutput out;
   std::vector<Actions> actions;
   {
-    FlushDenormalGuard flush;
+    ScopedFlushDenormal flush;
     out = policy_->forward(tensors_);
     actions = policy_->Sample(tensors_, out, rng, config_.samples_per_step, config_.temperature);
   }
@@ -231,7 +208,7 @@ PpoStepStats PpoTrainer::Step() {
   running_baseline_ = config_.baseline_decay * running_baseline_ + (1 - config_.baseline_decay) * stats.mean_reward;
 
   {
-    FlushDenormalGuard flush;
+    ScopedFlushDenormal flush;
     torch::Tensor old_log_prob;
     for (int epoch = 0; epoch < config_.epochs; ++epoch) {
       if (epoch > 0) out = policy_->forward(tensors_);
@@ -264,7 +241,7 @@ Plan PpoTrainer::GreedyPlan() {
   torch::NoGradGuard no_grad;
   Actions a;
   {
-    FlushDenormalGuard flush;
+    ScopedFlushDenormal flush;
     const PolicyOutput out = policy_->forward(tensors_);
     a = policy_->Greedy(tensors_, out);
   }

@@ -1,0 +1,17 @@
+#include "rl/training_util.h"
+
+#include <ATen/Context.h>
+
+namespace graphopt {
+
+uint64_t TrainingStepSeed(uint64_t seed, int64_t step) {
+  uint64_t z = seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step) + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+ScopedFlushDenormal::ScopedFlushDenormal() { at::globalContext().setFlushDenormal(true); }
+ScopedFlushDenormal::~ScopedFlushDenormal() { at::globalContext().setFlushDenormal(false); }
+
+}  // namespace graphopt
