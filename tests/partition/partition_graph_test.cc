@@ -1,0 +1,91 @@
+// Tests of the partition graph and the METIS and Scotch k-way partitions
+// (partition/partition_graph.h). Placements built on them are tested in
+// tests/baselines/partition_test.cc, decision units in tests/policy/units_test.cc.
+#include "partition/partition_graph.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace graphopt {
+namespace {
+
+// An op reading `inputs` and writing one tensor of `elements` floats.
+OpId AddOp(Graph& g, const std::string& name, const std::vector<TensorId>& inputs, int64_t elements = 256) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::kGeneric;
+  op.inputs = inputs;
+  op.outputs = {g.AddTensor(name + ":0", {elements})};
+  return g.AddOp(std::move(op), /*compute_cost=*/false);
+}
+
+// Two independent chains of n ops each: a0 -> a1 -> ..., b0 -> b1 -> ...
+Graph TwoChains(int n) {
+  Graph g("two_chains");
+  for (const char* chain : {"a", "b"}) {
+    std::vector<TensorId> in;
+    for (int i = 0; i < n; ++i) in = {g.op(AddOp(g, chain + std::to_string(i), in)).outputs[0]};
+  }
+  return g;
+}
+
+TEST(PartitionGraphTest, GroupsAreContractedAndEdgesMergedBothWays) {
+  // x feeds y twice (two tensors' worth: one tensor read twice counts once) and z;
+  // y and z share a colocation group, so they are one vertex.
+  Graph g("small");
+  const OpId x = AddOp(g, "x", {}, 100);
+  const TensorId tx = g.op(x).outputs[0];
+  const OpId y = AddOp(g, "y", {tx, tx}, 10);
+  const OpId z = AddOp(g, "z", {tx, g.op(y).outputs[0]}, 10);
+  const int32_t group = g.NewColocationGroup();
+  g.mutable_op(y).colocation_group = group;
+  g.mutable_op(z).colocation_group = group;
+  const PartitionGraph pg = BuildPartitionGraph(g, {3.0, 5.0, 7.0});
+  ASSERT_EQ(pg.num_vertices(), 2);
+  EXPECT_EQ(pg.vertex_of_op[static_cast<size_t>(x)], 0);
+  EXPECT_EQ(pg.vertex_of_op[static_cast<size_t>(y)], 1);
+  EXPECT_EQ(pg.vertex_of_op[static_cast<size_t>(z)], 1);
+  EXPECT_EQ(pg.vertex_weight, (std::vector<int64_t>{3, 12}));
+  // One edge, both directions, weighing tx's bytes once (y -> z is inside the group).
+  ASSERT_EQ(pg.offsets, (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(pg.neighbours, (std::vector<int32_t>{1, 0}));
+  EXPECT_EQ(pg.edge_weight[0], g.tensor(tx).bytes());
+  EXPECT_EQ(pg.edge_weight[1], g.tensor(tx).bytes());
+}
+
+TEST(PartitionGraphTest, FreeOpsWeighOne) {
+  const Graph g = TwoChains(2);
+  const PartitionGraph pg = BuildPartitionGraph(g, {0.0, 0.0, 4.0, -1.0});
+  EXPECT_EQ(pg.vertex_weight, (std::vector<int64_t>{1, 1, 4, 1}));
+}
+
+void ExpectChainsNeverShareAPart(StatusOr<std::vector<int>> (*partition)(const PartitionGraph&, int, uint64_t)) {
+  const Graph g = TwoChains(40);
+  const PartitionGraph pg = BuildPartitionGraph(g, std::vector<double>(80, 10.0));
+  for (int k : {2, 4, 8}) {
+    auto parts = partition(pg, k, 3);
+    ASSERT_TRUE(parts.ok()) << parts.status().message();
+    ASSERT_EQ(parts->size(), 80u);
+    std::set<int> of_a(parts->begin(), parts->begin() + 40), of_b(parts->begin() + 40, parts->end());
+    for (int p : of_a) {
+      EXPECT_GE(p, 0);
+      EXPECT_LT(p, k);
+      EXPECT_EQ(of_b.count(p), 0u) << "k=" << k << ": part " << p << " holds ops of both chains";
+    }
+    EXPECT_EQ(static_cast<int>(of_a.size() + of_b.size()), k) << "every part used";
+    // Same inputs and seed, same partition.
+    auto again = partition(pg, k, 3);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(*parts, *again);
+  }
+}
+
+TEST(PartitionGraphTest, MetisCutsNothingBetweenIndependentChains) { ExpectChainsNeverShareAPart(MetisPartition); }
+
+TEST(PartitionGraphTest, ScotchCutsNothingBetweenIndependentChains) { ExpectChainsNeverShareAPart(ScotchPartition); }
+
+}  // namespace
+}  // namespace graphopt
