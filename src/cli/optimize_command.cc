@@ -56,7 +56,7 @@ std::vector<FlagSpec> OptimizeFlags() {
       {"trace", true, "write the best plan's timeline (Chrome trace) to this .json file"},
       {"convergence", true, "write the convergence trace (best step time over time) to this .json file"},
       {"checkpoint", true, "checkpoint folder: saved every few steps and at the end; resumed from if it holds one"},
-      {"policy", true, "options \"key=value,...\": policy config (hidden=64,...), PPO config (samples=16,epochs=4,lr=...) "
+      {"policy", true, "options \"key=value,...\": policy config (hidden=64,...), PPO config (samples=16,epochs=1,lr=...) "
                        "and the optimizer's ingredients (baselines=1,warm_start=1,ppo=1,polish=1,polish_evaluations=48); "
                        "for colocrl and hdp, their own options"},
       {"help", false, "show this help"},

@@ -6,6 +6,7 @@
 
 #include "core/strings.h"
 #include "graph/verifier.h"
+#include "policy/units.h"
 #include "sim/plan.h"
 
 namespace graphopt {
@@ -164,7 +165,8 @@ StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluste
   to_nodes(adj.pred_begin, adj.preds, &in.pred_offsets, &in.pred_index);
   to_nodes(adj.succ_begin, adj.succs, &in.succ_offsets, &in.succ_index);
 
-  // Units: colocation groups, numbered by first node.
+  // Units: colocation groups, numbered by first node; blocks of them if there are
+  // more than options.max_units (policy/units.h).
   in.node_unit.assign(static_cast<size_t>(n), 0);
   std::unordered_map<int32_t, int32_t> group_unit;
   int num_units = 0;
@@ -177,6 +179,20 @@ StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluste
     auto [it, inserted] = group_unit.emplace(group, num_units);
     if (inserted) ++num_units;
     in.node_unit[static_cast<size_t>(i)] = it->second;
+  }
+  if (options.max_units > 0 && num_units > options.max_units) {
+    std::vector<double> time(static_cast<size_t>(n));
+    for (OpId o = 0; o < n; ++o) time[static_cast<size_t>(o)] = cost_model.OpTimeUs(graph.op(o), cluster.device(ref));
+    auto parts = PartitionUnits(graph, time, std::max(2, options.max_units));
+    if (!parts.ok()) return parts.status();
+    // Numbered by first node.
+    std::vector<int32_t> renumber(static_cast<size_t>(options.max_units), -1);
+    num_units = 0;
+    for (int i = 0; i < n; ++i) {
+      int32_t& r = renumber[static_cast<size_t>((*parts)[static_cast<size_t>(in.order[static_cast<size_t>(i)])])];
+      if (r < 0) r = num_units++;
+      in.node_unit[static_cast<size_t>(i)] = r;
+    }
   }
   in.num_units = num_units;
   in.unit_offsets.assign(static_cast<size_t>(num_units) + 1, 0);
@@ -339,6 +355,29 @@ StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluste
   g[7] = n > 0 ? static_cast<float>(max_depth) / static_cast<float>(n) : 0.0f;
   g[8] =
       num_allowed > 0 ? std::clamp(LogRatio(total_params, allowed_memory / num_allowed), -10.0f, 10.0f) / 5.0f : 0.0f;
+
+  // Per unit: where it lies in the topological order and how heavy it is.
+  in.unit_features.assign(static_cast<size_t>(num_units) * kNumUnitFeatures, 0.0f);
+  for (int u = 0; u < num_units; ++u) {
+    float* f = &in.unit_features[static_cast<size_t>(u) * kNumUnitFeatures];
+    const int32_t begin = in.unit_offsets[static_cast<size_t>(u)], end = in.unit_offsets[static_cast<size_t>(u) + 1];
+    double position = 0, time = 0;
+    for (int32_t k = begin; k < end; ++k) {
+      const int32_t node = in.unit_nodes[static_cast<size_t>(k)];
+      position += n > 1 ? static_cast<double>(node) / (n - 1) : 0.0;
+      time += in.node_time_us[static_cast<size_t>(node)];
+    }
+    position /= std::max(1, end - begin);
+    f[0] = static_cast<float>(position);
+    f[1] = n > 1 ? static_cast<float>(in.unit_nodes[static_cast<size_t>(begin)]) / static_cast<float>(n - 1) : 0.0f;
+    f[2] = total_ref_time > 0 ? static_cast<float>(std::min(1.0, time / total_ref_time * num_units) / 4.0) : 0.0f;
+    f[3] = static_cast<float>(std::min(1.0, static_cast<double>(end - begin) / n * num_units / 4.0));
+    for (int k = 0; k < kNumUnitFrequencies; ++k) {
+      const double angle = M_PI * (k + 1) * position;
+      f[4 + 2 * k] = static_cast<float>(std::sin(angle));
+      f[5 + 2 * k] = static_cast<float>(std::cos(angle));
+    }
+  }
   return in;
 }
 

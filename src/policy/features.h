@@ -8,8 +8,9 @@
 // (policy/actions.h Actions) are indexed by op id; the policy converts.
 //
 // Units. A decision unit is a colocation group (every op without a group is a unit
-// of its own): the placement head decides once per unit, so a group can never be
-// split (colocation by construction). Units are numbered in the order of their first
+// of its own), or with PolicyInputOptions::max_units a part of the graph (policy/units.h):
+// the placement head decides once per unit, so a group can never be split
+// (colocation by construction). Units are numbered in the order of their first
 // node, so the numbering depends only on the graph.
 //
 // Features (see kOpFeatureNames etc. in features.cc for the exact list):
@@ -48,11 +49,17 @@ namespace graphopt {
 inline constexpr int kNumOpFeatures = 32;
 inline constexpr int kNumDeviceFeatures = 12;
 inline constexpr int kNumGraphFeatures = 9;
+// Per unit: mean and first relative topological position, share of the compute time
+// and of the ops (times the number of units, / 4, clipped to 1), then sin and cos of
+// pi * k * (mean position) for k = 1..kNumUnitFrequencies: a Fourier basis in which
+// the placement head can tell the units of a partition apart.
+inline constexpr int kNumUnitFrequencies = 16;
+inline constexpr int kNumUnitFeatures = 4 + 2 * kNumUnitFrequencies;
 // Rows of the op kind embedding: kind * kNumPhases + phase.
 inline constexpr int kNumPhases = 3;
 inline constexpr int kNumKindIndices = kNumOpKinds * kNumPhases;
 // Bumped whenever the feature lists change: checkpoints record it.
-inline constexpr int kFeatureVersion = 1;
+inline constexpr int kFeatureVersion = 2;
 
 // Names of the features, for debugging and documentation (sizes as above).
 const std::vector<std::string>& OpFeatureNames();
@@ -66,6 +73,10 @@ struct PolicyInputOptions {
   bool allow_cpu = false;
   // Device whose op times feed the per-op time feature; kNoId = first accelerator.
   DeviceId reference_device = kNoId;
+  // At most this many decision units: if the colocation groups are more, the graph
+  // is partitioned into this many parts (policy/units.h).
+  // 0: one unit per colocation group (GO's own unit).
+  int max_units = 0;
 };
 
 struct PolicyInput {
@@ -91,6 +102,7 @@ struct PolicyInput {
   std::vector<int32_t> unit_offsets;  // unit u has nodes unit_nodes[unit_offsets[u] .. unit_offsets[u + 1])
   std::vector<int32_t> unit_nodes;
   std::vector<int64_t> unit_resident_bytes;  // parameter bytes of each unit's ops
+  std::vector<float> unit_features;          // [num_units x kNumUnitFeatures]
 
   std::vector<uint8_t> fusable;          // node: CanFuseIntoProducer holds
   std::vector<int32_t> fusion_producer;  // node: node of its fusion producer, or -1

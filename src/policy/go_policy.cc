@@ -96,6 +96,7 @@ Status GoPolicyConfig::Validate() const {
   if (relative_buckets < 2) return bad("relative_buckets must be >= 2");
   if (priority_levels < 1) return bad("priority_levels must be >= 1");
   if (head_hidden < 1) return bad("head_hidden must be >= 1");
+  if (level_prior < 0 || level_prior > 30) return bad("level_prior must be in [0, 30]");
   if (tasks == 0 || (tasks & ~static_cast<uint32_t>(kAllTasks)) != 0)
     return bad("tasks must be a non-empty subset of placement, scheduling, fusion");
   return Status::Ok();
@@ -104,12 +105,12 @@ Status GoPolicyConfig::Validate() const {
 std::string GoPolicyConfig::ToString() const {
   return StrFormat(
       "hidden=%d,sage_layers=%d,attention_layers=%d,heads=%d,segment=%d,memory=%d,ff_multiplier=%d,relative_buckets=%d,"
-      "detach_memory=%d,superposition=%d,task_feedback=%d,feedback_attention=%d,priority_levels=%d,head_hidden=%d,"
-      "tasks=%s,"
+      "detach_memory=%d,superposition=%d,task_feedback=%d,feedback_attention=%d,priority_levels=%d,level_prior=%d,"
+      "head_hidden=%d,tasks=%s,"
       "seed=%llu",
       hidden, sage_layers, attention_layers, heads, segment, memory, ff_multiplier, relative_buckets,
       detach_memory ? 1 : 0, superposition ? 1 : 0, task_feedback ? 1 : 0, feedback_attention ? 1 : 0, priority_levels,
-      head_hidden, TasksToString(tasks).c_str(), static_cast<unsigned long long>(seed));
+      level_prior, head_hidden, TasksToString(tasks).c_str(), static_cast<unsigned long long>(seed));
 }
 
 StatusOr<GoPolicyConfig> GoPolicyConfig::FromString(const std::string& text) {
@@ -127,6 +128,7 @@ StatusOr<GoPolicyConfig> GoPolicyConfig::FromString(const std::string& text) {
                      : key == "relative_buckets" ? &c.relative_buckets
                      : key == "priority_levels"  ? &c.priority_levels
                      : key == "head_hidden"      ? &c.head_hidden
+                     : key == "level_prior"      ? &c.level_prior
                                                  : nullptr;
     bool* bool_field = key == "detach_memory"        ? &c.detach_memory
                        : key == "superposition"      ? &c.superposition
@@ -196,6 +198,7 @@ PolicyTensors ToTensors(const PolicyInput& input, bool mask_unit_memory) {
     t.unit_device_mask = BoolTensor(mask, {u, d});
   }
   t.graph_features = FloatTensor(input.graph_features, {kNumGraphFeatures});
+  t.unit_features = FloatTensor(input.unit_features, {u, kNumUnitFeatures});
   t.default_device = input.default_device;
   t.input = std::make_shared<const PolicyInput>(input);
   return t;
@@ -260,11 +263,16 @@ GoPolicyImpl::GoPolicyImpl(GoPolicyConfig config) : config_(std::move(config)) {
     place_query_ = register_module("place_query", nn::Linear(h, h));
     place_key_ = register_module("place_key", nn::Linear(h, h));
     place_bias_ = register_module("place_bias", nn::Linear(h, 1));
+    unit_in_ = register_module("unit_in", nn::Linear(kNumUnitFeatures, h));
     const int64_t hh = config_.head_hidden;
     feedback_ = register_module("feedback", nn::Linear(h, hh));
     context_ = register_module("context", nn::Linear(kNumPlacementContext, hh));
     priority_hidden_ = register_module("priority_hidden", nn::Linear(h, hh));
     priority_out_ = register_module("priority_out", nn::Linear(hh, config_.priority_levels));
+    {
+      torch::NoGradGuard no_grad;
+      priority_out_->bias[0].add_(static_cast<double>(config_.level_prior));
+    }
     fusion_hidden_ = register_module("fusion_hidden", nn::Linear(h, hh));
     fusion_out_ = register_module("fusion_out", nn::Linear(hh, 1));
     if (config_.feedback_attention) {
@@ -401,7 +409,7 @@ PolicyOutput GoPolicyImpl::forward(const PolicyTensors& in) {
     x = AttentionLayer(l, x, valid, out.film.defined() ? out.film[l] : torch::Tensor());
   out.node_states = FromSegments(x, n).squeeze(0);
   if (config_.tasks & kTaskPlacement) {
-    const torch::Tensor units = SegmentMean(out.node_states, in.unit_offsets, in.unit_nodes);
+    const torch::Tensor units = SegmentMean(out.node_states, in.unit_offsets, in.unit_nodes) + unit_in_(in.unit_features);
     torch::Tensor logits =
         place_query_(units).mm(place_key_(out.device_embeddings).t()) / std::sqrt(static_cast<double>(h)) +
         place_bias_(out.device_embeddings).view({1, in.num_devices});
@@ -630,12 +638,18 @@ Evaluation GoPolicyImpl::Evaluate(const PolicyTensors& in, const PolicyOutput& o
   e.fusion_log_prob = torch::zeros({b});
   e.entropy = torch::zeros({b});
   e.num_decisions = torch::zeros({b});
+  e.placement_entropy = torch::zeros({b});
+  e.scheduling_entropy = torch::zeros({b});
+  e.fusion_entropy = torch::zeros({b});
+  e.placement_decisions = torch::zeros({b});
+  e.scheduling_decisions = torch::zeros({b});
+  e.fusion_decisions = torch::zeros({b});
   const torch::Tensor unit_device = UnitDeviceTensor(in, batch);  // [B, U]
   if (config_.tasks & kTaskPlacement) {
     const torch::Tensor log_p = torch::log_softmax(out.placement_logits, 1);  // [U, D]
     e.placement_log_prob = log_p.gather(1, unit_device.t()).sum(0);
-    e.entropy = e.entropy - (log_p.exp() * log_p).sum();
-    e.num_decisions = e.num_decisions + static_cast<double>(in.num_units);
+    e.placement_entropy = (-(log_p.exp() * log_p).sum()).expand({b});
+    e.placement_decisions = torch::full({b}, static_cast<double>(in.num_units));
   }
   const TaskLogits t = DecodeTasks(in, out, unit_device);
   // Per-op actions in node order.
@@ -656,8 +670,8 @@ Evaluation GoPolicyImpl::Evaluate(const PolicyTensors& in, const PolicyOutput& o
                  "Actions::priority_level out of range");
     const torch::Tensor log_p = torch::log_softmax(t.priority_logits, 2);  // [B, N, P]
     e.scheduling_log_prob = log_p.gather(2, levels.unsqueeze(2)).squeeze(2).sum(1);
-    e.entropy = e.entropy - (log_p.exp() * log_p).sum({1, 2});
-    e.num_decisions = e.num_decisions + static_cast<double>(n);
+    e.scheduling_entropy = -(log_p.exp() * log_p).sum({1, 2});
+    e.scheduling_decisions = torch::full({b}, static_cast<double>(n));
   }
   if (t.fusion_logits.defined()) {
     const torch::Tensor fuse = node_order(&Actions::fuse).to(torch::kFloat);  // [B, N]
@@ -666,11 +680,18 @@ Evaluation GoPolicyImpl::Evaluate(const PolicyTensors& in, const PolicyOutput& o
     const torch::Tensor zero = torch::zeros({}, log_yes.options());
     e.fusion_log_prob = torch::where(t.fusion_mask, fuse * log_yes + (1 - fuse) * log_no, zero).sum(1);
     const torch::Tensor p = torch::sigmoid(t.fusion_logits);
-    e.entropy = e.entropy - torch::where(t.fusion_mask, p * log_yes + (1 - p) * log_no, zero).sum(1);
-    e.num_decisions = e.num_decisions + t.fusion_mask.sum(1).to(torch::kFloat);
+    e.fusion_entropy = -torch::where(t.fusion_mask, p * log_yes + (1 - p) * log_no, zero).sum(1);
+    e.fusion_decisions = t.fusion_mask.sum(1).to(torch::kFloat);
   }
   e.log_prob = e.placement_log_prob + e.scheduling_log_prob + e.fusion_log_prob;
+  e.entropy = e.placement_entropy + e.scheduling_entropy + e.fusion_entropy;
+  e.num_decisions = e.placement_decisions + e.scheduling_decisions + e.fusion_decisions;
   return e;
+}
+
+torch::Tensor Evaluation::TaskMeanLogProb() const {
+  return placement_log_prob / placement_decisions.clamp_min(1) + scheduling_log_prob / scheduling_decisions.clamp_min(1) +
+         fusion_log_prob / fusion_decisions.clamp_min(1);
 }
 
 // ---------------------------------------------------------------------------
@@ -678,7 +699,7 @@ Evaluation GoPolicyImpl::Evaluate(const PolicyTensors& in, const PolicyOutput& o
 
 namespace {
 constexpr const char* kFormat = "graphopt-go-policy";
-constexpr int64_t kCheckpointVersion = 1;
+constexpr int64_t kCheckpointVersion = 2;
 }  // namespace
 
 Status SaveGoPolicy(GoPolicy& policy, const std::string& path) {

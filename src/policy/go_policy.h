@@ -26,7 +26,10 @@
 //     globally through the GraphSAGE encoder and the graph embedding.
 //  5. Heads, sharing the trunk (multi-task):
 //     - placement: a unit's embedding is the mean of its ops' states (colocation
-//       groups are one decision by construction); a device's embedding is an MLP of
+//       groups and blocks are one decision by construction) plus a projection of
+//       the unit's own features (its position in the topological order in a
+//       Fourier basis, its share of the time; policy/features.h): a mean over
+//       hundreds of ops alone leaves the units of a block policy nearly alike; a device's embedding is an MLP of
 //       its features (policy/features.h), so devices are inputs, not a fixed output
 //       size; logits[u, d] = q(unit_u) . k(device_d) / sqrt(H) + b(device_d).
 //     - scheduling: a categorical over `priority_levels` levels per op (the plan's
@@ -110,6 +113,12 @@ struct GoPolicyConfig {
   bool task_feedback = true;
   bool feedback_attention = false;
   int priority_levels = 8;
+  // Initial logit advantage of priority level 0 (added to the scheduling head's
+  // bias): with every op on one level the critical path alone schedules, which is
+  // the sensible schedule to start from; a uniform start gives each of N ops a
+  // random level and each sample a random schedule (README, "Why a sampled plan was
+  // so bad"). 5 gives level 0 a probability of 0.95 with 8 levels.
+  int level_prior = 5;
   // Width of the scheduling and fusion heads' hidden layer: the part computed per
   // sample of a batch (B x N x head_hidden), so it is kept small.
   int head_hidden = 16;
@@ -144,6 +153,7 @@ struct PolicyTensors {
   torch::Tensor device_mask;       // [D] bool
   torch::Tensor unit_device_mask;  // [U, D] bool, or undefined (no per-unit mask)
   torch::Tensor graph_features;    // [kNumGraphFeatures]
+  torch::Tensor unit_features;     // [U, kNumUnitFeatures]
   DeviceId default_device = 0;
 };
 
@@ -178,6 +188,14 @@ struct Evaluation {
   torch::Tensor scheduling_log_prob;  // [B]
   torch::Tensor fusion_log_prob;      // [B]
   torch::Tensor num_decisions;        // [B] float: decisions counted (units + ops + unmasked fusions), for normalizing
+  // Per task: entropy [B] and decisions counted [B] float (0 where the task is inactive).
+  torch::Tensor placement_entropy, scheduling_entropy, fusion_entropy;
+  torch::Tensor placement_decisions, scheduling_decisions, fusion_decisions;
+
+  // The mean log-probability per decision of each active task, summed over the
+  // tasks ([B]): every task weighs the same however many decisions it has (the 64
+  // placement decisions of a block policy are not drowned by 24k scheduling ones).
+  torch::Tensor TaskMeanLogProb() const;
 };
 
 // Sets the number of intra-op threads of LibTorch (n <= 0: all hardware threads).
@@ -262,7 +280,7 @@ class GoPolicyImpl : public torch::nn::Module {
   torch::Tensor bucket_index_;  // [segment, memory + segment] int64, from the config
   torch::nn::Linear graph_in_{nullptr}, graph_mlp1_{nullptr}, graph_mlp2_{nullptr}, film_{nullptr};
   torch::nn::Linear device_mlp1_{nullptr}, device_mlp2_{nullptr};
-  torch::nn::Linear place_query_{nullptr}, place_key_{nullptr}, place_bias_{nullptr};
+  torch::nn::Linear place_query_{nullptr}, place_key_{nullptr}, place_bias_{nullptr}, unit_in_{nullptr};
   torch::nn::Linear feedback_{nullptr}, context_{nullptr};                // placement feedback into the heads
   torch::nn::Linear feedback_states_{nullptr}, context_states_{nullptr};  // into the op states (feedback_attention)
   torch::nn::Linear priority_hidden_{nullptr}, priority_out_{nullptr};

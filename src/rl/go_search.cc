@@ -38,7 +38,7 @@ bool IsPpoKey(const std::string& key) {
   static const char* keys[] = {"samples", "samples_per_step", "epochs", "clip", "lr", "entropy", "entropy_decay",
                                "entropy_min", "baseline_decay", "normalize_advantages", "oom_penalty", "temperature",
                                "max_grad_norm", "include_best", "critical_path_priorities", "warm_start_level",
-                               "warm_start_steps", "warm_start_target"};
+                               "warm_start_steps", "warm_start_target", "imitation"};
   for (const char* k : keys) {
     if (key == k) return true;
   }
@@ -80,8 +80,12 @@ StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchC
        : key == "polish"     ? c.polish
                              : c.polish_samples) = v;
     } else if (key == "polish_evaluations" || key == "max_steps" || key == "threads" || key == "checkpoint_every" ||
-               key == "polish_batch") {
+               key == "polish_batch" || key == "units_per_device") {
       GO_ASSIGN_OR_RETURN(int64_t v, ParseInt(value, context));
+      if (key == "units_per_device") {
+        if (v < 0 || v > 1 << 20) return InvalidArgument(context + ": must be in [0, 1048576]");
+        c.units_per_device = static_cast<int>(v);
+      }
       if (key == "polish_evaluations") c.polish_evaluations = v;
       if (key == "max_steps") c.max_steps = v;
       if (key == "threads") c.threads = static_cast<int>(v);
@@ -302,7 +306,16 @@ StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator,
   GO_ASSIGN_OR_RETURN(impl->ppo_config, PpoConfig::FromString(impl->config.ppo));
   if (impl->policy_config.seed == GoPolicyConfig().seed) impl->policy_config.seed = impl->config.seed + 1;
   ConfigureTorchThreads(impl->config.threads);
-  GO_ASSIGN_OR_RETURN(impl->input, BuildPolicyInput(simulator.graph(), simulator.cluster(), simulator.cost_model()));
+  {
+    PolicyInputOptions options;
+    // The devices the policy may place on (PolicyInputOptions: accelerators, or every
+    // device of a cluster without one).
+    const size_t accelerators = simulator.cluster().Accelerators().size();
+    const int allowed = accelerators > 0 ? static_cast<int>(accelerators) : simulator.cluster().num_devices();
+    options.max_units = impl->config.units_per_device * std::max(1, allowed);
+    GO_ASSIGN_OR_RETURN(impl->input,
+                        BuildPolicyInput(simulator.graph(), simulator.cluster(), simulator.cost_model(), options));
+  }
   impl->batch = std::make_unique<BatchSimulator>(simulator, impl->config.threads);
   if (impl->config.polish) impl->polish = std::make_unique<LocalSearch>(simulator, impl->batch.get(), impl->config.polish_config);
   if (impl->config.polish && impl->config.polish_samples) {

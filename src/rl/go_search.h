@@ -54,6 +54,10 @@ struct GoSearchConfig {
   bool ppo_enabled = true;
   bool polish = true;
   bool polish_samples = true;
+  // Decision units of the policy: at most this many per device the policy may place
+  // on, parts of a METIS partition of the graph (policy/units.h); 0: one per
+  // colocation group, as GO decides.
+  int units_per_device = 4;
   int64_t polish_evaluations = 48;  // simulations of local search per step
   int64_t max_steps = 0;            // 0: no limit
   double time_limit_s = 300;        // <= 0: no limit
@@ -64,7 +68,7 @@ struct GoSearchConfig {
 };
 
 // Parses "key=value,..." over `base`: the driver's keys (baselines, warm_start, ppo,
-// polish: 0/1; polish_evaluations, max_steps, threads, checkpoint_every: integers;
+// polish: 0/1; polish_evaluations, max_steps, threads, checkpoint_every, units_per_device: integers;
 // time_limit: seconds); any other key goes to the PPO config if it knows it, else to
 // the policy config.
 // The defaults of a method: go runs every ingredient; the published placers (colocrl,

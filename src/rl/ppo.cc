@@ -27,6 +27,7 @@ Status PpoConfig::Validate() const {
   if (!(temperature > 0)) return bad("temperature must be > 0");
   if (warm_start_steps < 0) return bad("warm_start_steps must be >= 0");
   if (warm_start_level < 0) return bad("warm_start_level must be >= 0");
+  if (imitation < 0) return bad("imitation must be >= 0");
   return Status::Ok();
 }
 
@@ -34,10 +35,10 @@ std::string PpoConfig::ToString() const {
   return StrFormat(
       "samples=%d,epochs=%d,clip=%g,lr=%g,entropy=%g,entropy_decay=%g,entropy_min=%g,baseline_decay=%g,"
       "normalize_advantages=%d,oom_penalty=%g,temperature=%g,max_grad_norm=%g,include_best=%d,"
-      "critical_path_priorities=%d,warm_start_level=%d,warm_start_steps=%d,warm_start_target=%g",
+      "critical_path_priorities=%d,warm_start_level=%d,warm_start_steps=%d,warm_start_target=%g,imitation=%g",
       samples_per_step, epochs, clip, lr, entropy, entropy_decay, entropy_min, baseline_decay, normalize_advantages ? 1 : 0,
       oom_penalty, temperature, max_grad_norm, include_best ? 1 : 0, critical_path_priorities ? 1 : 0, warm_start_level,
-      warm_start_steps, warm_start_target);
+      warm_start_steps, warm_start_target, imitation);
 }
 
 StatusOr<PpoConfig> PpoConfig::FromString(const std::string& text) {
@@ -60,6 +61,7 @@ StatusOr<PpoConfig> PpoConfig::FromString(const std::string& text) {
                            : key == "temperature"       ? &c.temperature
                            : key == "max_grad_norm"     ? &c.max_grad_norm
                            : key == "warm_start_target" ? &c.warm_start_target
+                           : key == "imitation"         ? &c.imitation
                                                         : nullptr;
     bool* bool_field = key == "normalize_advantages"       ? &c.normalize_advantages
                        : key == "include_best"             ? &c.include_best
@@ -160,7 +162,8 @@ PpoStepStats PpoTrainer::Step() {
   for (const Actions& a : actions) {
     plans.push_back(ActionsToPlan(sim_.graph(), sim_.cluster(), sim_.cost_model(), input_, a, config_.critical_path_priorities));
   }
-  if (config_.include_best && has_best_actions_) {
+  const bool best_in_batch = config_.include_best && has_best_actions_;
+  if (best_in_batch) {
     actions.push_back(best_actions_);
     plans.push_back(ActionsToPlan(sim_.graph(), sim_.cluster(), sim_.cost_model(), input_, best_actions_,
                                   config_.critical_path_priorities));
@@ -213,14 +216,21 @@ PpoStepStats PpoTrainer::Step() {
     for (int epoch = 0; epoch < config_.epochs; ++epoch) {
       if (epoch > 0) out = policy_->forward(tensors_);
       const Evaluation e = policy_->Evaluate(tensors_, out, actions);
-      const torch::Tensor decisions = e.num_decisions.clamp_min(1);
-      const torch::Tensor log_prob = e.log_prob / decisions;
+      const torch::Tensor log_prob = e.TaskMeanLogProb();
       if (epoch == 0) old_log_prob = log_prob.detach();
       const torch::Tensor ratio = torch::exp(log_prob - old_log_prob);
       const torch::Tensor surrogate =
           torch::min(ratio * advantage, torch::clamp(ratio, 1 - config_.clip, 1 + config_.clip) * advantage);
-      const torch::Tensor entropy = (e.entropy / decisions).mean();
-      const torch::Tensor loss = -surrogate.mean() - entropy_coef_ * entropy;
+      // The bonus is on placement only when placement is decided: the scheduling and
+      // fusion heads start from priors (GoPolicyConfig::level_prior) that a bonus
+      // on their entropy would pull towards uniform random schedules.
+      const bool placed = e.placement_decisions.max().item<double>() > 0;
+      const torch::Tensor entropy = placed ? (e.placement_entropy / e.placement_decisions.clamp_min(1)).mean()
+                                           : (e.entropy / e.num_decisions.clamp_min(1)).mean();
+      torch::Tensor loss = -surrogate.mean() - entropy_coef_ * entropy;
+      // Self-imitation: raise the probability of the best plan so far (the last member
+      // of the batch), so samples explore around it.
+      if (best_in_batch && config_.imitation > 0) loss = loss - config_.imitation * log_prob[b - 1];
       optimizer_->zero_grad();
       loss.backward();
       if (config_.max_grad_norm > 0) torch::nn::utils::clip_grad_norm_(policy_->parameters(), config_.max_grad_norm);

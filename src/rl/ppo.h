@@ -12,10 +12,13 @@
 //
 // Reward: -sqrt(step time / reference), the reference being the best baseline's step
 // time (so a plan as fast as the best baseline scores -1), minus `oom_penalty` for a
-// plan that does not fit in memory (GO's shape). Log-probabilities are divided by
-// the sample's number of decisions before the ratio is formed: a sample has one
-// decision per unit and per op, tens of thousands, and the ratio of their summed
-// log-probabilities would leave the clipping range after any update.
+// plan that does not fit in memory (GO's shape). The ratio is formed from the mean
+// log-probability per decision of each task, summed over the tasks
+// (Evaluation::TaskMeanLogProb): a sample has one decision per unit and per op,
+// tens of thousands, and the ratio of their summed log-probabilities would leave the
+// clipping range after any update; per task, so that a few dozen block placements
+// weigh as much as tens of thousands of per-op scheduling decisions. The entropy
+// bonus is on the placement alone (see Step).
 //
 // The trainer keeps the best plan it has seen (PlanScore order: fitting plans first)
 // with its score, the step it was found at and the number of plans simulated by
@@ -43,7 +46,7 @@ namespace graphopt {
 
 struct PpoConfig {
   int samples_per_step = 16;
-  int epochs = 4;
+  int epochs = 1;
   double clip = 0.2;
   double lr = 1e-3;                 // Adam
   double entropy = 0.01;            // entropy bonus (per decision) at step 0
@@ -59,6 +62,12 @@ struct PpoConfig {
   int warm_start_level = 0;         // priority level of imitated plans
   int warm_start_steps = 40;        // supervised steps towards the warm-start plan (at most)
   double warm_start_target = 0.97;  // stop once the mean probability per decision exceeds this
+  // Self-imitation: weight of -log-probability (per decision, per task) of the best
+  // plan so far in every step's loss (needs include_best). With the policy alone the
+  // best plan is one of its own samples, so the policy is pulled towards the best it
+  // found and its samples explore around it; with the search around it, what the
+  // baselines and the local search find is distilled into the policy.
+  double imitation = 1.0;
 
   Status Validate() const;
   std::string ToString() const;

@@ -556,9 +556,12 @@ TEST(GoPolicyTest, ConfigRoundTripsAndRejectsBadValues) {
   GoPolicyConfig c = TinyConfig();
   c.tasks = kTaskScheduling;
   c.detach_memory = true;
+  c.level_prior = 7;
   auto parsed = GoPolicyConfig::FromString(c.ToString());
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   EXPECT_EQ(parsed->ToString(), c.ToString());
+  EXPECT_EQ(parsed->level_prior, 7);
+  EXPECT_FALSE(GoPolicyConfig::FromString("level_prior=31").ok());
   EXPECT_FALSE(GoPolicyConfig::FromString("hidden=30,heads=4").ok());
   EXPECT_FALSE(GoPolicyConfig::FromString("memory=200").ok());
   EXPECT_FALSE(GoPolicyConfig::FromString("tasks=placing").ok());

@@ -111,13 +111,26 @@ TEST(PpoTest, WarmStartImitatesTheOfferedPlan) {
 }
 
 TEST(PpoConfigTest, ParsesOverridesAndRejectsUnknownKeys) {
-  auto c = PpoConfig::FromString("samples=4,lr=0.5,include_best=0");
+  auto c = PpoConfig::FromString("samples=4,lr=0.5,include_best=0,imitation=0.25");
   ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_DOUBLE_EQ(c->imitation, 0.25);
+  EXPECT_FALSE(PpoConfig::FromString("imitation=-1").ok());
   EXPECT_EQ(c->samples_per_step, 4);
   EXPECT_DOUBLE_EQ(c->lr, 0.5);
   EXPECT_FALSE(c->include_best);
   EXPECT_FALSE(PpoConfig::FromString("bogus=1").ok());
   EXPECT_FALSE(PpoConfig::FromString("epochs=0").ok());
+}
+
+TEST(GoSearchOptionsTest, UnitsPerDeviceAndImitationAreRouted) {
+  auto c = ParseGoSearchOptions("units_per_device=2,imitation=0.5", GoSearchConfig{});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->units_per_device, 2);
+  auto ppo = PpoConfig::FromString(c->ppo);
+  ASSERT_TRUE(ppo.ok()) << ppo.status().message();
+  EXPECT_DOUBLE_EQ(ppo->imitation, 0.5);
+  EXPECT_EQ(GoSearchConfig{}.units_per_device, 4);
+  EXPECT_FALSE(ParseGoSearchOptions("units_per_device=-1", GoSearchConfig{}).ok());
 }
 
 GoSearchConfig ToySearch(const std::string& dir, int64_t steps) {

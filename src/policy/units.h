@@ -1,0 +1,35 @@
+// Decision units of the policy's placement head: which ops move together.
+//
+// GO decides once per colocation group (every op without a group is a unit of its
+// own). On a training graph that is almost one decision per op (GNMT-8: 44,170
+// units for 44,213 ops), and a sampled plan then differs from the policy's mode in
+// ops scattered over the whole graph, each paying transfers both ways (README,
+// "Why a sampled plan was so bad"). Partition units make a sample differ from the
+// mode in whole connected pieces of the model instead: the op graph cut by METIS
+// into `max_units` parts of equal compute time that cut as few tensor bytes as
+// possible (partition/partition_graph.h: colocation groups are never split, and a
+// layer's backward ops, which read its activations, land with its forward ops).
+//
+// Cutting along the topological order instead (blocks of consecutive ops) was
+// tried first and is worse: on an unrolled recurrent network the topological order
+// runs time step by time step across all layers, so a block is a time slice of
+// every layer, and no assignment of time slices to devices pipelines.
+//
+// The result depends only on the graph, the weights and max_units (METIS with a
+// fixed seed; see partition_graph.h on its use of the C library's rand()).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/status.h"
+#include "graph/graph.h"
+
+namespace graphopt {
+
+// op id -> part in [0, max_units) (not every part need be used), or an error from
+// METIS. op_time_us: one non-negative weight per op. max_units >= 2, and fewer than
+// the graph's colocation units (ops outside a group count one each).
+StatusOr<std::vector<int32_t>> PartitionUnits(const Graph& graph, const std::vector<double>& op_time_us, int max_units);
+
+}  // namespace graphopt
