@@ -18,10 +18,13 @@ StatusOr<Graph> LoadModel(const std::string& spec, const LoadOptions& options) {
     return BuildTrainingGraph(forward, options.training_options);
   }
   if (!FileExists(spec)) return NotFound(spec + ": no such file");
+  if (ext != "onnx" && (!options.onnx.dim_values.empty() || options.onnx.default_dim > 0)) {
+    return InvalidArgument(spec + ": --dim applies to ONNX models only");
+  }
   if (ext == "json") return ReadGraphJson(spec);
   Graph forward;
   if (ext == "onnx") {
-    GO_ASSIGN_OR_RETURN(forward, ImportOnnx(spec));
+    GO_ASSIGN_OR_RETURN(forward, ImportOnnx(spec, options.onnx));
   } else if (ext == "txt") {
     GO_ASSIGN_OR_RETURN(forward, ImportPipeDream(spec));
   } else {
