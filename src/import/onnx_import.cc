@@ -276,7 +276,7 @@ class OnnxImporter {
   // inputs, initializers and declared shapes to the evaluator.
   Status ResolveInputs() {
     std::set<std::string> symbolic, unbound;
-    std::vector<std::string> defaulted;
+    std::set<std::string> defaulted;
     for (const auto& v : graph().input()) {
       if (initializer_names_.count(v.name()) != 0) continue;
       if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) {
@@ -291,7 +291,7 @@ class OnnxImporter {
         std::optional<int64_t> size = DeclaredDim(d);
         if (!size && options_.default_dim > 0) {
           size = options_.default_dim;
-          defaulted.push_back(d.has_dim_param() ? d.dim_param() : v.name() + "[" + std::to_string(axis) + "]");
+          defaulted.insert(d.has_dim_param() ? d.dim_param() : v.name() + "[" + std::to_string(axis) + "]");
         }
         if (!size) {
           unbound.insert(d.has_dim_param() ? "'" + d.dim_param() + "'"
@@ -304,6 +304,14 @@ class OnnxImporter {
       if (CheckedElements(info.shape) < 0) return Error("graph input '" + v.name() + "' is too large");
       evaluator_->SetSource(v.name(), std::move(info));
     }
+    for (const auto& [name, value] : options_.dim_values) {
+      if (symbolic.count(name) == 0) {
+        std::string known;
+        for (const auto& n : symbolic) known += (known.empty() ? "" : ", ") + n;
+        return Error("dimension '" + name + "' is not a symbolic dimension of the model's inputs (" +
+                     (known.empty() ? std::string("it has none") : "it has " + known) + ")");
+      }
+    }
     if (!unbound.empty()) {
       std::string names, example;
       for (const auto& n : unbound) names += (names.empty() ? "" : ", ") + n;
@@ -313,14 +321,6 @@ class OnnxImporter {
       return Error("the model's inputs have symbolic dimensions that no size is given for: " + names +
                    (example.empty() ? std::string() : " (bind them with --dim " + example + ")"));
     }
-    for (const auto& [name, value] : options_.dim_values) {
-      if (symbolic.count(name) == 0) {
-        std::string known;
-        for (const auto& n : symbolic) known += (known.empty() ? "" : ", ") + n;
-        return Error("dimension '" + name + "' is not a symbolic dimension of the model's inputs (" +
-                     (known.empty() ? std::string("it has none") : "it has " + known) + ")");
-      }
-    }
     if (!defaulted.empty()) {
       std::string list;
       for (const auto& n : defaulted) list += (list.empty() ? "" : ", ") + n;
@@ -329,6 +329,9 @@ class OnnxImporter {
     }
     for (const auto& [name, value] : options_.dim_values) {
       bound_dims_ += (bound_dims_.empty() ? "" : ",") + name + "=" + std::to_string(value);
+    }
+    for (const auto& name : defaulted) {
+      bound_dims_ += (bound_dims_.empty() ? "" : ",") + name + "=" + std::to_string(options_.default_dim) + " (default)";
     }
     auto add_source = [&](const ox::TensorProto& t) {
       evaluator_->SetSource(t.name(), TensorInfo{Shape(t.dims().begin(), t.dims().end()), t.data_type()});

@@ -227,9 +227,13 @@ TEST(OnnxShapesTest, DefaultDimensionIsNamedInAWarning) {
   options.dim_values["batch"] = 2;
   options.default_dim = 5;
   options.warnings = &warnings;
-  EXPECT_EQ(ShapeOf(Import(DynamicModel(), "defaulted", options), "y"), (Shape{2, 5}));
+  StatusOr<Graph> g = Import(DynamicModel(), "defaulted", options);
+  EXPECT_EQ(ShapeOf(g, "y"), (Shape{2, 5}));
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("seq"), std::string::npos) << warnings[0];
+  // The graph's metadata (printed by inspect) names the default too.
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->metadata().at("dims"), "batch=2,seq=5 (default)");
 }
 
 TEST(OnnxShapesTest, DimBindingsParse) {
