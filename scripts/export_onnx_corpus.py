@@ -7,6 +7,7 @@ python3-onnx), never at test time:
     /usr/bin/python3 scripts/export_onnx_corpus.py                 # every model
     /usr/bin/python3 scripts/export_onnx_corpus.py --only vit_b_16,gpt_dynamic
     /usr/bin/python3 scripts/export_onnx_corpus.py --list
+    /usr/bin/python3 scripts/export_onnx_corpus.py --missing              # only models not in the manifest
 
 Each model is built with random weights (nothing is downloaded), exported, and
 written without its weights: every float initializer larger than a handful of
@@ -28,11 +29,11 @@ For every model the manifest (manifest.json in the output folder) records:
                    words its error must contain.
 """
 import argparse
-import io
 import json
 import math
 import os
 import sys
+import tempfile
 import time
 import traceback
 
@@ -234,28 +235,29 @@ def tokens(vocab, *shape):
     return torch.randint(0, vocab, shape)
 
 
-# name -> (builder, options). Builders return (module, example inputs).
-CLASSIFICATION = [
-    "alexnet", "vgg11", "vgg16", "vgg19_bn", "resnet18", "resnet34", "resnet50", "resnet101", "resnet152",
-    "resnext50_32x4d", "resnext101_32x8d", "wide_resnet50_2", "densenet121", "densenet169", "densenet201",
-    "squeezenet1_0", "squeezenet1_1", "googlenet", "mobilenet_v2", "mobilenet_v3_small", "mobilenet_v3_large",
-    "shufflenet_v2_x0_5", "shufflenet_v2_x1_0", "mnasnet0_5", "mnasnet1_0", "efficientnet_b0", "efficientnet_b3",
-    "efficientnet_v2_s", "regnet_x_400mf", "regnet_x_1_6gf", "regnet_y_400mf", "regnet_y_1_6gf", "regnet_y_8gf",
-    "convnext_tiny", "convnext_small", "vit_b_16", "vit_b_32", "vit_l_16", "swin_t", "swin_s", "swin_v2_t",
-    "maxvit_t",
-]
-SEGMENTATION = ["fcn_resnet50", "deeplabv3_resnet50", "deeplabv3_mobilenet_v3_large", "lraspp_mobilenet_v3_large"]
-# mvit_v2_s is left out: its export needs more than 20 GB of memory.
-VIDEO = ["r3d_18", "mc3_18", "r2plus1d_18", "s3d", "mvit_v1_b"]
+# Every classification, segmentation and video model of torchvision, but those that
+# do not export with torch 1.13 or take too much memory to:
+NOT_EXPORTED = {
+    # aten::zero has no ONNX export in torch 1.13.
+    "swin_v2_t": "aten::zero has no ONNX export", "swin_v2_s": "aten::zero has no ONNX export",
+    "swin_v2_b": "aten::zero has no ONNX export",
+    # Its export needs more than 20 GB of memory.
+    "mvit_v2_s": "the export needs more than 20 GB of memory",
+}
+CLASSIFICATION = [n for n in torchvision.models.list_models(module=torchvision.models) if n not in NOT_EXPORTED]
+SEGMENTATION = [n for n in torchvision.models.list_models(module=torchvision.models.segmentation)
+                if n not in NOT_EXPORTED]
+VIDEO = [n for n in torchvision.models.list_models(module=torchvision.models.video) if n not in NOT_EXPORTED]
 
 
 def corpus():
     models = {}
     for n in CLASSIFICATION:
+        if n == "inception_v3":
+            models[n] = {"build": tv(n, (1, 3, 299, 299), aux_logits=False, init_weights=False), "opset": 13}
+            continue
         kwargs = {"aux_logits": False, "init_weights": False} if n == "googlenet" else {}
         models[n] = {"build": tv(n, **kwargs), "opset": 13}
-    models["inception_v3"] = {
-        "build": tv("inception_v3", (1, 3, 299, 299), aux_logits=False, init_weights=False), "opset": 13}
     for n in SEGMENTATION:
         kwargs = {"weights_backbone": None}
         if n != "lraspp_mobilenet_v3_large":
@@ -364,14 +366,16 @@ def export_one(name, spec, out_dir):
             new.append(torch.randint(0, 100, shape) if arg.dtype == torch.long else torch.randn(*shape))
         count_inputs = tuple(new)
     macs = count_macs(module, count_inputs)
-    buf = io.BytesIO()
     start = time.time()
-    # Exported with autograd on, as a user would: under no_grad the attention layers
-    # take fused inference kernels that have no ONNX export.
-    torch.onnx.export(module, inputs, buf, opset_version=spec["opset"], do_constant_folding=spec.get("fold", True),
-                      input_names=spec.get("input_names"), dynamic_axes=spec.get("dynamic_axes"))
-    export_s = time.time() - start
-    model = onnx.load_from_string(buf.getvalue())
+    with tempfile.TemporaryDirectory() as tmp:
+        # Exported with autograd on, as a user would: under no_grad the attention layers
+        # take fused inference kernels that have no ONNX export. Exported to a file, so
+        # that a model above 2 GB goes to the external-data format, whose data is not read.
+        torch.onnx.export(module, inputs, os.path.join(tmp, "model.onnx"), opset_version=spec["opset"],
+                          do_constant_folding=spec.get("fold", True), input_names=spec.get("input_names"),
+                          dynamic_axes=spec.get("dynamic_axes"))
+        export_s = time.time() - start
+        model = onnx.load(os.path.join(tmp, "model.onnx"), load_external_data=False)
     params_exporter = strip_weights(model, name + ".weights")
     path = os.path.join(out_dir, name + ".onnx")
     onnx.save(model, path)
@@ -403,18 +407,23 @@ def main():
     parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "data", "onnx_corpus"))
     parser.add_argument("--only", default="", help="comma-separated model names")
     parser.add_argument("--list", action="store_true", help="list the model names and exit")
+    parser.add_argument("--missing", action="store_true", help="only the models the manifest does not list yet")
     args = parser.parse_args()
     models = corpus()
     if args.list:
         print("\n".join(models))
         return 0
     names = [n for n in args.only.split(",") if n] or list(models)
+    manifest_path = os.path.join(args.out, "manifest.json")
+    if args.missing and os.path.exists(manifest_path):
+        with open(manifest_path) as f:
+            listed = {m["name"] for m in json.load(f)["models"]}
+        names = [n for n in names if n not in listed]
     unknown = [n for n in names if n not in models]
     if unknown:
         print("unknown model(s): " + ", ".join(unknown), file=sys.stderr)
         return 2
     os.makedirs(args.out, exist_ok=True)
-    manifest_path = os.path.join(args.out, "manifest.json")
     manifest = {"format": "graphopt-onnx-corpus", "version": 1, "exporter": "torch " + torch.__version__ +
                 ", torchvision " + torchvision.__version__ + ", onnx " + onnx.__version__, "models": []}
     if os.path.exists(manifest_path):
