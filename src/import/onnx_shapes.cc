@@ -225,7 +225,16 @@ Status ShapeEvaluator::Evaluate(const ox::NodeProto& node, const std::string& no
       outs[0] = TensorInfo{Shape(a->t().dims().begin(), a->t().dims().end()), a->t().data_type()};
     }
   }
-  if (!outs.empty() && !outs[0]) RunOnnxInference(node, &outs, &onnx_error);
+  // From opset 18 the reductions take their axes as an input; the ONNX library's
+  // schemas (up to opset 17) would read them as an attribute and reduce every axis.
+  const bool axes_input_reduce = default_domain && type.rfind("Reduce", 0) == 0 && type != "ReduceSum" &&
+                                 opsets_.count("") != 0 && opsets_.at("") >= 18;
+  if (axes_input_reduce) {
+    if (std::optional<Shape> s = ReduceShape(node)) {
+      outs[0] = TensorInfo{*s, InputInfo(node, 0) != nullptr ? InputInfo(node, 0)->elem_type : ox::TensorProto::FLOAT};
+    }
+  }
+  if (!outs.empty() && !outs[0] && !axes_input_reduce) RunOnnxInference(node, &outs, &onnx_error);
   if (default_domain && type == "NonZero" && !outs[0]) {
     if (const TensorInfo* in = InputInfo(node, 0)) {
       // Data-dependent: the number of non-zero elements is bounded by the input's size.
@@ -286,6 +295,35 @@ Status ShapeEvaluator::Evaluate(const ox::NodeProto& node, const std::string& no
     }
   }
   return Status::Ok();
+}
+
+std::optional<Shape> ShapeEvaluator::ReduceShape(const ox::NodeProto& node) const {
+  const TensorInfo* data = InputInfo(node, 0);
+  if (data == nullptr) return std::nullopt;
+  const int64_t rank = static_cast<int64_t>(data->shape.size());
+  std::vector<int64_t> axes;
+  if (node.input_size() > 1 && !node.input(1).empty()) {
+    const KnownValue* v = InputValue(node, 1);
+    if (v == nullptr || !v->integral) return std::nullopt;
+    axes = v->ints;
+  }
+  if (axes.empty() && IntAttr(node, "noop_with_empty_axes", 0) != 0) return data->shape;
+  std::vector<bool> reduced(static_cast<size_t>(rank), axes.empty());
+  for (int64_t a : axes) {
+    if (a < 0) a += rank;
+    if (a < 0 || a >= rank) return std::nullopt;
+    reduced[static_cast<size_t>(a)] = true;
+  }
+  const bool keep = IntAttr(node, "keepdims", 1) != 0;
+  Shape out;
+  for (size_t d = 0; d < data->shape.size(); ++d) {
+    if (!reduced[d]) {
+      out.push_back(data->shape[d]);
+    } else if (keep) {
+      out.push_back(1);
+    }
+  }
+  return out;
 }
 
 std::optional<Shape> ShapeEvaluator::RuleShape(const ox::NodeProto& node) const {

@@ -53,6 +53,8 @@ class ShapeEvaluator {
                         std::string* error);
   // The importer's own output-0 shape for what ONNX leaves open.
   std::optional<Shape> RuleShape(const ox::NodeProto& node) const;
+  // Output shape of a reduction whose axes are its second input (opset 18).
+  std::optional<Shape> ReduceShape(const ox::NodeProto& node) const;
   // The shapes and known values of a node's inputs.
   NodeInputs Inputs(const ox::NodeProto& node) const;
   Status EvaluateControlFlow(const ox::NodeProto& node, const std::string& node_ref);

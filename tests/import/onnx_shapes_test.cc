@@ -179,6 +179,17 @@ TEST(OnnxShapesTest, SplitOfAComputedShapeGivesEveryPart) {
   EXPECT_EQ(ShapeOf(Import(m, "split"), "y"), (Shape{6, 8, 1}));
 }
 
+TEST(OnnxShapesTest, Opset18ReductionTakesItsAxesInput) {
+  onnx::ModelProto m = NewModel(18);
+  AddInput(&m, "x", {2, 3, 4});
+  AddInts(&m, "axes", {-1});
+  AddIntAttr(AddNode(&m, "ReduceMean", {"x", "axes"}, {"mean"}), "keepdims", 0);
+  AddNode(&m, "ReduceMax", {"x", "axes"}, {"max"});
+  const StatusOr<Graph> g = Import(m, "reduce18");
+  EXPECT_EQ(ShapeOf(g, "mean"), (Shape{2, 3}));
+  EXPECT_EQ(ShapeOf(g, "max"), (Shape{2, 3, 1}));
+}
+
 TEST(OnnxShapesTest, ReshapeToAnInputValueIsAnErrorNamingTensorAndNode) {
   onnx::ModelProto m = NewModel();
   AddInput(&m, "x", {2, 3});
