@@ -54,6 +54,16 @@ StatusOr<double> Args::GetDouble(const std::string& flag, double fallback) const
   return ParseDouble(it->second, command_ + ": --" + flag);
 }
 
+FlagSpec DimFlag() {
+  return {"dim", true, "sizes of an ONNX model's symbolic dimensions: batch=32,seq=512 (*=N: every unbound one)"};
+}
+
+StatusOr<LoadOptions> ModelLoadOptions(const Args& args) {
+  LoadOptions options;
+  if (args.Has("dim")) GO_RETURN_IF_ERROR(ParseDimBindings(args.Get("dim"), &options.onnx));
+  return options;
+}
+
 std::string FlagsHelp(const std::vector<FlagSpec>& specs) {
   std::string out;
   for (const auto& s : specs) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "models/load.h"
 
 namespace graphopt {
 
@@ -34,6 +35,10 @@ class Args {
   std::vector<std::string> positional_;
   std::map<std::string, std::string> values_;
 };
+
+// The --dim flag of every command that reads a model, and the load options it gives.
+FlagSpec DimFlag();
+StatusOr<LoadOptions> ModelLoadOptions(const Args& args);
 
 // "  --name VALUE   help" lines for a usage message.
 std::string FlagsHelp(const std::vector<FlagSpec>& specs);

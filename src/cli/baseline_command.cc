@@ -72,6 +72,7 @@ std::vector<FlagSpec> CommonFlags(const std::string& default_cluster) {
       {"cluster", true, "cluster preset or cluster .json file (default " + default_cluster + ")"},
       {"fusion", false, "also apply greedy fusion to the placement"},
       {"seed", true, "seed of the randomized partitioners (default 0)"},
+      DimFlag(),
       {"help", false, "show this help"},
   };
 }
@@ -89,7 +90,8 @@ struct Setup {
 StatusOr<std::unique_ptr<Setup>> Prepare(const Args& args, const std::string& model, const std::string& default_cluster) {
   auto setup = std::make_unique<Setup>();
   GO_ASSIGN_OR_RETURN(const int64_t seed, args.GetInt("seed", 0));
-  GO_ASSIGN_OR_RETURN(setup->graph, LoadModel(model));
+  GO_ASSIGN_OR_RETURN(const LoadOptions load, ModelLoadOptions(args));
+  GO_ASSIGN_OR_RETURN(setup->graph, LoadModel(model, load));
   GO_ASSIGN_OR_RETURN(setup->cluster, LoadCluster(args.Get("cluster", default_cluster)));
   GO_ASSIGN_OR_RETURN(Simulator sim, Simulator::Create(setup->graph, setup->cluster));
   setup->sim.emplace(std::move(sim));

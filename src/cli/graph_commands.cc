@@ -9,6 +9,7 @@
 #include "core/strings.h"
 #include "graph/dot.h"
 #include "graph/json_io.h"
+#include "import/onnx_corpus.h"
 #include "models/load.h"
 #include "models/registry.h"
 #include "sim/plan.h"
@@ -31,6 +32,7 @@ bool WantsHelp(int argc, char** argv) {
 const std::vector<FlagSpec> kLoadFlags = {
     {"forward", false, "use the forward graph only (no backward and update ops)"},
     {"optimizer", true, "optimizer of the training step: sgd, momentum (default) or adam"},
+    DimFlag(),
 };
 
 StatusOr<Graph> LoadFromArgs(const Args& args, const std::string& command) {
@@ -38,10 +40,71 @@ StatusOr<Graph> LoadFromArgs(const Args& args, const std::string& command) {
     return InvalidArgument(command + ": expected exactly one MODEL argument (a file or a built-in name), got " +
                            std::to_string(args.positional().size()));
   }
-  LoadOptions options;
+  GO_ASSIGN_OR_RETURN(LoadOptions options, ModelLoadOptions(args));
   options.training = !args.Has("forward");
   options.training_options.optimizer = args.Get("optimizer", "momentum");
   return LoadModel(args.positional()[0], options);
+}
+
+// 1234567 -> "1,234,567".
+std::string WithCommas(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
+// `inspect --check DIR`: imports every model of an ONNX corpus and prints one row
+// per model; fails if any model does not import exactly.
+int RunCorpusCheck(const std::string& dir, const std::string& only) {
+  std::vector<std::string> names;
+  for (size_t from = 0; from < only.size();) {
+    const size_t comma = std::min(only.find(',', from), only.size());
+    if (comma > from) names.push_back(only.substr(from, comma - from));
+    from = comma + 1;
+  }
+  auto rows = CheckOnnxCorpus(dir, names);
+  if (!rows.ok()) return Fail(rows.status());
+  constexpr double kMacsTolerance = 0.01;
+  std::printf("| model | ops | params | params (exporter) | MACs | MACs (independent) | MACs diff | import | check |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+  int exact = 0, refused = 0;
+  double slowest = 0;
+  std::string slowest_name;
+  for (const auto& r : *rows) {
+    const std::string name = r.dims.empty() ? r.name : r.name + " (" + r.dims + ")";
+    if (!r.imported) {
+      const bool expected = r.refused_as_expected();
+      refused += expected;
+      std::printf("| %s | | | %s | | %s | | | %s: %s |\n", name.c_str(), WithCommas(r.params_expected).c_str(),
+                  HumanCount(r.macs_expected).c_str(), expected ? "refused as expected" : "FAILED", r.error.c_str());
+      continue;
+    }
+    const bool ok = r.passed(kMacsTolerance);
+    exact += ok;
+    if (r.import_seconds > slowest) {
+      slowest = r.import_seconds;
+      slowest_name = r.name;
+    }
+    std::string verdict = ok ? "ok" : "";
+    if (!r.expected_refusal.empty()) verdict += "imported, but a refusal was expected; ";
+    if (!r.params_exact()) verdict += "params differ; ";
+    if (r.macs_error() > kMacsTolerance) verdict += "MACs differ; ";
+    for (const auto& w : r.warnings) verdict += "warning: " + w + "; ";
+    std::printf("| %s | %s | %s | %s | %s | %s | %+.3f%% | %.0f ms | %s |\n", name.c_str(), WithCommas(r.ops).c_str(),
+                WithCommas(r.params).c_str(), WithCommas(r.params_expected).c_str(), HumanCount(r.macs).c_str(),
+                HumanCount(r.macs_expected).c_str(),
+                r.macs_expected > 0 ? 100.0 * (r.macs / r.macs_expected - 1.0) : 0.0, 1e3 * r.import_seconds,
+                verdict.c_str());
+  }
+  const int imported = static_cast<int>(rows->size()) - refused;
+  std::printf("\n%d of %d models import exactly (parameters equal, MACs within %.0f%%, no warning)", exact, imported,
+              100 * kMacsTolerance);
+  if (refused > 0) std::printf("; %d refused as their manifest expects", refused);
+  std::printf("; slowest import %s, %.0f ms\n", slowest_name.c_str(), 1e3 * slowest);
+  return exact + refused == static_cast<int>(rows->size()) ? 0 : 1;
 }
 
 }  // namespace
@@ -71,12 +134,17 @@ int RunModelsCommand(int argc, char** argv) {
 int RunInspectCommand(int argc, char** argv) {
   std::vector<FlagSpec> specs = kLoadFlags;
   specs.push_back({"top", true, "how many op kinds to list (default all)"});
+  specs.push_back({"check", true, "import every model of this ONNX corpus folder (its manifest.json) and compare "
+                                  "parameters and MACs with the exporter's counts"});
+  specs.push_back({"only", true, "with --check: only these models (comma-separated)"});
   if (WantsHelp(argc, argv)) {
-    std::printf("usage: graphopt inspect MODEL [flags]\n\n%s", FlagsHelp(specs).c_str());
+    std::printf("usage: graphopt inspect MODEL [flags]\n       graphopt inspect --check DIR [--only a,b]\n\n%s",
+                FlagsHelp(specs).c_str());
     return 0;
   }
   auto args = Args::Parse("inspect", argc, argv, 2, specs);
   if (!args.ok()) return Fail(args.status());
+  if (args->Has("check")) return RunCorpusCheck(args->Get("check"), args->Get("only"));
   auto graph = LoadFromArgs(*args, "inspect");
   if (!graph.ok()) return Fail(graph.status());
   const Graph& g = *graph;

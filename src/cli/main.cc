@@ -26,8 +26,11 @@ const char* kUsage =
     "  bench [--rows R] [--methods M] [--fusion]   the 13-row placement suite of the GO paper\n"
     "\n"
     "MODEL is a .onnx, .json or PipeDream .txt file, or a built-in name with optional\n"
-    "parameters, e.g. gnmt or gnmt:layers=4,batch=128. Run 'graphopt COMMAND --help'\n"
-    "for the flags of a command.\n";
+    "parameters, e.g. gnmt or gnmt:layers=4,batch=128. An ONNX model with symbolic\n"
+    "dimensions takes their sizes from --dim, e.g. --dim batch=32,seq=512, on every\n"
+    "command. 'graphopt inspect --check DIR' imports an ONNX corpus (data/onnx_corpus)\n"
+    "and compares it with the exporter's counts. Run 'graphopt COMMAND --help' for the\n"
+    "flags of a command.\n";
 
 }  // namespace
 

@@ -59,6 +59,7 @@ std::vector<FlagSpec> OptimizeFlags() {
       {"policy", true, "options \"key=value,...\": policy config (hidden=64,...), PPO config (samples=16,epochs=1,lr=...) "
                        "and the optimizer's ingredients (baselines=1,warm_start=1,ppo=1,polish=1,polish_evaluations=48); "
                        "for colocrl and hdp, their own options"},
+      DimFlag(),
       {"help", false, "show this help"},
   };
 }
@@ -113,7 +114,9 @@ int RunOptimizeCommand(int argc, char** argv) {
   if (!parsed.ok()) return Fail(parsed.status().message());
   config = std::move(*parsed);
 
-  auto graph = LoadModel(model);
+  auto load = ModelLoadOptions(*args);
+  if (!load.ok()) return Fail(load.status().message());
+  auto graph = LoadModel(model, *load);
   if (!graph.ok()) return Fail(graph.status().message());
   auto cluster = LoadCluster(cluster_name);
   if (!cluster.ok()) return Fail(cluster.status().message());

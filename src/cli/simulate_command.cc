@@ -29,6 +29,7 @@ std::vector<FlagSpec> SimulateFlags() {
       {"plan", true, "plan .json file (default: every op on the first accelerator, ready order, no fusion)"},
       {"trace", true,
        "write the timeline to this file in Chrome's Trace Event format (open in Perfetto or chrome://tracing)"},
+      DimFlag(),
       {"help", false, "show this help"},
   };
 }
@@ -81,7 +82,9 @@ int RunSimulateCommand(int argc, char** argv) {
     return 1;
   }
   const std::string model = args->positional()[0];
-  auto graph = LoadModel(model);
+  auto load = ModelLoadOptions(*args);
+  if (!load.ok()) return Fail(load.status().message());
+  auto graph = LoadModel(model, *load);
   if (!graph.ok()) return Fail(graph.status().message());
   auto cluster = LoadCluster(args->Get("cluster", kDefaultCluster));
   if (!cluster.ok()) return Fail(cluster.status().message());

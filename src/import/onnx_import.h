@@ -1,27 +1,38 @@
 // ONNX importer: reads an .onnx model (with or without its external weights file)
-// into a forward Graph, using ONNX shape inference for every intermediate shape.
+// into a forward Graph. Every shape is computed (onnx_shapes.h), never guessed: a
+// tensor whose shape cannot be computed is an error naming it and its node.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "graph/graph.h"
 
 namespace graphopt {
 
 struct OnnxImportOptions {
-  // Value for symbolic or unknown batch-like dimensions.
-  int64_t default_dim = 1;
-  // Values of named symbolic dimensions (dim_param of the graph inputs, e.g.
-  // {"batch", 32}); names not listed take default_dim.
+  // Sizes of the named symbolic dimensions of the graph inputs (their dim_param,
+  // e.g. {"batch", 32}). A name the inputs do not have is an error.
   std::map<std::string, int64_t> dim_values;
+  // Size of the symbolic dimensions dim_values does not bind; 0: an unbound
+  // dimension is an error naming it. A default that is used is named in a warning.
+  int64_t default_dim = 0;
+  // If set, warnings are appended here instead of being logged.
+  std::vector<std::string>* warnings = nullptr;
 };
 
 // Each initializer becomes a Variable op (param_bytes from its dims; the weights
 // themselves are never read), each graph input an Input op, each node an op of the
-// matching kind with its cost. Unknown node types import as Generic ops costed by
-// their bytes, with one warning listing them. Errors name the file and the node.
+// kind of the operator table (onnx_op_table.h) with its cost. Node types the table
+// does not know import as Generic ops costed by their bytes, with one warning
+// listing them; their output shapes come from ONNX's schema or from the shapes the
+// file declares. Errors name the file and the node.
 StatusOr<Graph> ImportOnnx(const std::string& path, const OnnxImportOptions& options = {});
+
+// Parses symbolic-dimension bindings "name=value,name=value" (the --dim flag) into
+// options->dim_values; "*=value" sets options->default_dim. Values must be >= 1.
+Status ParseDimBindings(const std::string& text, OnnxImportOptions* options);
 
 }  // namespace graphopt

@@ -6,6 +6,7 @@
 
 #include "graph/graph.h"
 #include "graph/training.h"
+#include "import/onnx_import.h"
 
 namespace graphopt {
 
@@ -14,6 +15,8 @@ struct LoadOptions {
   // JSON graphs are taken as they are.
   bool training = true;
   TrainingOptions training_options;
+  // Sizes of the symbolic dimensions of ONNX models (the --dim flag).
+  OnnxImportOptions onnx;
 };
 
 StatusOr<Graph> LoadModel(const std::string& spec, const LoadOptions& options = {});

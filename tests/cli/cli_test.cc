@@ -223,5 +223,50 @@ TEST(CliTest, OptimizeRejectsBadOptions) {
 }
 #endif
 
+// The ONNX corpus of the repository (scripts/export_onnx_corpus.py).
+std::string Corpus(const std::string& file) { return std::string(GRAPHOPT_SOURCE_DIR) + "/data/onnx_corpus/" + file; }
+
+TEST(CliTest, DynamicOnnxModelNeedsItsDimensionsBound) {
+  CliRun r = Graphopt("inspect " + Corpus("gpt_dynamic.onnx"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("--dim batch=N,seq=N"), std::string::npos) << r.output;
+}
+
+TEST(CliTest, DimFlagBindsTheSymbolicDimensionsOfEveryModelCommand) {
+  CliRun r = Graphopt("inspect " + Corpus("gpt_dynamic.onnx") + " --dim batch=2,seq=64");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("batch=2,seq=64"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("forward MACs   15.963 G"), std::string::npos) << r.output;
+  r = Graphopt("simulate " + Corpus("bert_encoder_dynamic.onnx") + " --dim seq=128,batch=2");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = Graphopt("baseline " + Corpus("bert_encoder_dynamic.onnx") + " --method single --dim seq=128,batch=2");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST(CliTest, DefaultDimensionIsPrinted) {
+  CliRun r = Graphopt("inspect " + Corpus("gpt_dynamic.onnx") + " --forward --dim batch=2,*=16");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("seq=16 (default)"), std::string::npos) << r.output;
+}
+
+TEST(CliTest, DimFlagRejectsBadBindings) {
+  for (const char* dim : {"batch", "batch=0", "batch=x", "nosuchdim=3"}) {
+    CliRun r = Graphopt("inspect " + Corpus("gpt_dynamic.onnx") + " --dim " + dim);
+    EXPECT_NE(r.exit_code, 0) << dim;
+    EXPECT_NE(r.output.find(dim[0] == 'n' ? "'nosuchdim'" : "--dim"), std::string::npos) << dim << ": " << r.output;
+  }
+  CliRun r = Graphopt("inspect gnmt --dim batch=2");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("--dim applies to ONNX models only"), std::string::npos) << r.output;
+}
+
+TEST(CliTest, CorpusCheckPrintsOneRowPerModel) {
+  CliRun r = Graphopt("inspect --check " + Corpus("") + " --only resnet18,vit_b_16,gpt_dynamic");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("| vit_b_16 | 1,105 | 86,495,464 | 86,495,464 |"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("| gpt_dynamic (batch=2,seq=64) |"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("3 of 3 models import exactly"), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace graphopt

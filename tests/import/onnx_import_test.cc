@@ -139,6 +139,8 @@ std::string WriteModel(const onnx::ModelProto& m, const std::string& name) {
   return path;
 }
 
+void ExpectErrorNaming(const StatusOr<Graph>& g, const std::string& path, const std::string& what);
+
 // x [N,3,8,8] (N symbolic) -> Conv(W [4,3,3,3], B [4], pads 1) -> Relu -> y.
 onnx::ModelProto TinyConvModel() {
   onnx::ModelProto m = NewModel();
@@ -250,7 +252,9 @@ TEST(OnnxImportTest, ShapeHelpersCostNothing) {
 
 TEST(OnnxImportTest, HandBuiltConvHasHandComputedShapesAndMacs) {
   const std::string path = WriteModel(TinyConvModel(), "conv.onnx");
-  StatusOr<Graph> g = ImportOnnx(path);
+  OnnxImportOptions options;
+  options.dim_values["N"] = 1;
+  StatusOr<Graph> g = ImportOnnx(path, options);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   ASSERT_EQ(g->num_ops(), 5);
   EXPECT_EQ(g->op(0).kind, OpKind::kInput);
@@ -264,7 +268,7 @@ TEST(OnnxImportTest, HandBuiltConvHasHandComputedShapesAndMacs) {
   EXPECT_EQ(GetIntsAttr(conv.attrs, "kernel"), (std::vector<int64_t>{3, 3}));
   EXPECT_EQ(GetIntsAttr(conv.attrs, "strides"), (std::vector<int64_t>{1, 1}));
   EXPECT_EQ(GetIntAttr(conv.attrs, "group", 0), 1);
-  // Symbolic batch N -> 1: output [1,4,8,8] = 256 elements x 27 MACs each.
+  // Batch N bound to 1: output [1,4,8,8] = 256 elements x 27 MACs each.
   EXPECT_EQ(g->tensor(conv.outputs[0]).shape, (Shape{1, 4, 8, 8}));
   EXPECT_DOUBLE_EQ(conv.cost.macs, 256.0 * 27);
   EXPECT_DOUBLE_EQ(conv.cost.flops, 2 * 256.0 * 27 + 256);
@@ -306,11 +310,31 @@ TEST(OnnxImportTest, HandBuiltMatMulsHaveHandComputedMacs) {
   std::remove(path.c_str());
 }
 
+TEST(OnnxImportTest, SymbolicDimensionLeftUnboundIsAnError) {
+  const std::string path = WriteModel(TinyConvModel(), "conv_unbound.onnx");
+  ExpectErrorNaming(ImportOnnx(path), path, "'N'");
+  std::remove(path.c_str());
+}
+
+TEST(OnnxImportTest, UnknownOpTypeWithoutDeclaredShapeIsAnErrorNamingTensorAndNode) {
+  onnx::ModelProto m = NewModel();
+  SetTensorType(m.mutable_graph()->add_input(), "x", {2, 8});
+  AddNode(&m, "FancyOp", {"x"}, {"f1"}, "fancy1");
+  const std::string path = WriteModel(m, "fancy_undeclared.onnx");
+  StatusOr<Graph> g = ImportOnnx(path);
+  ExpectErrorNaming(g, path, "tensor 'f1'");
+  ExpectErrorNaming(g, path, "'fancy1' (FancyOp)");
+  std::remove(path.c_str());
+}
+
 TEST(OnnxImportTest, UnknownOpTypeImportsAsGenericWithOneWarning) {
   onnx::ModelProto m = NewModel();
   SetTensorType(m.mutable_graph()->add_input(), "x", {2, 8});
   AddNode(&m, "FancyOp", {"x"}, {"f1"}, "fancy1");
   AddNode(&m, "FancyOp", {"f1"}, {"f2"}, "fancy2");
+  // The shapes the file declares for the outputs of the op no schema describes.
+  SetTensorType(m.mutable_graph()->add_value_info(), "f1", {2, 8});
+  SetTensorType(m.mutable_graph()->add_value_info(), "f2", {2, 8});
   AddNode(&m, "Relu", {"f2"}, {"y"}, "relu");
   const std::string path = WriteModel(m, "fancy.onnx");
   ::testing::internal::CaptureStderr();
@@ -321,7 +345,7 @@ TEST(OnnxImportTest, UnknownOpTypeImportsAsGenericWithOneWarning) {
   ASSERT_NE(fancy, nullptr);
   EXPECT_EQ(fancy->kind, OpKind::kGeneric);
   EXPECT_EQ(GetStringAttr(fancy->attrs, "op_type", ""), "FancyOp");
-  // Unknown outputs take the shape of the first input; Generic ops cost their bytes.
+  // Outputs take their declared shapes; Generic ops cost their bytes.
   EXPECT_EQ(g->tensor(fancy->outputs[0]).shape, (Shape{2, 8}));
   EXPECT_EQ(fancy->cost.bytes_read, 64);
   EXPECT_EQ(fancy->cost.bytes_written, 64);
