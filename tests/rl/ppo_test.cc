@@ -170,6 +170,24 @@ TEST(GoSearchTest, ResumedRunMatchesUninterruptedRun) {
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 
+// The policy alone (GO-one as the paper defines it): every plan that ever becomes the
+// best was sampled from the policy; no baseline, warm start or local search enters.
+TEST(GoSearchTest, PolicyAloneAdmitsOnlyPolicySamples) {
+  Toy toy;
+  auto c = ParseGoSearchOptions("baselines=0,warm_start=0,polish=0", ToySearch("", 3));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  auto search = GoSearch::Create(toy.sim, *c);
+  ASSERT_TRUE(search.ok()) << search.status().message();
+  auto r = (*search)->Run();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_FALSE(r->trace.empty());
+  for (const ConvergencePoint& p : r->trace) EXPECT_EQ(p.source, "ppo");
+  EXPECT_EQ(r->improvements_ppo, static_cast<int>(r->trace.size()));
+  EXPECT_EQ(r->improvements_polish + r->improvements_sample_polish, 0);
+  EXPECT_EQ(r->score.step_time_us, r->trace.back().best_step_us);
+  EXPECT_EQ(r->score.step_time_us, r->ppo_best_us);
+}
+
 TEST(GoSearchTest, TimeLimitStopsCleanlyWithABestPlan) {
   Toy toy;
   GoSearchConfig c = ToySearch("", 0);
