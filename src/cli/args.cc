@@ -1,5 +1,9 @@
 #include "cli/args.h"
 
+#include <algorithm>
+#include <thread>
+
+#include "core/files.h"
 #include "core/strings.h"
 
 namespace graphopt {
@@ -25,6 +29,11 @@ StatusOr<Args> Args::Parse(const std::string& command, int argc, char** argv, in
       if (spec == nullptr) return InvalidArgument(command + ": unknown flag --" + name + " (see graphopt " + command + " --help)");
       if (spec->takes_value && !has_inline) {
         if (i + 1 >= argc) return InvalidArgument(command + ": flag --" + name + " needs a value");
+        const std::string next = argv[i + 1];
+        if (next.size() >= 2 && next[0] == '-' && next[1] == '-') {
+          return InvalidArgument(command + ": flag --" + name + " needs a value, got the flag " + next +
+                                 " (write --" + name + "=" + next + " if that is the value)");
+        }
         value = argv[++i];
       } else if (!spec->takes_value && has_inline) {
         return InvalidArgument(command + ": flag --" + name + " takes no value");
@@ -48,10 +57,39 @@ StatusOr<int64_t> Args::GetInt(const std::string& flag, int64_t fallback) const 
   return ParseInt(it->second, command_ + ": --" + flag);
 }
 
+StatusOr<int64_t> Args::GetIntInRange(const std::string& flag, int64_t fallback, int64_t lo, int64_t hi) const {
+  auto it = values_.find(flag);
+  if (it == values_.end()) return fallback;
+  GO_ASSIGN_OR_RETURN(const int64_t v, ParseInt(it->second, command_ + ": --" + flag));
+  if (v < lo || v > hi) {
+    return InvalidArgument(StrFormat("%s: --%s must be between %lld and %lld, got %lld", command_.c_str(), flag.c_str(),
+                                     static_cast<long long>(lo), static_cast<long long>(hi), static_cast<long long>(v)));
+  }
+  return v;
+}
+
+Status Args::CheckOutputs(const std::vector<std::string>& flags) const {
+  for (const std::string& flag : flags) {
+    auto it = values_.find(flag);
+    if (it != values_.end()) GO_RETURN_IF_ERROR(CheckOutputWritable(it->second, command_ + ": --" + flag));
+  }
+  return Status::Ok();
+}
+
 StatusOr<double> Args::GetDouble(const std::string& flag, double fallback) const {
   auto it = values_.find(flag);
   if (it == values_.end()) return fallback;
   return ParseDouble(it->second, command_ + ": --" + flag);
+}
+
+int MaxThreads() {
+  const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  return std::min(256, 4 * hardware);
+}
+
+StatusOr<int> ThreadsFlag(const Args& args, int fallback) {
+  GO_ASSIGN_OR_RETURN(const int64_t threads, args.GetIntInRange("threads", fallback, 1, MaxThreads()));
+  return static_cast<int>(threads);
 }
 
 FlagSpec DimFlag() {

@@ -1,6 +1,8 @@
 // Command-line arguments of one subcommand: positional arguments and --flags
 // (--name value, --name=value, or a bare boolean --name), checked against the flags
-// the subcommand declares so that a typo is an error, not silently ignored.
+// the subcommand declares so that a typo is an error, not silently ignored. A value
+// that starts with "--" is an error ("--cluster --time-limit 5" does not take
+// "--time-limit" as the cluster); give such a value as --name=--value.
 #pragma once
 
 #include <map>
@@ -28,6 +30,11 @@ class Args {
   bool Has(const std::string& flag) const { return values_.count(flag) > 0; }
   std::string Get(const std::string& flag, const std::string& fallback = "") const;
   StatusOr<int64_t> GetInt(const std::string& flag, int64_t fallback) const;
+  // An integer flag that, when given, must lie in [lo, hi] (the fallback is not checked).
+  StatusOr<int64_t> GetIntInRange(const std::string& flag, int64_t fallback, int64_t lo, int64_t hi) const;
+  // For each of `flags` that is given: its output path is writable (CheckOutputWritable),
+  // so that a long run does not end by failing to save its result.
+  Status CheckOutputs(const std::vector<std::string>& flags) const;
   StatusOr<double> GetDouble(const std::string& flag, double fallback) const;
 
  private:
@@ -35,6 +42,11 @@ class Args {
   std::vector<std::string> positional_;
   std::map<std::string, std::string> values_;
 };
+
+// The bound of --threads: at least 1, at most 4 x the hardware threads (and 256).
+int MaxThreads();
+// --threads, when given, in [1, MaxThreads()]; `fallback` (0: every core) otherwise.
+StatusOr<int> ThreadsFlag(const Args& args, int fallback = 0);
 
 // The --dim flag of every command that reads a model, and the load options it gives.
 FlagSpec DimFlag();

@@ -115,6 +115,8 @@ int RunBaselineCommand(int argc, char** argv) {
   }
   if (args->positional().size() != 1) return Fail("baseline", "expected one MODEL\n" + usage);
   if (!args->Has("method")) return Fail("baseline", "--method is required (" + MethodList() + ")");
+  Status outputs = args->CheckOutputs({"out"});
+  if (!outputs.ok()) return Fail("baseline", outputs.message());
   auto setup = Prepare(*args, args->positional()[0], "4xV100");
   if (!setup.ok()) return Fail("baseline", setup.status().message());
   const Graph* graph = &(*setup)->graph;

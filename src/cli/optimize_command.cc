@@ -51,7 +51,7 @@ std::vector<FlagSpec> OptimizeFlags() {
       {"steps", true, "stop after this many steps (default: no limit)"},
       {"time-limit", true, "stop after this many seconds (default 120; 0: no limit)"},
       {"seed", true, "random seed (default 0)"},
-      {"threads", true, "threads for the simulator and LibTorch (default: every core)"},
+      {"threads", true, "threads for the simulator and LibTorch, 1 to 4 x the cores (default: every core)"},
       {"out", true, "write the best plan to this .json file"},
       {"trace", true, "write the best plan's timeline (Chrome trace) to this .json file"},
       {"convergence", true, "write the convergence trace (best step time over time) to this .json file"},
@@ -100,7 +100,7 @@ int RunOptimizeCommand(int argc, char** argv) {
   if (!time_limit.ok()) return Fail(time_limit.status().message());
   auto seed = args->GetInt("seed", 0);
   if (!seed.ok()) return Fail(seed.status().message());
-  auto threads = args->GetInt("threads", 0);
+  auto threads = ThreadsFlag(*args);
   if (!threads.ok()) return Fail(threads.status().message());
   if (*steps < 0 || *time_limit < 0 || *seed < 0) return Fail("--steps, --time-limit and --seed must be >= 0");
 
@@ -113,6 +113,10 @@ int RunOptimizeCommand(int argc, char** argv) {
   auto parsed = ParseGoSearchOptions(args->Get("policy"), config);
   if (!parsed.ok()) return Fail(parsed.status().message());
   config = std::move(*parsed);
+
+  // Before the long run: its results must have somewhere to go.
+  Status outputs = args->CheckOutputs({"out", "trace", "convergence"});
+  if (!outputs.ok()) return Fail(outputs.message());
 
   auto load = ModelLoadOptions(*args);
   if (!load.ok()) return Fail(load.status().message());

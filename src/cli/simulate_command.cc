@@ -76,6 +76,8 @@ int RunSimulateCommand(int argc, char** argv) {
     std::printf("%s", Usage().c_str());
     return 0;
   }
+  Status outputs = args->CheckOutputs({"trace"});
+  if (!outputs.ok()) return Fail(outputs.message());
   if (args->positional().size() != 1) {
     std::fprintf(stderr, "error: simulate: expected one MODEL, got %zu arguments\n%s", args->positional().size(),
                  Usage().c_str());

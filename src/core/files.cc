@@ -1,5 +1,6 @@
 #include "core/files.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,6 +42,23 @@ Status WriteFileAtomic(const std::string& path, const std::string& contents) {
     std::remove(tmp.c_str());
     return IoError(path + ": cannot rename into place: " + err);
   }
+  return Status::Ok();
+}
+
+Status CheckOutputWritable(const std::string& path, const std::string& what) {
+  if (path.empty()) return InvalidArgument(what + ": empty output path");
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return IoError(what + " " + path + ": is a directory, not a file");
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  if (stat(dir.c_str(), &st) != 0) return IoError(what + " " + path + ": directory " + dir + " does not exist");
+  if (!S_ISDIR(st.st_mode)) return IoError(what + " " + path + ": " + dir + " is not a directory");
+  // The same temporary name WriteFileAtomic uses, so the probe tests exactly what it needs.
+  const std::string probe = path + ".tmp." + std::to_string(getpid());
+  const int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (fd < 0) return IoError(what + " " + path + ": cannot write there: " + std::strerror(errno));
+  close(fd);
+  unlink(probe.c_str());
   return Status::Ok();
 }
 

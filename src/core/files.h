@@ -12,6 +12,10 @@ namespace graphopt {
 StatusOr<std::string> ReadFile(const std::string& path);
 // Writes contents to path atomically: path.tmp.<pid> then rename.
 Status WriteFileAtomic(const std::string& path, const std::string& contents);
+// Checks, before long work starts, that WriteFileAtomic(path, ...) can succeed: the
+// directory exists and a file can be created in it (tried, then removed), and path
+// is not a directory. The error names `what` (e.g. "--out") and the path.
+Status CheckOutputWritable(const std::string& path, const std::string& what);
 bool FileExists(const std::string& path);
 // Lower-cased extension without the dot ("onnx" for "a/b.ONNX"), "" if none.
 std::string FileExtension(const std::string& path);

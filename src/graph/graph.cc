@@ -12,6 +12,16 @@ int64_t NumElements(const Shape& shape) {
   return n;
 }
 
+bool CheckedShapeBytes(const Shape& shape, int64_t element_bytes, int64_t* out) {
+  int64_t n = element_bytes;
+  if (n < 0) return false;
+  for (int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return false;
+  }
+  *out = n;
+  return true;
+}
+
 std::string ShapeToString(const Shape& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) {

@@ -26,6 +26,14 @@ using Shape = std::vector<int64_t>;
 
 // Number of elements of a shape (1 for a scalar).
 int64_t NumElements(const Shape& shape);
+// Size limits of a verified graph (VerifyGraph): one tensor, one op's parameter or
+// traffic bytes at most 2^50 bytes (1 PiB), all tensors and parameters together at
+// most 2^60, so that no sum of sizes downstream overflows int64.
+inline constexpr int64_t kMaxTensorBytes = int64_t{1} << 50;
+inline constexpr int64_t kMaxGraphBytes = int64_t{1} << 60;
+// NumElements(shape) * element_bytes in checked int64 arithmetic: false (and *out
+// untouched) on a negative dimension or an overflow.
+bool CheckedShapeBytes(const Shape& shape, int64_t element_bytes, int64_t* out);
 std::string ShapeToString(const Shape& shape);
 
 // An attribute value: integer, float, string or list of integers.

@@ -1,8 +1,10 @@
 #include "graph/json_io.h"
 
 #include <nlohmann/json.hpp>
+#include <type_traits>
 
 #include "core/files.h"
+#include "core/json_fields.h"
 #include "graph/verifier.h"
 
 namespace graphopt {
@@ -26,18 +28,31 @@ class Reader {
     return ParseError(source_ + ": " + where + ": " + what);
   }
 
+  // Integers and integer arrays are range-checked for T before narrowing (a tensor id
+  // of 2^32 + 1 is an error, not tensor 1; a dimension of 1.5 is an error, not 1);
+  // doubles must be finite.
   template <typename T>
   Status Get(const Json& obj, const char* key, const std::string& where, T* out, bool required) const {
     auto it = obj.find(key);
     if (it == obj.end()) {
       return required ? Error(where, std::string("missing field '") + key + "'") : Status::Ok();
     }
-    try {
-      *out = it->template get<T>();
-    } catch (const std::exception&) {
-      return Error(where + "." + key, std::string("has the wrong type (") + it->type_name() + ")");
+    const std::string field = source_ + ": " + where + "." + key;
+    if constexpr (std::is_integral_v<T>) {
+      return JsonIntTo(*it, field, out);
+    } else if constexpr (std::is_same_v<T, std::vector<int32_t>> || std::is_same_v<T, std::vector<int64_t>>) {
+      return JsonIntArray(*it, field, out);
+    } else if constexpr (std::is_same_v<T, double>) {
+      GO_ASSIGN_OR_RETURN(*out, JsonNumber(*it, field));
+      return Status::Ok();
+    } else {
+      try {
+        *out = it->template get<T>();
+      } catch (const std::exception&) {
+        return Error(where + "." + key, std::string("has the wrong type (") + it->type_name() + ")");
+      }
+      return Status::Ok();
     }
-    return Status::Ok();
   }
 
   StatusOr<AttrValue> Attr(const Json& j, const std::string& where) const {
@@ -45,13 +60,23 @@ class Reader {
     const auto first = j.begin();
     const std::string key = first.key();
     const Json& value = first.value();
-    try {
-      if (key == "i") return AttrValue(value.get<int64_t>());
-      if (key == "f") return AttrValue(value.get<double>());
-      if (key == "s") return AttrValue(value.get<std::string>());
-      if (key == "ints") return AttrValue(value.get<std::vector<int64_t>>());
-    } catch (const std::exception&) {
-      return Error(where, "attribute value has the wrong type");
+    const std::string field = source_ + ": " + where;
+    if (key == "i") {
+      GO_ASSIGN_OR_RETURN(const int64_t i, JsonInt(value, field));
+      return AttrValue(i);
+    }
+    if (key == "f") {
+      GO_ASSIGN_OR_RETURN(const double f, JsonNumber(value, field));
+      return AttrValue(f);
+    }
+    if (key == "s") {
+      GO_ASSIGN_OR_RETURN(std::string str, JsonString(value, field));
+      return AttrValue(std::move(str));
+    }
+    if (key == "ints") {
+      std::vector<int64_t> ints;
+      GO_RETURN_IF_ERROR(JsonIntArray(value, field, &ints));
+      return AttrValue(std::move(ints));
     }
     return Error(where, "unknown attribute type '" + key + "'");
   }
@@ -155,7 +180,14 @@ StatusOr<Graph> GraphFromJson(const std::string& text, const std::string& source
     g.AddTensor(std::move(name), std::move(shape), *dtype);
   }
   const int n_tensors = g.num_tensors();
+  if (ops_it->size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) return r.Error("ops", "too many ops");
   const int n_ops = static_cast<int>(ops_it->size());
+  // Every colocation group holds at least one op: more groups than ops is an error
+  // (2147483647 used to be accepted and allocated by the partitioners).
+  if (groups > n_ops) {
+    return r.Error("colocation_groups", std::to_string(groups) + " is more than the number of ops (" +
+                                            std::to_string(n_ops) + ")");
+  }
   for (int i = 0; i < n_ops; ++i) {
     const Json& jo = (*ops_it)[static_cast<size_t>(i)];
     const std::string where = "ops[" + std::to_string(i) + "]";

@@ -1,5 +1,6 @@
 #include "graph/verifier.h"
 
+#include <cmath>
 #include <queue>
 #include <unordered_set>
 
@@ -124,6 +125,7 @@ Status VerifyGraph(const Graph& g) {
   std::unordered_set<std::string> names;
   names.reserve(static_cast<size_t>(n_ops));
   std::vector<int> produced(static_cast<size_t>(n_tensors), 0);
+  int64_t total_bytes = 0;  // parameters and tensors, checked against kMaxGraphBytes
   for (OpId o = 0; o < n_ops; ++o) {
     const Op& op = g.op(o);
     if (op.name.empty()) return InvalidArgument("op #" + std::to_string(o) + " has no name");
@@ -149,6 +151,16 @@ Status VerifyGraph(const Graph& g) {
     }
     if (op.param_bytes < 0) return InvalidArgument(OpRef(g, o) + ": negative parameter bytes");
     if (op.cost.flops < 0 || op.cost.bytes_read < 0 || op.cost.bytes_written < 0) return InvalidArgument(OpRef(g, o) + ": negative cost");
+    if (op.param_bytes > kMaxTensorBytes || op.cost.bytes_read > kMaxTensorBytes || op.cost.bytes_written > kMaxTensorBytes) {
+      return InvalidArgument(OpRef(g, o) + ": parameter or traffic bytes over 2^50 (1 PiB)");
+    }
+    if (!std::isfinite(op.cost.flops) || !std::isfinite(op.cost.macs) || !std::isfinite(op.measured_time_us) ||
+        !std::isfinite(op.measured_backward_us)) {
+      return InvalidArgument(OpRef(g, o) + ": FLOPs, MACs and measured times must be finite");
+    }
+    if (__builtin_add_overflow(total_bytes, op.param_bytes, &total_bytes) || total_bytes > kMaxGraphBytes) {
+      return InvalidArgument("graph '" + g.name() + "': parameters and tensors together exceed 2^60 bytes (at " + OpRef(g, o) + ")");
+    }
   }
   std::unordered_set<std::string> tensor_names;
   tensor_names.reserve(static_cast<size_t>(n_tensors));
@@ -162,6 +174,13 @@ Status VerifyGraph(const Graph& g) {
     }
     for (int64_t d : tensor.shape) {
       if (d < 0) return InvalidArgument("tensor '" + tensor.name + "' has a negative dimension: " + ShapeToString(tensor.shape));
+    }
+    int64_t bytes = 0;
+    if (!CheckedShapeBytes(tensor.shape, DTypeBytes(tensor.dtype), &bytes) || bytes > kMaxTensorBytes) {
+      return InvalidArgument("tensor '" + tensor.name + "' of shape " + ShapeToString(tensor.shape) + " is over 2^50 bytes (1 PiB)");
+    }
+    if (__builtin_add_overflow(total_bytes, bytes, &total_bytes) || total_bytes > kMaxGraphBytes) {
+      return InvalidArgument("graph '" + g.name() + "': parameters and tensors together exceed 2^60 bytes (at tensor '" + tensor.name + "')");
     }
     for (OpId c : tensor.consumers) {
       if (c < 0 || c >= n_ops) return InvalidArgument("tensor '" + tensor.name + "' lists consumer #" + std::to_string(c) + ", which does not exist");

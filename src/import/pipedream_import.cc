@@ -28,6 +28,8 @@ constexpr const char kSeparator[] = " -- ";
 constexpr size_t kSeparatorSize = sizeof(kSeparator) - 1;
 // Sizes above this (1 TB) are treated as corrupt rather than as a tensor.
 constexpr double kMaxBytes = 1e12;
+// A layer's measured time: at most 1e7 ms (2.8 hours), so that a 1e308 is an error, not "inf s".
+constexpr double kMaxTimeMs = 1e7;
 // Longest excerpt of an offending line quoted in an error message.
 constexpr size_t kMaxExcerpt = 80;
 
@@ -83,6 +85,12 @@ bool IsLayerId(const std::string& s) {
 Status ParseNonNegative(const std::string& text, const std::string& what, double* value) {
   const std::string t = Trim(text);
   if (t.empty()) return InvalidArgument(what + " has no value");
+  // Decimal only: strtod would also read "0x10" as 16 and "inf"/"nan".
+  if (!std::all_of(t.begin(), t.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
+      })) {
+    return InvalidArgument(what + " " + Excerpt(t) + " is not a number (decimal digits only)");
+  }
   errno = 0;
   char* end = nullptr;
   const double v = std::strtod(t.c_str(), &end);
@@ -139,6 +147,10 @@ Status ParseMeasurements(const std::string& text, LayerLine* layer) {
   }
   GO_RETURN_IF_ERROR(ParseNonNegative(values["forward_compute_time"], "forward_compute_time", &layer->forward_ms));
   GO_RETURN_IF_ERROR(ParseNonNegative(values["backward_compute_time"], "backward_compute_time", &layer->backward_ms));
+  for (const char* key : {"forward_compute_time", "backward_compute_time"}) {
+    const double ms = std::string(key) == "forward_compute_time" ? layer->forward_ms : layer->backward_ms;
+    if (ms > kMaxTimeMs) return InvalidArgument(std::string(key) + " " + Trim(values[key]) + " is implausibly long (over 1e7 ms)");
+  }
   GO_RETURN_IF_ERROR(ParseBytes(values["parameter_size"], "parameter_size", &layer->parameter_bytes));
   const std::string activation = Trim(values["activation_size"]);
   if (!activation.empty() && activation.front() == '[') {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/files.h"
+#include "core/json_fields.h"
 #include "core/strings.h"
 
 namespace graphopt {
@@ -150,15 +151,20 @@ const Preset kPresets[] = {
 
 using Json = nlohmann::json;
 
-// Reads a positive (or non-negative) number field; errors name the file and the field.
-Status ReadNumber(const Json& obj, const char* key, const std::string& where, bool allow_zero, double* out) {
+// Reads a number field in the field's own units (GB/s, TFLOP/s, ...) and checks that
+// value * scale lies in the physical range [lo, hi] (SI units, see cluster.h).
+Status ReadNumber(const Json& obj, const char* key, const std::string& where, double scale, double lo, double hi,
+                  double* out) {
   auto it = obj.find(key);
   if (it == obj.end()) return ParseError(where + ": missing \"" + key + "\"");
-  if (!it->is_number()) return ParseError(where + ": \"" + key + "\" must be a number");
-  const double v = it->get<double>();
-  if (!std::isfinite(v) || v < 0 || (!allow_zero && v == 0)) {
-    return ParseError(where + ": \"" + key + "\" must be " + (allow_zero ? "non-negative" : "positive") + ", got " +
-                      it->dump());
+  const std::string field = where + ": \"" + key + "\"";
+  GO_ASSIGN_OR_RETURN(const double v, JsonNumber(*it, field));
+  if (v < 0 || (lo > 0 && v == 0)) {
+    return ParseError(field + (lo > 0 ? " must be positive" : " must be non-negative") + ", got " + it->dump());
+  }
+  if (v < lo / scale || v > hi / scale) {
+    return ParseError(StrFormat("%s is %s, outside the physical range [%g, %g]", field.c_str(), it->dump().c_str(),
+                                lo / scale, hi / scale));
   }
   *out = v;
   return Status::Ok();
@@ -168,8 +174,8 @@ StatusOr<Link> ReadLink(const Json& obj, const std::string& where) {
   if (!obj.is_object()) return ParseError(where + ": must be an object");
   Link link;
   double gb_s = 0;
-  GO_RETURN_IF_ERROR(ReadNumber(obj, "bandwidth_gb_s", where, false, &gb_s));
-  GO_RETURN_IF_ERROR(ReadNumber(obj, "latency_us", where, true, &link.latency_us));
+  GO_RETURN_IF_ERROR(ReadNumber(obj, "bandwidth_gb_s", where, kGB, kMinBandwidth, kMaxBandwidth, &gb_s));
+  GO_RETURN_IF_ERROR(ReadNumber(obj, "latency_us", where, 1.0, 0.0, kMaxLatencyUs, &link.latency_us));
   link.bandwidth = gb_s * kGB;
   return link;
 }
@@ -262,23 +268,28 @@ Status Cluster::Validate() const {
     const std::string where = "cluster " + name_ + ": device " + (d.name.empty() ? "<unnamed>" : d.name);
     if (d.name.empty()) return InvalidArgument(where + ": empty name");
     if (!names.insert(d.name).second) return InvalidArgument(where + ": duplicate name");
-    if (!(d.peak_flops > 0) || !std::isfinite(d.peak_flops))
-      return InvalidArgument(where + ": peak FLOP/s must be positive");
-    if (!(d.memory_bandwidth > 0) || !std::isfinite(d.memory_bandwidth)) {
-      return InvalidArgument(where + ": memory bandwidth must be positive");
+    if (!(d.peak_flops >= kMinFlops && d.peak_flops <= kMaxFlops)) {
+      return InvalidArgument(StrFormat("%s: peak FLOP/s %g outside [%g, %g]", where.c_str(), d.peak_flops, kMinFlops, kMaxFlops));
     }
-    if (d.memory_bytes <= 0) return InvalidArgument(where + ": memory capacity must be positive");
-    if (!(d.launch_overhead_us >= 0) || !std::isfinite(d.launch_overhead_us)) {
-      return InvalidArgument(where + ": launch overhead must be non-negative");
+    if (!(d.memory_bandwidth >= kMinBandwidth && d.memory_bandwidth <= kMaxBandwidth)) {
+      return InvalidArgument(StrFormat("%s: memory bandwidth %g B/s outside [%g, %g]", where.c_str(), d.memory_bandwidth,
+                                       kMinBandwidth, kMaxBandwidth));
+    }
+    if (d.memory_bytes <= 0 || d.memory_bytes > kMaxMemoryBytes) {
+      return InvalidArgument(where + ": memory capacity must be positive and at most 2^60 bytes");
+    }
+    if (!(d.launch_overhead_us >= 0 && d.launch_overhead_us <= kMaxLatencyUs)) {
+      return InvalidArgument(StrFormat("%s: launch overhead %g us outside [0, %g]", where.c_str(), d.launch_overhead_us, kMaxLatencyUs));
     }
   }
   for (DeviceId a = 0; a < num_devices(); ++a) {
     for (DeviceId b = 0; b < num_devices(); ++b) {
       if (a == b) continue;
       const Link& l = link(a, b);
-      if (!(l.bandwidth > 0) || !std::isfinite(l.bandwidth) || !(l.latency_us >= 0) || !std::isfinite(l.latency_us)) {
-        return InvalidArgument("cluster " + name_ + ": link " + device(a).name + " -> " + device(b).name +
-                               " needs a positive bandwidth and a non-negative latency");
+      if (!(l.bandwidth >= kMinBandwidth && l.bandwidth <= kMaxBandwidth) || !(l.latency_us >= 0 && l.latency_us <= kMaxLatencyUs)) {
+        return InvalidArgument(StrFormat("cluster %s: link %s -> %s needs a bandwidth in [%g, %g] B/s and a latency in [0, %g] us",
+                                         name_.c_str(), device(a).name.c_str(), device(b).name.c_str(), kMinBandwidth,
+                                         kMaxBandwidth, kMaxLatencyUs));
       }
     }
   }
@@ -375,7 +386,10 @@ StatusOr<Cluster> ClusterFromJson(const std::string& text, const std::string& so
     d.name = jd["name"].get<std::string>();
     where += " (" + d.name + ")";
     if (!names.insert(d.name).second) return ParseError(where + ": duplicate device name");
-    const std::string kind = jd.value("kind", std::string("gpu"));
+    std::string kind = "gpu";
+    if (jd.contains("kind")) {
+      GO_ASSIGN_OR_RETURN(kind, JsonString(jd["kind"], where + ": \"kind\""));
+    }
     if (kind == "gpu") {
       d.kind = DeviceKind::kGpu;
     } else if (kind == "cpu") {
@@ -383,13 +397,15 @@ StatusOr<Cluster> ClusterFromJson(const std::string& text, const std::string& so
     } else {
       return ParseError(where + ": \"kind\" must be \"gpu\" or \"cpu\", got \"" + kind + "\"");
     }
-    if (jd.contains("model") && jd["model"].is_string()) d.model = jd["model"].get<std::string>();
+    if (jd.contains("model")) {
+      GO_ASSIGN_OR_RETURN(d.model, JsonString(jd["model"], where + ": \"model\""));
+    }
     if (d.model.empty()) d.model = d.name;
     double tflops = 0, gb_s = 0, gib = 0;
-    GO_RETURN_IF_ERROR(ReadNumber(jd, "peak_tflops", where, false, &tflops));
-    GO_RETURN_IF_ERROR(ReadNumber(jd, "memory_bandwidth_gb_s", where, false, &gb_s));
-    GO_RETURN_IF_ERROR(ReadNumber(jd, "memory_gib", where, false, &gib));
-    GO_RETURN_IF_ERROR(ReadNumber(jd, "launch_overhead_us", where, true, &d.launch_overhead_us));
+    GO_RETURN_IF_ERROR(ReadNumber(jd, "peak_tflops", where, kTera, kMinFlops, kMaxFlops, &tflops));
+    GO_RETURN_IF_ERROR(ReadNumber(jd, "memory_bandwidth_gb_s", where, kGB, kMinBandwidth, kMaxBandwidth, &gb_s));
+    GO_RETURN_IF_ERROR(ReadNumber(jd, "memory_gib", where, kGiB, 1.0, static_cast<double>(kMaxMemoryBytes), &gib));
+    GO_RETURN_IF_ERROR(ReadNumber(jd, "launch_overhead_us", where, 1.0, 0.0, kMaxLatencyUs, &d.launch_overhead_us));
     d.peak_flops = tflops * kTera;
     d.memory_bandwidth = gb_s * kGB;
     d.memory_bytes = static_cast<int64_t>(std::llround(gib * kGiB));
@@ -412,7 +428,10 @@ StatusOr<Cluster> ClusterFromJson(const std::string& text, const std::string& so
       GO_ASSIGN_OR_RETURN(DeviceId from, ReadDeviceRef(jl, "from", cluster, where));
       GO_ASSIGN_OR_RETURN(DeviceId to, ReadDeviceRef(jl, "to", cluster, where));
       if (from == to) return ParseError(where + ": a link needs two different devices");
-      const bool both = jl.value("bidirectional", false);
+      bool both = false;
+      if (jl.contains("bidirectional")) {
+        GO_ASSIGN_OR_RETURN(both, JsonBool(jl["bidirectional"], where + ": \"bidirectional\""));
+      }
       cluster.SetLink(from, to, l);
       set[static_cast<size_t>(from * n + to)] = true;
       if (both) {

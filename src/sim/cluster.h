@@ -21,6 +21,15 @@
 // GB/s are 1e9 bytes per second, GiB 2^30 bytes. Every ordered pair of distinct
 // devices needs a link: listed in "links" or taken from "default_link". Devices may
 // be referred to by name or index in "links".
+//
+// Physical ranges (checked when a cluster is read and by Cluster::Validate, so that a
+// 1e308 latency or a 1e-300 bandwidth is an error at load, not an "inf s" result):
+//   peak FLOP/s        1e3 .. 1e18   (1 kFLOP/s .. 1 EFLOP/s per device)
+//   memory bandwidth   1e3 .. 1e15 B/s  (1 KB/s .. 1 PB/s)
+//   memory capacity    1 B .. 2^60 B (1 EiB)
+//   launch overhead    0 .. 1e6 us   (1 s per kernel)
+//   link bandwidth     1e3 .. 1e15 B/s
+//   link latency       0 .. 1e6 us   (1 s per transfer)
 #pragma once
 
 #include <cstdint>
@@ -31,6 +40,11 @@
 #include "core/status.h"
 
 namespace graphopt {
+
+inline constexpr double kMinFlops = 1e3, kMaxFlops = 1e18;
+inline constexpr double kMinBandwidth = 1e3, kMaxBandwidth = 1e15;  // bytes per second, memory and links
+inline constexpr int64_t kMaxMemoryBytes = int64_t{1} << 60;
+inline constexpr double kMaxLatencyUs = 1e6;  // launch overheads and link latencies
 
 enum class DeviceKind : uint8_t { kCpu = 0, kGpu = 1 };
 inline constexpr int kNumDeviceKinds = 2;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/files.h"
+#include "core/json_fields.h"
 
 namespace graphopt {
 namespace {
@@ -355,11 +356,11 @@ StatusOr<Plan> PlanFromJson(const std::string& text, const Graph& graph, const s
     return ParseError(source + ": not valid JSON: " + e.what());
   }
   if (!j.is_object()) return ParseError(source + ": a plan must be a JSON object");
-  if (j.contains("format") && j["format"] != "graphopt-plan") {
-    return ParseError(source + ": \"format\" is " + j["format"].dump() + ", expected \"graphopt-plan\"");
-  }
-  if (j.contains("version") && (!j["version"].is_number_integer() || j["version"].get<int64_t>() != 1)) {
-    return ParseError(source + ": unsupported plan version " + j["version"].dump() + " (this build reads version 1)");
+  GO_RETURN_IF_ERROR(CheckJsonHeader(j, source, "graphopt-plan", 1));
+  if (!j.contains("graph")) return ParseError(source + ": \"graph\" is missing (the name of the graph the plan is for)");
+  GO_ASSIGN_OR_RETURN(const std::string graph_name, JsonString(j["graph"], source + ": \"graph\""));
+  if (graph_name != graph.name()) {
+    return ParseError(source + ": the plan is for graph \"" + graph_name + "\", not \"" + graph.name() + "\"");
   }
   const size_t n = static_cast<size_t>(graph.num_ops());
   if (j.contains("num_ops") && (!j["num_ops"].is_number_integer() || j["num_ops"].get<int64_t>() != graph.num_ops())) {
@@ -380,22 +381,18 @@ StatusOr<Plan> PlanFromJson(const std::string& text, const Graph& graph, const s
   if (device != nullptr) {
     plan.device.resize(n);
     for (size_t i = 0; i < n; ++i) {
-      const Json& v = (*device)[i];
-      if (!v.is_number_integer())
-        return ParseError(
-            StrCat(source, ": device[", i, "] (op '", graph.op(static_cast<OpId>(i)).name, "') must be an integer"));
-      plan.device[i] = static_cast<DeviceId>(v.get<int64_t>());
+      // A device index in [0, 2^31): 2^32 + 1 is an error here, not device 1.
+      GO_RETURN_IF_ERROR(JsonIntTo((*device)[i],
+                                   StrCat(source, ": device[", i, "] (op '", graph.op(static_cast<OpId>(i)).name, "')"),
+                                   &plan.device[i], 0));
     }
   }
   GO_ASSIGN_OR_RETURN(const Json* priority, array("priority"));
   if (priority != nullptr) {
     plan.priority.resize(n);
     for (size_t i = 0; i < n; ++i) {
-      const Json& v = (*priority)[i];
-      if (!v.is_number())
-        return ParseError(
-            StrCat(source, ": priority[", i, "] (op '", graph.op(static_cast<OpId>(i)).name, "') must be a number"));
-      plan.priority[i] = v.get<double>();
+      GO_ASSIGN_OR_RETURN(plan.priority[i], JsonNumber((*priority)[i], StrCat(source, ": priority[", i, "] (op '",
+                                                                             graph.op(static_cast<OpId>(i)).name, "')")));
     }
   }
   GO_ASSIGN_OR_RETURN(const Json* fuse, array("fuse_with_producer"));

@@ -77,8 +77,10 @@ int DropIllegalFusions(const Graph& graph, Plan* plan);
 void MakePlanValid(const Graph& graph, const Cluster& cluster, Plan* plan);
 
 std::string PlanToJson(const Graph& graph, const Plan& plan);
-// Parses a plan for `graph`; `source` names the file in errors. Devices are not
-// range-checked here (that needs a cluster: ValidatePlan).
+// Parses a plan for `graph`; `source` names the file in errors. The header
+// ("format": "graphopt-plan", "version": 1) and "graph" (the graph's name) are
+// required; device ids must be integers in [0, 2^31) (the cluster's range is
+// checked by ValidatePlan), priorities finite numbers.
 StatusOr<Plan> PlanFromJson(const std::string& text, const Graph& graph, const std::string& source);
 Status WritePlanJson(const Graph& graph, const Plan& plan, const std::string& path);
 StatusOr<Plan> ReadPlanJson(const std::string& path, const Graph& graph);

@@ -268,5 +268,91 @@ TEST(CliTest, CorpusCheckPrintsOneRowPerModel) {
   EXPECT_NE(r.output.find("3 of 3 models import exactly"), std::string::npos) << r.output;
 }
 
+// Issue 14: bad clusters, graphs and plans end in one clear message and exit 1,
+// never an abort (exit 134).
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  const std::string path = TempPath(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string TwoGpuCluster(const std::string& kind, const std::string& latency, const std::string& bidirectional) {
+  return R"({"name": "two", "devices": [
+    {"name": "g0", "kind": )" + kind + R"(, "peak_tflops": 10, "memory_bandwidth_gb_s": 500, "memory_gib": 8, "launch_overhead_us": 4},
+    {"name": "g1", "peak_tflops": 10, "memory_bandwidth_gb_s": 500, "memory_gib": 8, "launch_overhead_us": 4}],
+  "default_link": {"bandwidth_gb_s": 20, "latency_us": )" + latency + R"(},
+  "links": [{"from": "g0", "to": "g1", "bandwidth_gb_s": 20, "latency_us": 3, "bidirectional": )" + bidirectional + "}]}";
+}
+
+TEST(CliTest, BadClusterFilesFailCleanly) {
+  const std::string kind5 = WriteTemp("kind5.json", TwoGpuCluster("5", "3", "true"));
+  ExpectCleanFailure("simulate rnnlm:layers=2 --cluster " + kind5, kind5 + ": devices[0] (g0): \"kind\"");
+  const std::string kind_null = WriteTemp("kind_null.json", TwoGpuCluster("null", "3", "true"));
+  ExpectCleanFailure("run rnnlm:layers=2 --cluster " + kind_null, "\"kind\": must be a string, got null");
+  const std::string yes = WriteTemp("bidir_yes.json", TwoGpuCluster("\"gpu\"", "3", "\"yes\""));
+  ExpectCleanFailure("simulate rnnlm:layers=2 --cluster " + yes, yes + ": links[0]: \"bidirectional\"");
+  const std::string slow = WriteTemp("latency_1e308.json", TwoGpuCluster("\"gpu\"", "1e308", "true"));
+  ExpectCleanFailure("baseline rnnlm:layers=2 --method heft --cluster " + slow, slow + ": default_link: \"latency_us\"");
+  ExpectCleanFailure("run rnnlm:layers=2 --cluster " + slow, "outside the physical range");
+  for (const std::string& f : {kind5, kind_null, yes, slow}) std::remove(f.c_str());
+}
+
+TEST(CliTest, GraphWithTooManyColocationGroupsFailsCleanly) {
+  const std::string graph = TempPath("groups_graph.json");
+  CliRun c = Graphopt("convert rnnlm:layers=2 --to json --out " + graph);
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  std::ifstream in(graph);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = text.find("\"colocation_groups\":");
+  ASSERT_NE(at, std::string::npos);
+  const size_t end = text.find_first_of(",}", at);
+  text.replace(at, end - at, "\"colocation_groups\":2147483647");
+  std::ofstream(graph) << text;
+  ExpectCleanFailure("run " + graph + " --cluster 2xP100", "colocation_groups: 2147483647 is more than the number of ops");
+  ExpectCleanFailure("baseline " + graph + " --method metis --cluster 2xP100", "colocation_groups");
+  std::remove(graph.c_str());
+}
+
+TEST(CliTest, PlansWithoutHeaderOrForAnotherGraphAreRefused) {
+  const std::string plan = TempPath("header_plan.json");
+  CliRun b = Graphopt("baseline rnnlm:layers=2 --method single --cluster 2xP100 --out " + plan);
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  CliRun other = Graphopt("simulate gnmt:layers=2 --cluster 2xP100 --plan " + plan);
+  EXPECT_EQ(other.exit_code, 1) << other.output;
+  EXPECT_NE(other.output.find(plan + ": the plan is for graph"), std::string::npos) << other.output;
+  const std::string bare = WriteTemp("bare_plan.json", R"({"device": [0]})");
+  ExpectCleanFailure("simulate rnnlm:layers=2 --cluster 2xP100 --plan " + bare, bare + ": \"format\" is missing");
+  const std::string wrapped = WriteTemp("wrapped_plan.json", R"({"format": "graphopt-plan", "version": 1, "graph": "x", "device": [4294967297]})");
+  ExpectCleanFailure("simulate rnnlm:layers=2 --cluster 2xP100 --plan " + wrapped, wrapped + ": the plan is for graph \"x\"");
+  for (const std::string& f : {plan, bare, wrapped}) std::remove(f.c_str());
+}
+
+TEST(CliTest, AFlagIsNotTakenAsTheValueOfAnother) {
+  ExpectCleanFailure("simulate rnnlm:layers=2 --cluster --plan x.json", "flag --cluster needs a value, got the flag --plan");
+  ExpectCleanFailure("baseline rnnlm:layers=2 --method --cluster 2xP100", "flag --method needs a value, got the flag --cluster");
+}
+
+TEST(CliTest, OutputPathsAreCheckedBeforeTheWork) {
+  ExpectCleanFailure("baseline rnnlm:layers=2 --method single --out /no/such/dir/plan.json", "--out /no/such/dir/plan.json");
+  ExpectCleanFailure("baseline rnnlm:layers=2 --method single --out /proc/x.json", "cannot write there");
+  ExpectCleanFailure("simulate rnnlm:layers=2 --trace /no/such/dir/trace.json", "directory /no/such/dir does not exist");
+  ExpectCleanFailure("baseline rnnlm:layers=2 --method single --out /tmp", "is a directory");
+}
+
+#ifdef GRAPHOPT_HAVE_RL
+TEST(CliTest, OptimizeRefusesBadThreadCountsAndOutputsUpFront) {
+  for (const char* t : {"0", "-1", "1000", "1000000000"}) {
+    ExpectCleanFailure(std::string("optimize rnnlm:layers=2 --cluster 2xP100 --time-limit 5 --threads ") + t,
+                       "--threads must be between 1 and");
+  }
+  ExpectCleanFailure("optimize rnnlm:layers=2 --threads 1e9", "--threads");
+  ExpectCleanFailure("optimize rnnlm:layers=2 --cluster --time-limit 5", "flag --cluster needs a value, got the flag --time-limit");
+  // Refused at once, not after the 120 s of the default time limit.
+  ExpectCleanFailure("optimize rnnlm:layers=2 --out /proc/x.json", "--out /proc/x.json");
+  ExpectCleanFailure("optimize rnnlm:layers=2 --trace /no/such/dir/t.json", "--trace /no/such/dir/t.json");
+  ExpectCleanFailure("optimize rnnlm:layers=2 --convergence /no/such/dir/c.json", "--convergence");
+}
+#endif
+
 }  // namespace
 }  // namespace graphopt

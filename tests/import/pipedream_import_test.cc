@@ -370,6 +370,22 @@ TEST(PipeDreamImportTest, NegativeParameterSizeFails) {
   EXPECT_TRUE(Contains(error, "parameter_size is negative")) << error;
 }
 
+// Issue 14: strtod reads "0x10" as 16; a profile's numbers are decimal only.
+TEST(PipeDreamImportTest, HexadecimalNumbersFail) {
+  const std::string error = ErrorOf(Layer("node1", "ReLU", "64.0", "0.0", "0x10"));
+  EXPECT_TRUE(Contains(error, "bad.txt:1:")) << error;
+  EXPECT_TRUE(Contains(error, "forward_compute_time '0x10' is not a number")) << error;
+  EXPECT_TRUE(Contains(ErrorOf(Layer("node1", "ReLU", "0x40")), "activation_size")) << ErrorOf(Layer("node1", "ReLU", "0x40"));
+  EXPECT_TRUE(Contains(ErrorOf(Layer("node1", "Linear(2, 2)", "64.0", "0X10")), "parameter_size"));
+}
+
+// Issue 14: a measured time of 1e308 ms is an error, not "inf s".
+TEST(PipeDreamImportTest, ImplausiblyLongTimeFails) {
+  const std::string error = ErrorOf(Layer("node1", "ReLU", "64.0", "0.0", "1e308"));
+  EXPECT_TRUE(Contains(error, "forward_compute_time 1e308 is implausibly long")) << error;
+  EXPECT_TRUE(Contains(ErrorOf(Layer("node1", "ReLU", "64.0", "0.0", "1.0", "1e300")), "backward_compute_time"));
+}
+
 TEST(PipeDreamImportTest, HugeSizeFails) {
   EXPECT_TRUE(Contains(ErrorOf(Layer("node1", "ReLU", "1e300")), "implausibly large"));
 }

@@ -133,5 +133,71 @@ TEST(ClusterTest, LoadClusterTakesAPresetOrAFile) {
   EXPECT_FALSE(LoadCluster("/nonexistent/x.json").ok());
 }
 
+// Issue 14: wrongly typed fields are errors naming the file and field, not an
+// uncaught nlohmann type_error.
+TEST(ClusterTest, WronglyTypedFieldsAreCleanErrors) {
+  struct Case {
+    const char* from;
+    const char* to;
+    const char* expect;
+  } cases[] = {
+      {"\"kind\": \"gpu\"", "\"kind\": 5", "t.json: devices[0] (g0): \"kind\": must be a string, got 5"},
+      {"\"kind\": \"gpu\"", "\"kind\": null", "t.json: devices[0] (g0): \"kind\": must be a string, got null"},
+      {"\"bidirectional\": true", "\"bidirectional\": \"yes\"",
+       "t.json: links[0]: \"bidirectional\": must be true or false, got \"yes\""},
+      {"\"bidirectional\": true", "\"bidirectional\": 1", "t.json: links[0]: \"bidirectional\": must be true or false"},
+      {"\"latency_us\": 3", "\"latency_us\": \"3\"", "t.json: links[0]: \"latency_us\": must be a number"},
+  };
+  for (const Case& c : cases) {
+    std::string text = kTwoGpus;
+    text.replace(text.find(c.from), std::string(c.from).size(), c.to);
+    auto cluster = ClusterFromJson(text, "t.json");
+    ASSERT_FALSE(cluster.ok()) << c.to;
+    EXPECT_NE(cluster.status().message().find(c.expect), std::string::npos) << cluster.status().message();
+  }
+}
+
+// Issue 14: non-finite or absurd physical values are refused at load (a default_link
+// latency of 1e308 used to trip heft.cc's "best >= 0" check).
+TEST(ClusterTest, AbsurdPhysicalValuesAreRefusedAtLoad) {
+  struct Case {
+    const char* from;
+    const char* to;
+    const char* field;
+  } cases[] = {
+      {"\"latency_us\": 3", "\"latency_us\": 1e308", "links[0]: \"latency_us\""},
+      {"\"latency_us\": 3", "\"latency_us\": 2e6", "links[0]: \"latency_us\""},
+      {"\"bandwidth_gb_s\": 20", "\"bandwidth_gb_s\": 1e-300", "links[0]: \"bandwidth_gb_s\""},
+      {"\"bandwidth_gb_s\": 20", "\"bandwidth_gb_s\": 1e300", "links[0]: \"bandwidth_gb_s\""},
+      {"\"peak_tflops\": 10", "\"peak_tflops\": 1e-300", "devices[0] (g0): \"peak_tflops\""},
+      {"\"peak_tflops\": 10", "\"peak_tflops\": 1e300", "devices[0] (g0): \"peak_tflops\""},
+      {"\"memory_bandwidth_gb_s\": 500", "\"memory_bandwidth_gb_s\": 1e-300", "devices[0] (g0): \"memory_bandwidth_gb_s\""},
+      {"\"memory_gib\": 8", "\"memory_gib\": 1e300", "devices[0] (g0): \"memory_gib\""},
+      {"\"launch_overhead_us\": 4", "\"launch_overhead_us\": 1e308", "devices[0] (g0): \"launch_overhead_us\""},
+  };
+  for (const Case& c : cases) {
+    std::string text = kTwoGpus;
+    text.replace(text.find(c.from), std::string(c.from).size(), c.to);
+    auto cluster = ClusterFromJson(text, "p.json");
+    ASSERT_FALSE(cluster.ok()) << c.to;
+    EXPECT_NE(cluster.status().message().find(std::string("p.json: ") + c.field), std::string::npos)
+        << cluster.status().message();
+    EXPECT_NE(cluster.status().message().find("outside the physical range"), std::string::npos)
+        << cluster.status().message();
+  }
+  // The default link of the issue's report.
+  std::string text = kTwoGpus;
+  text.replace(text.find("\"links\""), 0, "\"default_link\": {\"bandwidth_gb_s\": 10, \"latency_us\": 1e308}, ");
+  auto d = ClusterFromJson(text, "dl.json");
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("dl.json: default_link: \"latency_us\""), std::string::npos) << d.status().message();
+  // The edges of the ranges are accepted; every preset is within them.
+  std::string edge = kTwoGpus;
+  edge.replace(edge.find("\"latency_us\": 3"), std::string("\"latency_us\": 3").size(), "\"latency_us\": 1e6");
+  auto e = ClusterFromJson(edge, "e.json");
+  EXPECT_TRUE(e.ok()) << e.status().message();
+  for (const std::string& name : ClusterPresetNames()) EXPECT_TRUE(ClusterPreset(name)->Validate().ok()) << name;
+}
+
 }  // namespace
 }  // namespace graphopt

@@ -174,7 +174,7 @@ TEST(PlanTest, JsonRoundTrips) {
 TEST(PlanTest, FileRoundTripsAndPartialPlansTakeDefaults) {
   Small s;
   const std::string path = ::testing::TempDir() + "/plan_" + std::to_string(getpid()) + ".json";
-  ASSERT_TRUE(WriteFileAtomic(path, R"({"device": [0, 0, 1, 1, 1, 0]})").ok());
+  ASSERT_TRUE(WriteFileAtomic(path, R"({"format": "graphopt-plan", "version": 1, "graph": "paper", "device": [0, 0, 1, 1, 1, 0]})").ok());
   auto plan = ReadPlanJson(path, s.g.graph());
   std::remove(path.c_str());
   ASSERT_TRUE(plan.ok()) << plan.status().message();
@@ -187,16 +187,59 @@ TEST(PlanTest, BadJsonErrorsNameTheFile) {
   Small s;
   EXPECT_NE(PlanFromJson("[1", s.g.graph(), "bad.json").status().message().find("bad.json: not valid JSON"),
             std::string::npos);
-  auto short_plan = PlanFromJson(R"({"device": [0, 1]})", s.g.graph(), "short.json");
+  auto short_plan = PlanFromJson(R"({"format": "graphopt-plan", "version": 1, "graph": "paper", "device": [0, 1]})", s.g.graph(), "short.json");
   ASSERT_FALSE(short_plan.ok());
   EXPECT_NE(short_plan.status().message().find("short.json: \"device\" has 2 entries but graph paper has 6 ops"),
             std::string::npos)
       << short_plan.status().message();
-  auto bad_value = PlanFromJson(R"({"priority": [0, 0, "x", 0, 0, 0]})", s.g.graph(), "v.json");
+  auto bad_value = PlanFromJson(R"({"format": "graphopt-plan", "version": 1, "graph": "paper", "priority": [0, 0, "x", 0, 0, 0]})", s.g.graph(), "v.json");
   ASSERT_FALSE(bad_value.ok());
-  EXPECT_NE(bad_value.status().message().find("v.json: priority[2] (op 'a') must be a number"), std::string::npos)
+  EXPECT_NE(bad_value.status().message().find("v.json: priority[2] (op 'a'): must be a number"), std::string::npos)
       << bad_value.status().message();
   EXPECT_FALSE(ReadPlanJson("/nonexistent/plan.json", s.g.graph()).ok());
+}
+
+}  // namespace
+}  // namespace graphopt
+
+namespace graphopt {
+namespace {
+
+// Issue 14: a plan without its header or for another graph is refused, naming the file.
+TEST(PlanTest, PlanWithoutHeaderOrForAnotherGraphIsRefused) {
+  Small s;
+  auto no_format = PlanFromJson(R"({"version": 1, "graph": "paper", "device": [0, 0, 0, 0, 0, 0]})", s.g.graph(), "nf.json");
+  ASSERT_FALSE(no_format.ok());
+  EXPECT_NE(no_format.status().message().find("nf.json: \"format\" is missing"), std::string::npos)
+      << no_format.status().message();
+  auto no_version = PlanFromJson(R"({"format": "graphopt-plan", "graph": "paper"})", s.g.graph(), "nv.json");
+  ASSERT_FALSE(no_version.ok());
+  EXPECT_NE(no_version.status().message().find("nv.json: \"version\" is missing"), std::string::npos);
+  auto wrong_format = PlanFromJson(R"({"format": "graphopt-graph", "version": 1, "graph": "paper"})", s.g.graph(), "wf.json");
+  ASSERT_FALSE(wrong_format.ok());
+  EXPECT_NE(wrong_format.status().message().find("expected \"graphopt-plan\""), std::string::npos);
+  auto other = PlanFromJson(R"({"format": "graphopt-plan", "version": 1, "graph": "gnmt"})", s.g.graph(), "o.json");
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("o.json: the plan is for graph \"gnmt\", not \"paper\""), std::string::npos)
+      << other.status().message();
+  auto no_graph = PlanFromJson(R"({"format": "graphopt-plan", "version": 1})", s.g.graph(), "ng.json");
+  ASSERT_FALSE(no_graph.ok());
+  EXPECT_NE(no_graph.status().message().find("ng.json: \"graph\" is missing"), std::string::npos);
+}
+
+// Issue 14: device ids are range-checked before narrowing (2^32 + 1 used to run as device 1).
+TEST(PlanTest, DeviceIdsAreRangeCheckedBeforeNarrowing) {
+  Small s;
+  const std::string head = R"({"format": "graphopt-plan", "version": 1, "graph": "paper", "device": [0, 0, )";
+  for (const char* bad : {"4294967297", "2147483648", "-1", "18446744073709551615", "1.5", "1.0", "null", "\"1\""}) {
+    auto plan = PlanFromJson(head + bad + ", 0, 0, 0]}", s.g.graph(), "d.json");
+    ASSERT_FALSE(plan.ok()) << bad;
+    EXPECT_NE(plan.status().message().find("d.json: device[2] (op 'a')"), std::string::npos)
+        << bad << ": " << plan.status().message();
+  }
+  auto ok = PlanFromJson(head + "2147483647, 0, 0, 0]}", s.g.graph(), "d.json");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_FALSE(ValidatePlan(s.g.graph(), PaperCluster(2), *ok).ok());  // in int32, out of the cluster
 }
 
 }  // namespace
