@@ -5,15 +5,6 @@
 #include "import/onnx_import.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
-
-#ifndef ONNX_NAMESPACE
-#define ONNX_NAMESPACE onnx
-#endif
-#ifndef ONNX_ML
-#define ONNX_ML 1
-#endif
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -24,15 +15,14 @@
 
 #include "core/files.h"
 #include "graph/verifier.h"
+#include "onnx_test_util.h"
 
 namespace graphopt {
 namespace {
 
-std::string OnnxPath(const std::string& file) { return std::string(GRAPHOPT_DATA_DIR) + "/onnx/" + file; }
+using namespace onnx_test;
 
-std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + "graphopt_onnx_" + std::to_string(getpid()) + "_" + name;
-}
+std::string OnnxPath(const std::string& file) { return std::string(GRAPHOPT_DATA_DIR) + "/onnx/" + file; }
 
 const Graph& Imported(const std::string& file) {
   static auto* cache = new std::map<std::string, Graph>();
@@ -63,95 +53,19 @@ int CountKind(const Graph& g, OpKind kind) {
   return static_cast<int>(std::count_if(g.ops().begin(), g.ops().end(), [&](const Op& op) { return op.kind == kind; }));
 }
 
-const Op* FindOp(const Graph& g, const std::string& name) {
-  for (const Op& op : g.ops()) {
-    if (op.name == name) return &op;
-  }
-  return nullptr;
-}
-
-const Tensor* FindTensor(const Graph& g, const std::string& name) {
-  for (const Tensor& t : g.tensors()) {
-    if (t.name == name) return &t;
-  }
-  return nullptr;
-}
-
-// Builders of small ModelProtos.
-void SetTensorType(onnx::ValueInfoProto* v, const std::string& name, const std::vector<int64_t>& dims,
-                   int elem_type = onnx::TensorProto::FLOAT, const std::string& symbolic_first = "") {
-  v->set_name(name);
-  auto* tt = v->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(elem_type);
-  auto* shape = tt->mutable_shape();
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (i == 0 && !symbolic_first.empty()) {
-      shape->add_dim()->set_dim_param(symbolic_first);
-    } else {
-      shape->add_dim()->set_dim_value(dims[i]);
-    }
-  }
-}
-
-onnx::ModelProto NewModel() {
-  onnx::ModelProto m;
-  m.set_ir_version(7);
-  m.set_producer_name("onnx_import_test");
-  auto* opset = m.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(13);
-  m.mutable_graph()->set_name("tiny");
-  return m;
-}
-
-void AddInitializer(onnx::ModelProto* m, const std::string& name, const std::vector<int64_t>& dims) {
-  auto* t = m->mutable_graph()->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::FLOAT);
-  for (int64_t d : dims) t->add_dims(d);
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  for (int64_t i = 0; i < n; ++i) t->add_float_data(0.5f);
-}
-
-onnx::NodeProto* AddNode(onnx::ModelProto* m, const std::string& type, const std::vector<std::string>& inputs,
-                         const std::vector<std::string>& outputs, const std::string& name = "") {
-  auto* n = m->mutable_graph()->add_node();
-  n->set_op_type(type);
-  n->set_name(name);
-  for (const auto& i : inputs) n->add_input(i);
-  for (const auto& o : outputs) n->add_output(o);
-  return n;
-}
-
-void AddIntsAttr(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& values) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t v : values) a->add_ints(v);
-}
-
-std::string WriteModel(const onnx::ModelProto& m, const std::string& name) {
-  const std::string path = TempPath(name);
-  std::string bytes;
-  EXPECT_TRUE(m.SerializeToString(&bytes));
-  EXPECT_TRUE(WriteFileAtomic(path, bytes).ok());
-  return path;
-}
-
 void ExpectErrorNaming(const StatusOr<Graph>& g, const std::string& path, const std::string& what);
 
 // x [N,3,8,8] (N symbolic) -> Conv(W [4,3,3,3], B [4], pads 1) -> Relu -> y.
 onnx::ModelProto TinyConvModel() {
   onnx::ModelProto m = NewModel();
-  SetTensorType(m.mutable_graph()->add_input(), "x", {1, 3, 8, 8}, onnx::TensorProto::FLOAT, "N");
+  SetTensorType(m.mutable_graph()->add_input(), "x", {1, 3, 8, 8}, onnx::TensorProto::FLOAT, {"N"});
   AddInitializer(&m, "w", {4, 3, 3, 3});
   AddInitializer(&m, "b", {4});
   auto* conv = AddNode(&m, "Conv", {"x", "w", "b"}, {"c"}, "conv");
   AddIntsAttr(conv, "kernel_shape", {3, 3});
   AddIntsAttr(conv, "pads", {1, 1, 1, 1});
   AddNode(&m, "Relu", {"c"}, {"y"});
-  SetTensorType(m.mutable_graph()->add_output(), "y", {1, 4, 8, 8}, onnx::TensorProto::FLOAT, "N");
+  SetTensorType(m.mutable_graph()->add_output(), "y", {1, 4, 8, 8}, onnx::TensorProto::FLOAT, {"N"});
   return m;
 }
 
