@@ -1,14 +1,18 @@
-// One training step of the earlier learned placers, ColocRL (rl/colocrl.h) and HDP
-// (rl/hdp.h), at their default configurations: sampling from the seq2seq policy,
-// building and simulating the batch of plans, REINFORCE update.
+// One training step of each learned placer at its default configuration: GO's PPO
+// step (rl/ppo.h: one forward pass, sampling, building and simulating the batch of
+// plans, the PPO update; the units GoSearch gives it, 4 per device), and the
+// earlier placers ColocRL (rl/colocrl.h) and HDP (rl/hdp.h) (sampling from the
+// seq2seq policy, building and simulating the batch of plans, REINFORCE update).
 //  - BM_LearnedStep/<method>: wall time of one Trainer::Step() on the model
-//    (default gnmt:layers=8, about 44k ops) and cluster (default 8xV100).
+//    (default gnmt:layers=8, about 44k ops) and cluster (default 8xV100); the
+//    counter plans_per_s is the plans simulated per second of steps.
 // GRAPHOPT_BENCH_MODEL, GRAPHOPT_BENCH_CLUSTER replace the model and the cluster;
 // GRAPHOPT_THREADS (default 2) sets the simulator and LibTorch threads;
-// GRAPHOPT_COLOCRL_OPTIONS / GRAPHOPT_HDP_OPTIONS ("key=value,...") override the
-// configs. Setup times and the trainers' sizes are printed to stderr.
+// GRAPHOPT_GO_PPO_OPTIONS / GRAPHOPT_COLOCRL_OPTIONS / GRAPHOPT_HDP_OPTIONS
+// ("key=value,...") override the configs. Setup times and the trainers' sizes are printed to stderr.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +24,7 @@
 #include "policy/features.h"
 #include "policy/go_policy.h"
 #include "rl/methods.h"
+#include "rl/ppo.h"
 #include "sim/batch.h"
 #include "sim/cluster.h"
 #include "sim/simulator.h"
@@ -45,6 +50,7 @@ struct Setup {
   std::unique_ptr<Simulator> sim;
   std::unique_ptr<BatchSimulator> batch;
   PolicyInput input;
+  PolicyInput unit_input;  // GO's: partition units
   std::map<std::string, std::unique_ptr<Trainer>> trainers;
 };
 
@@ -77,10 +83,28 @@ Setup& GetSetup() {
   std::fprintf(stderr, "learned_bench: %s on %s: %d ops, %d units, %d devices; threads %d; setup %.1f s\n",
                model.c_str(), cluster.c_str(), s.input.num_ops, s.input.num_units, s.input.num_devices, threads,
                t1 - t0);
-  for (const std::string method : {"colocrl", "hdp"}) {
-    const std::string options = Env(method == "colocrl" ? "GRAPHOPT_COLOCRL_OPTIONS" : "GRAPHOPT_HDP_OPTIONS", "");
+  {
+    PolicyInputOptions options;
+    options.max_units = 4 * static_cast<int>(std::max<size_t>(1, s.cluster.Accelerators().size()));
+    auto unit_input = BuildPolicyInput(s.graph, s.cluster, s.sim->cost_model(), options);
+    if (!unit_input.ok()) Fail(unit_input.status());
+    s.unit_input = std::move(*unit_input);
+  }
+  for (const std::string method : {"go", "colocrl", "hdp"}) {
+    const std::string options = Env(method == "go"        ? "GRAPHOPT_GO_PPO_OPTIONS"
+                                    : method == "colocrl" ? "GRAPHOPT_COLOCRL_OPTIONS"
+                                                          : "GRAPHOPT_HDP_OPTIONS",
+                                    "");
     const double t2 = Seconds();
-    auto trainer = CreateMethodTrainer(method, *s.sim, s.batch.get(), s.input, options, 0);
+    StatusOr<std::unique_ptr<Trainer>> trainer = InvalidArgument("no trainer");
+    if (method == "go") {
+      auto config = PpoConfig::FromString(options);
+      if (!config.ok()) Fail(config.status());
+      trainer = std::unique_ptr<Trainer>(std::make_unique<PpoTrainer>(*s.sim, s.batch.get(), s.unit_input,
+                                                                      GoPolicy(GoPolicyConfig()), *config, 0));
+    } else {
+      trainer = CreateMethodTrainer(method, *s.sim, s.batch.get(), s.input, options, 0);
+    }
     if (!trainer.ok()) Fail(trainer.status());
     (*trainer)->set_reference_us(reference->step_time_us);
     const double t3 = Seconds();
@@ -94,11 +118,17 @@ Setup& GetSetup() {
 
 void BM_LearnedStep(benchmark::State& state, const std::string& method) {
   Trainer& trainer = *GetSetup().trainers.at(method);
+  const int64_t plans_before = trainer.plans_simulated();
+  double seconds = 0;
   for (auto _ : state) {
     const TrainerStepStats s = trainer.Step();
+    seconds += s.seconds;
     benchmark::DoNotOptimize(s.loss);
   }
+  state.counters["plans_per_s"] = static_cast<double>(trainer.plans_simulated() - plans_before) / std::max(1e-9, seconds);
 }
+
+BENCHMARK_CAPTURE(BM_LearnedStep, go, std::string("go"))->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(5);
 
 BENCHMARK_CAPTURE(BM_LearnedStep, colocrl, std::string("colocrl"))
     ->Unit(benchmark::kMillisecond)

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "baselines/heft.h"
 #include "graph/graph.h"
 #include "sim/cluster.h"
 #include "sim/cost_model.h"
@@ -57,6 +58,22 @@ StatusOr<Plan> HeftPlan(const Graph& graph, const Cluster& cluster, const CostMo
 // Sets priorities to critical-path-first (the longest path from the op to a sink,
 // with op times on the plan's devices and transfer times between them).
 void SetCriticalPathPriorities(const Graph& graph, const Cluster& cluster, const CostModel& cost_model, Plan* plan);
+// The same for many plans of one graph and cluster: the topological order, the op
+// edges and every op's kernel time on every device computed once (the graph and the
+// cluster must outlive it). Apply is const and thread-safe.
+class CriticalPathScheduler {
+ public:
+  CriticalPathScheduler(const Graph& graph, const Cluster& cluster, const CostModel& cost_model);
+  void Apply(Plan* plan) const;
+
+ private:
+  const Graph* graph_;
+  const Cluster* cluster_;
+  std::vector<OpId> order_;
+  std::vector<HeftEdge> edges_;    // grouped by producer: edges of op o are [begin_[o], begin_[o + 1])
+  std::vector<int32_t> begin_;
+  std::vector<double> time_us_;    // [op * devices + device]
+};
 // Greedy producer-consumer fusion of fusible kinds on the plan's devices without
 // creating cycles. Returns the number of ops fused.
 int ApplyGreedyFusion(const Graph& graph, Plan* plan);

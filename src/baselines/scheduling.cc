@@ -136,31 +136,51 @@ StatusOr<Plan> HeftPlan(const Graph& graph, const Cluster& cluster, const CostMo
   return plan;
 }
 
-void SetCriticalPathPriorities(const Graph& graph, const Cluster& cluster, const CostModel& cost_model, Plan* plan) {
-  const Status complete = CompletePlan(graph, plan);
-  GO_CHECK_MSG(complete.ok(), complete.message());
+CriticalPathScheduler::CriticalPathScheduler(const Graph& graph, const Cluster& cluster, const CostModel& cost_model)
+    : graph_(&graph), cluster_(&cluster) {
   StatusOr<std::vector<OpId>> topo = TopologicalOrder(graph);
   GO_CHECK_MSG(topo.ok(), topo.status().message());
+  order_ = std::move(*topo);
   const OpEdges edges = BuildOpEdges(graph);
-  // Devices out of range (a plan not validated yet) are timed as the first accelerator.
-  auto device_of = [&](OpId o) {
-    const DeviceId d = plan->device[static_cast<size_t>(o)];
-    return d >= 0 && d < cluster.num_devices() ? d : cluster.FirstAccelerator();
-  };
-  std::vector<double> level(static_cast<size_t>(graph.num_ops()), 0.0);
-  for (auto it = topo->rbegin(); it != topo->rend(); ++it) {
-    const OpId o = *it;
-    const DeviceId d = device_of(o);
+  edges_ = edges.edges;
+  begin_ = edges.begin;
+  const int n = graph.num_ops(), d = cluster.num_devices();
+  time_us_.assign(static_cast<size_t>(n) * static_cast<size_t>(d), 0.0);
+  for (OpId o = 0; o < n; ++o) {
     const Op& op = graph.op(o);
-    const double own = cost_model.IsInstant(op) ? 0.0 : cost_model.OpTimeUs(op, cluster.device(d));
+    if (cost_model.IsInstant(op)) continue;
+    for (DeviceId q = 0; q < d; ++q)
+      time_us_[static_cast<size_t>(o) * static_cast<size_t>(d) + static_cast<size_t>(q)] =
+          cost_model.OpTimeUs(op, cluster.device(q));
+  }
+}
+
+void CriticalPathScheduler::Apply(Plan* plan) const {
+  const Status complete = CompletePlan(*graph_, plan);
+  GO_CHECK_MSG(complete.ok(), complete.message());
+  const int d = cluster_->num_devices();
+  // Devices out of range (a plan not validated yet) are timed as the first accelerator.
+  const DeviceId fallback = cluster_->FirstAccelerator();
+  auto device_of = [&](OpId o) {
+    const DeviceId q = plan->device[static_cast<size_t>(o)];
+    return q >= 0 && q < d ? q : fallback;
+  };
+  std::vector<double> level(static_cast<size_t>(graph_->num_ops()), 0.0);
+  for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+    const OpId o = *it;
+    const DeviceId q = device_of(o);
     double tail = 0;
-    for (int32_t k = edges.begin[static_cast<size_t>(o)]; k < edges.begin[static_cast<size_t>(o) + 1]; ++k) {
-      const HeftEdge& e = edges.edges[static_cast<size_t>(k)];
-      tail = std::max(tail, TransferUs(cluster, e, d, device_of(e.to)) + level[static_cast<size_t>(e.to)]);
+    for (int32_t k = begin_[static_cast<size_t>(o)]; k < begin_[static_cast<size_t>(o) + 1]; ++k) {
+      const HeftEdge& e = edges_[static_cast<size_t>(k)];
+      tail = std::max(tail, TransferUs(*cluster_, e, q, device_of(e.to)) + level[static_cast<size_t>(e.to)]);
     }
-    level[static_cast<size_t>(o)] = own + tail;
+    level[static_cast<size_t>(o)] = time_us_[static_cast<size_t>(o) * static_cast<size_t>(d) + static_cast<size_t>(q)] + tail;
   }
   plan->priority = std::move(level);
+}
+
+void SetCriticalPathPriorities(const Graph& graph, const Cluster& cluster, const CostModel& cost_model, Plan* plan) {
+  CriticalPathScheduler(graph, cluster, cost_model).Apply(plan);
 }
 
 }  // namespace graphopt

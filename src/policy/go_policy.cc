@@ -31,24 +31,6 @@ torch::Tensor BoolTensor(const std::vector<uint8_t>& v, std::vector<int64_t> sha
   return torch::from_blob(const_cast<uint8_t*>(v.data()), shape, torch::kUInt8).to(torch::kBool);
 }
 
-// Draws an index from unnormalized probabilities p[0..n) (non-negative); entries
-// with p = 0 are never drawn.
-int SampleCategorical(const float* p, int n, Rng& rng) {
-  double total = 0;
-  for (int i = 0; i < n; ++i) total += p[i];
-  const double u = rng.UniformDouble() * total;
-  double cum = 0;
-  int last = 0;
-  for (int i = 0; i < n; ++i) {
-    if (p[i] <= 0) continue;
-    cum += p[i];
-    last = i;
-    if (u < cum) return i;
-  }
-  return last;
-}
-
-int ArgMax(const float* p, int n) { return static_cast<int>(std::max_element(p, p + n) - p); }
 
 }  // namespace
 
@@ -99,6 +81,8 @@ Status GoPolicyConfig::Validate() const {
   if (level_prior < 0 || level_prior > 30) return bad("level_prior must be in [0, 30]");
   if (tasks == 0 || (tasks & ~static_cast<uint32_t>(kAllTasks)) != 0)
     return bad("tasks must be a non-empty subset of placement, scheduling, fusion");
+  if (unit_tasks && feedback_attention)
+    return bad("feedback_attention feeds per-op states back and needs unit_tasks=0 (per-op scheduling and fusion)");
   return Status::Ok();
 }
 
@@ -106,11 +90,11 @@ std::string GoPolicyConfig::ToString() const {
   return StrFormat(
       "hidden=%d,sage_layers=%d,attention_layers=%d,heads=%d,segment=%d,memory=%d,ff_multiplier=%d,relative_buckets=%d,"
       "detach_memory=%d,superposition=%d,task_feedback=%d,feedback_attention=%d,priority_levels=%d,level_prior=%d,"
-      "head_hidden=%d,tasks=%s,"
+      "head_hidden=%d,unit_tasks=%d,tasks=%s,"
       "seed=%llu",
       hidden, sage_layers, attention_layers, heads, segment, memory, ff_multiplier, relative_buckets,
       detach_memory ? 1 : 0, superposition ? 1 : 0, task_feedback ? 1 : 0, feedback_attention ? 1 : 0, priority_levels,
-      level_prior, head_hidden, TasksToString(tasks).c_str(), static_cast<unsigned long long>(seed));
+      level_prior, head_hidden, unit_tasks ? 1 : 0, TasksToString(tasks).c_str(), static_cast<unsigned long long>(seed));
 }
 
 StatusOr<GoPolicyConfig> GoPolicyConfig::FromString(const std::string& text) {
@@ -134,6 +118,7 @@ StatusOr<GoPolicyConfig> GoPolicyConfig::FromString(const std::string& text) {
                        : key == "superposition"      ? &c.superposition
                        : key == "task_feedback"      ? &c.task_feedback
                        : key == "feedback_attention" ? &c.feedback_attention
+                       : key == "unit_tasks"         ? &c.unit_tasks
                                                      : nullptr;
     if (int_field != nullptr) {
       GO_ASSIGN_OR_RETURN(int64_t v, ParseInt(value, context));
@@ -181,6 +166,16 @@ PolicyTensors ToTensors(const PolicyInput& input, bool mask_unit_memory) {
   t.unit_offsets = LongTensor(input.unit_offsets);
   t.unit_nodes = LongTensor(input.unit_nodes);
   t.fusable = BoolTensor(input.fusable, {n});
+  std::vector<uint8_t> unit_fusable(static_cast<size_t>(u), 0);
+  std::vector<int32_t> unit_first(static_cast<size_t>(u), 0);
+  for (int64_t k = 0; k < u; ++k) {
+    const int32_t begin = input.unit_offsets[static_cast<size_t>(k)], end = input.unit_offsets[static_cast<size_t>(k) + 1];
+    unit_first[static_cast<size_t>(k)] = input.unit_nodes[static_cast<size_t>(begin)];
+    for (int32_t e = begin; e < end; ++e)
+      unit_fusable[static_cast<size_t>(k)] |= input.fusable[static_cast<size_t>(input.unit_nodes[static_cast<size_t>(e)])];
+  }
+  t.unit_fusable = BoolTensor(unit_fusable, {u});
+  t.unit_first_node = LongTensor(unit_first);
   std::vector<int32_t> producer(input.fusion_producer);
   for (size_t i = 0; i < producer.size(); ++i) {
     if (producer[i] < 0) producer[i] = static_cast<int32_t>(i);
@@ -408,290 +403,18 @@ PolicyOutput GoPolicyImpl::forward(const PolicyTensors& in) {
   for (int l = 0; l < config_.attention_layers; ++l)
     x = AttentionLayer(l, x, valid, out.film.defined() ? out.film[l] : torch::Tensor());
   out.node_states = FromSegments(x, n).squeeze(0);
+  const bool unit_decisions = config_.unit_tasks && (config_.tasks & (kTaskScheduling | kTaskFusion)) != 0;
+  if ((config_.tasks & kTaskPlacement) || unit_decisions)
+    out.unit_states = SegmentMean(out.node_states, in.unit_offsets, in.unit_nodes) + unit_in_(in.unit_features);
   if (config_.tasks & kTaskPlacement) {
-    const torch::Tensor units = SegmentMean(out.node_states, in.unit_offsets, in.unit_nodes) + unit_in_(in.unit_features);
     torch::Tensor logits =
-        place_query_(units).mm(place_key_(out.device_embeddings).t()) / std::sqrt(static_cast<double>(h)) +
+        place_query_(out.unit_states).mm(place_key_(out.device_embeddings).t()) / std::sqrt(static_cast<double>(h)) +
         place_bias_(out.device_embeddings).view({1, in.num_devices});
     torch::Tensor mask = in.device_mask.view({1, in.num_devices});
     if (in.unit_device_mask.defined()) mask = mask & in.unit_device_mask;
     out.placement_logits = logits.masked_fill(mask.logical_not(), kMaskedLogit);
   }
   return out;
-}
-
-torch::Tensor GoPolicyImpl::NodeDevices(const PolicyTensors& in, const torch::Tensor& unit_device) const {
-  return unit_device.index_select(1, in.node_unit);
-}
-
-const std::vector<std::string>& PlacementContextNames() {
-  static const std::vector<std::string> names = {"same_device_predecessors", "same_device_successors",
-                                                 "same_device_fusion_producer", "log_device_time_share",
-                                                 "device_parameter_memory"};
-  return names;
-}
-
-torch::Tensor GoPolicyImpl::PlacementContext(const PolicyTensors& in, const torch::Tensor& unit_device) {
-  const PolicyInput& p = *in.input;
-  const torch::Tensor ud = unit_device.contiguous();
-  const int64_t b = ud.size(0), n = p.num_ops, u = p.num_units, d = p.num_devices;
-  torch::Tensor context = torch::zeros({b, n, kNumPlacementContext});
-  const int64_t* udp = ud.data_ptr<int64_t>();
-  float* cp = context.data_ptr<float>();
-  int allowed = 0;
-  for (uint8_t a : p.device_allowed) allowed += a ? 1 : 0;
-  double total_time = 0;
-  for (float t : p.node_time_us) total_time += t;
-  at::parallel_for(0, b, 1, [&](int64_t s0, int64_t s1) {
-    std::vector<int32_t> device(static_cast<size_t>(n));
-    std::vector<double> time(static_cast<size_t>(d)), params(static_cast<size_t>(d));
-    for (int64_t s = s0; s < s1; ++s) {
-      std::fill(time.begin(), time.end(), 0.0);
-      std::fill(params.begin(), params.end(), 0.0);
-      for (int64_t i = 0; i < n; ++i) {
-        device[static_cast<size_t>(i)] = static_cast<int32_t>(udp[s * u + p.node_unit[static_cast<size_t>(i)]]);
-        time[static_cast<size_t>(device[static_cast<size_t>(i)])] += p.node_time_us[static_cast<size_t>(i)];
-      }
-      for (int64_t k = 0; k < u; ++k)
-        params[static_cast<size_t>(udp[s * u + k])] +=
-            static_cast<double>(p.unit_resident_bytes[static_cast<size_t>(k)]);
-      auto same_fraction = [&](const std::vector<int32_t>& offsets, const std::vector<int32_t>& index, int64_t i,
-                               int32_t dev) {
-        const int32_t begin = offsets[static_cast<size_t>(i)], end = offsets[static_cast<size_t>(i) + 1];
-        if (begin == end) return 0.0f;
-        int same = 0;
-        for (int32_t e = begin; e < end; ++e)
-          same += device[static_cast<size_t>(index[static_cast<size_t>(e)])] == dev ? 1 : 0;
-        return static_cast<float>(same) / static_cast<float>(end - begin);
-      };
-      for (int64_t i = 0; i < n; ++i) {
-        const int32_t dev = device[static_cast<size_t>(i)];
-        float* c = cp + (s * n + i) * kNumPlacementContext;
-        c[0] = same_fraction(p.pred_offsets, p.pred_index, i, dev);
-        c[1] = same_fraction(p.succ_offsets, p.succ_index, i, dev);
-        const int32_t producer = p.fusion_producer[static_cast<size_t>(i)];
-        c[2] = producer >= 0 && device[static_cast<size_t>(producer)] == dev ? 1.0f : 0.0f;
-        c[3] = total_time > 0 ? static_cast<float>(std::log1p(time[static_cast<size_t>(dev)] / total_time * allowed))
-                              : 0.0f;
-        const double memory = static_cast<double>(p.device_memory_bytes[static_cast<size_t>(dev)]);
-        c[4] = memory > 0 ? static_cast<float>(std::min(4.0, params[static_cast<size_t>(dev)] / memory)) : 0.0f;
-      }
-    }
-  });
-  return context;
-}
-
-TaskLogits GoPolicyImpl::DecodeTasks(const PolicyTensors& in, const PolicyOutput& out,
-                                     const torch::Tensor& unit_device) {
-  TaskLogits t;
-  const bool scheduling = (config_.tasks & kTaskScheduling) != 0;
-  const bool fusion = (config_.tasks & kTaskFusion) != 0;
-  if (!scheduling && !fusion) return t;
-  const bool placed = (config_.tasks & kTaskPlacement) != 0 && unit_device.defined();
-  const int64_t b = unit_device.defined() ? unit_device.size(0) : 1;
-  const int64_t n = in.num_ops, h = config_.hidden;
-  torch::Tensor node_device;  // [B, N]
-  if (placed) node_device = NodeDevices(in, unit_device);
-  // The heads' first layers are relu(W states + feedback): W states is computed once
-  // for all samples unless the feedback went through attention (then per sample).
-  torch::Tensor states = out.node_states;  // [N, H], or [B, N, H] after a feedback attention pass
-  torch::Tensor feedback;                  // [B, N, head_hidden] or undefined
-  if (placed && config_.task_feedback) {
-    const torch::Tensor flat_device = node_device.reshape({-1});
-    const torch::Tensor context = PlacementContext(in, unit_device);
-    feedback =
-        GatherRows(feedback_(out.device_embeddings), flat_device).view({b, n, config_.head_hidden}) + context_(context);
-    if (config_.feedback_attention && config_.attention_layers > 0) {
-      const int last = config_.attention_layers - 1;
-      const torch::Tensor placed_states =
-          states.unsqueeze(0) + GatherRows(feedback_states_(out.device_embeddings), flat_device).view({b, n, h}) +
-          context_states_(context);
-      const torch::Tensor x = AttentionLayer(last, ToSegments(placed_states), NodeValid(n),
-                                             out.film.defined() ? out.film[last] : torch::Tensor());
-      states = FromSegments(x, n);
-    }
-  }
-  auto first_layer = [&](torch::nn::Linear& layer) {
-    torch::Tensor pre = layer(states);
-    if (pre.dim() == 2) pre = pre.unsqueeze(0);
-    if (feedback.defined()) pre = pre + feedback;
-    return torch::relu(pre);  // [1 or B, N, H]
-  };
-  if (scheduling) {
-    t.priority_logits = priority_out_(first_layer(priority_hidden_)).expand({b, n, config_.priority_levels});
-  }
-  if (fusion) {
-    torch::Tensor mask = in.fusable.view({1, n}).expand({b, n});
-    if (placed) mask = mask & (node_device == node_device.index_select(1, in.fusion_producer));
-    t.fusion_mask = mask;
-    t.fusion_logits = fusion_out_(first_layer(fusion_hidden_))
-                          .squeeze(-1)
-                          .expand({b, n})
-                          .masked_fill(mask.logical_not(), kMaskedLogit);
-  }
-  return t;
-}
-
-torch::Tensor GoPolicyImpl::UnitDeviceTensor(const PolicyTensors& in, const std::vector<Actions>& batch) const {
-  const int64_t b = static_cast<int64_t>(batch.size()), u = in.num_units;
-  std::vector<int64_t> devices(static_cast<size_t>(b * u), in.default_device);
-  for (int64_t s = 0; s < b; ++s) {
-    const auto& ud = batch[static_cast<size_t>(s)].unit_device;
-    if (ud.empty()) continue;
-    GO_CHECK_MSG(static_cast<int64_t>(ud.size()) == u, "Actions::unit_device has the wrong size");
-    for (int64_t i = 0; i < u; ++i) {
-      const int32_t d = ud[static_cast<size_t>(i)];
-      GO_CHECK_MSG(d >= 0 && d < in.num_devices, "Actions::unit_device out of range");
-      devices[static_cast<size_t>(s * u + i)] = d;
-    }
-  }
-  return torch::from_blob(devices.data(), {b, u}, torch::kLong).clone();
-}
-
-std::vector<Actions> GoPolicyImpl::Sample(const PolicyTensors& in, const PolicyOutput& out, Rng& rng, int num_samples,
-                                          double temperature) {
-  GO_CHECK(num_samples >= 1 && temperature > 0);
-  torch::NoGradGuard no_grad;
-  const int64_t n = in.num_ops, u = in.num_units, d = in.num_devices;
-  Actions defaults;
-  defaults.unit_device.assign(static_cast<size_t>(u), in.default_device);
-  defaults.priority_level.assign(static_cast<size_t>(n), 0);
-  defaults.fuse.assign(static_cast<size_t>(n), 0);
-  std::vector<Actions> actions(static_cast<size_t>(num_samples), defaults);
-  if (config_.tasks & kTaskPlacement) {
-    const torch::Tensor probs = torch::softmax(out.placement_logits / temperature, 1).contiguous();
-    const float* p = probs.data_ptr<float>();
-    for (auto& a : actions) {
-      for (int64_t i = 0; i < u; ++i)
-        a.unit_device[static_cast<size_t>(i)] = SampleCategorical(p + i * d, static_cast<int>(d), rng);
-    }
-  }
-  const torch::Tensor unit_device = UnitDeviceTensor(in, actions);  // [num_samples, U]
-  const TaskLogits t = DecodeTasks(in, out, unit_device);
-  if (t.priority_logits.defined()) {
-    const int levels = config_.priority_levels;
-    const torch::Tensor probs = torch::softmax(t.priority_logits / temperature, 2).contiguous();
-    const float* p = probs.data_ptr<float>();
-    for (int64_t s = 0; s < num_samples; ++s) {
-      for (int64_t i = 0; i < n; ++i) {
-        actions[static_cast<size_t>(s)].priority_level[static_cast<size_t>(in.input->order[static_cast<size_t>(i)])] =
-            SampleCategorical(p + (s * n + i) * levels, levels, rng);
-      }
-    }
-  }
-  if (t.fusion_logits.defined()) {
-    const torch::Tensor probs = torch::sigmoid(t.fusion_logits / temperature).contiguous();
-    const torch::Tensor mask = t.fusion_mask.contiguous();
-    const float* p = probs.data_ptr<float>();
-    const bool* m = mask.data_ptr<bool>();
-    for (int64_t s = 0; s < num_samples; ++s) {
-      for (int64_t i = 0; i < n; ++i) {
-        if (!m[s * n + i]) continue;
-        actions[static_cast<size_t>(s)].fuse[static_cast<size_t>(in.input->order[static_cast<size_t>(i)])] =
-            rng.Bernoulli(p[s * n + i]) ? 1 : 0;
-      }
-    }
-  }
-  return actions;
-}
-
-Actions GoPolicyImpl::Greedy(const PolicyTensors& in, const PolicyOutput& out) {
-  torch::NoGradGuard no_grad;
-  const int64_t n = in.num_ops, u = in.num_units, d = in.num_devices;
-  std::vector<Actions> actions(1);
-  Actions& a = actions[0];
-  a.unit_device.assign(static_cast<size_t>(u), in.default_device);
-  a.priority_level.assign(static_cast<size_t>(n), 0);
-  a.fuse.assign(static_cast<size_t>(n), 0);
-  if (config_.tasks & kTaskPlacement) {
-    const torch::Tensor logits = out.placement_logits.contiguous();
-    const float* p = logits.data_ptr<float>();
-    for (int64_t i = 0; i < u; ++i) a.unit_device[static_cast<size_t>(i)] = ArgMax(p + i * d, static_cast<int>(d));
-  }
-  const torch::Tensor unit_device = UnitDeviceTensor(in, actions);
-  const TaskLogits t = DecodeTasks(in, out, unit_device);
-  if (t.priority_logits.defined()) {
-    const int levels = config_.priority_levels;
-    const torch::Tensor logits = t.priority_logits.contiguous();
-    const float* p = logits.data_ptr<float>();
-    for (int64_t i = 0; i < n; ++i) {
-      a.priority_level[static_cast<size_t>(in.input->order[static_cast<size_t>(i)])] = ArgMax(p + i * levels, levels);
-    }
-  }
-  if (t.fusion_logits.defined()) {
-    const torch::Tensor logits = t.fusion_logits.contiguous();
-    const torch::Tensor mask = t.fusion_mask.contiguous();
-    const float* p = logits.data_ptr<float>();
-    const bool* m = mask.data_ptr<bool>();
-    for (int64_t i = 0; i < n; ++i)
-      a.fuse[static_cast<size_t>(in.input->order[static_cast<size_t>(i)])] = m[i] && p[i] > 0 ? 1 : 0;
-  }
-  return a;
-}
-
-Evaluation GoPolicyImpl::Evaluate(const PolicyTensors& in, const PolicyOutput& out, const std::vector<Actions>& batch) {
-  GO_CHECK(!batch.empty());
-  const int64_t b = static_cast<int64_t>(batch.size()), n = in.num_ops;
-  Evaluation e;
-  e.placement_log_prob = torch::zeros({b});
-  e.scheduling_log_prob = torch::zeros({b});
-  e.fusion_log_prob = torch::zeros({b});
-  e.entropy = torch::zeros({b});
-  e.num_decisions = torch::zeros({b});
-  e.placement_entropy = torch::zeros({b});
-  e.scheduling_entropy = torch::zeros({b});
-  e.fusion_entropy = torch::zeros({b});
-  e.placement_decisions = torch::zeros({b});
-  e.scheduling_decisions = torch::zeros({b});
-  e.fusion_decisions = torch::zeros({b});
-  const torch::Tensor unit_device = UnitDeviceTensor(in, batch);  // [B, U]
-  if (config_.tasks & kTaskPlacement) {
-    const torch::Tensor log_p = torch::log_softmax(out.placement_logits, 1);  // [U, D]
-    e.placement_log_prob = log_p.gather(1, unit_device.t()).sum(0);
-    e.placement_entropy = (-(log_p.exp() * log_p).sum()).expand({b});
-    e.placement_decisions = torch::full({b}, static_cast<double>(in.num_units));
-  }
-  const TaskLogits t = DecodeTasks(in, out, unit_device);
-  // Per-op actions in node order.
-  auto node_order = [&](auto field) {
-    std::vector<int64_t> v(static_cast<size_t>(b * n), 0);
-    for (int64_t s = 0; s < b; ++s) {
-      const auto& src = batch[static_cast<size_t>(s)].*field;
-      if (src.empty()) continue;
-      GO_CHECK_MSG(static_cast<int64_t>(src.size()) == n, "Actions: per-op vector has the wrong size");
-      for (int64_t i = 0; i < n; ++i)
-        v[static_cast<size_t>(s * n + i)] = src[static_cast<size_t>(in.input->order[static_cast<size_t>(i)])];
-    }
-    return torch::from_blob(v.data(), {b, n}, torch::kLong).clone();
-  };
-  if (t.priority_logits.defined()) {
-    const torch::Tensor levels = node_order(&Actions::priority_level);
-    GO_CHECK_MSG(levels.min().item<int64_t>() >= 0 && levels.max().item<int64_t>() < config_.priority_levels,
-                 "Actions::priority_level out of range");
-    const torch::Tensor log_p = torch::log_softmax(t.priority_logits, 2);  // [B, N, P]
-    e.scheduling_log_prob = log_p.gather(2, levels.unsqueeze(2)).squeeze(2).sum(1);
-    e.scheduling_entropy = -(log_p.exp() * log_p).sum({1, 2});
-    e.scheduling_decisions = torch::full({b}, static_cast<double>(n));
-  }
-  if (t.fusion_logits.defined()) {
-    const torch::Tensor fuse = node_order(&Actions::fuse).to(torch::kFloat);  // [B, N]
-    const torch::Tensor log_yes = torch::log_sigmoid(t.fusion_logits);
-    const torch::Tensor log_no = torch::log_sigmoid(-t.fusion_logits);
-    const torch::Tensor zero = torch::zeros({}, log_yes.options());
-    e.fusion_log_prob = torch::where(t.fusion_mask, fuse * log_yes + (1 - fuse) * log_no, zero).sum(1);
-    const torch::Tensor p = torch::sigmoid(t.fusion_logits);
-    e.fusion_entropy = -torch::where(t.fusion_mask, p * log_yes + (1 - p) * log_no, zero).sum(1);
-    e.fusion_decisions = t.fusion_mask.sum(1).to(torch::kFloat);
-  }
-  e.log_prob = e.placement_log_prob + e.scheduling_log_prob + e.fusion_log_prob;
-  e.entropy = e.placement_entropy + e.scheduling_entropy + e.fusion_entropy;
-  e.num_decisions = e.placement_decisions + e.scheduling_decisions + e.fusion_decisions;
-  return e;
-}
-
-torch::Tensor Evaluation::TaskMeanLogProb() const {
-  return placement_log_prob / placement_decisions.clamp_min(1) + scheduling_log_prob / scheduling_decisions.clamp_min(1) +
-         fusion_log_prob / fusion_decisions.clamp_min(1);
 }
 
 // ---------------------------------------------------------------------------

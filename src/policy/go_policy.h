@@ -122,6 +122,15 @@ struct GoPolicyConfig {
   // Width of the scheduling and fusion heads' hidden layer: the part computed per
   // sample of a batch (B x N x head_hidden), so it is kept small.
   int head_hidden = 16;
+  // Scheduling and fusion decided per unit, as placement is (policy/units.h): one
+  // priority level and one fusion flag per unit, from the unit's state (the same one
+  // the placement head reads) and the feedback of its placement; every op of a unit
+  // gets its level, every fusible op of a unit whose producer shares its device its
+  // flag. Per-op decisions (false, GO's) give each sample tens of thousands of
+  // independent draws: a sample's schedule scatters from the mode the way per-op
+  // placements did, and the heads cost O(samples x ops) per step (README, "The
+  // policy alone").
+  bool unit_tasks = true;
   uint32_t tasks = kAllTasks;
   uint64_t seed = 1;  // parameter initialization
 
@@ -154,6 +163,8 @@ struct PolicyTensors {
   torch::Tensor unit_device_mask;  // [U, D] bool, or undefined (no per-unit mask)
   torch::Tensor graph_features;    // [kNumGraphFeatures]
   torch::Tensor unit_features;     // [U, kNumUnitFeatures]
+  torch::Tensor unit_fusable;      // [U] bool: the unit has a fusible op
+  torch::Tensor unit_first_node;   // [U]: the unit's first node (its per-unit actions are read there)
   DeviceId default_device = 0;
 };
 
@@ -170,13 +181,17 @@ struct PolicyOutput {
   torch::Tensor graph_embedding;    // [H] (zeros without superposition)
   torch::Tensor film;               // [attention_layers, 2, H] (scale, shift), or undefined
   torch::Tensor placement_logits;   // [U, D], masked entries kMaskedLogit; undefined if placement is inactive
+  torch::Tensor unit_states;        // [U, H]: mean node state + unit features (placement and per-unit heads)
 };
 
-// Scheduling and fusion logits for a batch of B placements (node order).
+// Scheduling and fusion logits for a batch of B placements, per node (node order) or,
+// with GoPolicyConfig::unit_tasks, per unit (M = N or U).
 struct TaskLogits {
-  torch::Tensor priority_logits;  // [B, N, priority_levels], or undefined if scheduling is inactive
-  torch::Tensor fusion_logits;    // [B, N], masked entries kMaskedLogit; undefined if fusion is inactive
-  torch::Tensor fusion_mask;      // [B, N] bool: the fusion decisions that count
+  bool per_unit = false;
+  torch::Tensor priority_logits;  // [B, M, priority_levels], or undefined if scheduling is inactive
+  torch::Tensor fusion_logits;    // [B, M], masked entries kMaskedLogit; undefined if fusion is inactive
+  torch::Tensor fusion_mask;      // [B, M] bool: the fusion decisions that count (a unit: one of its
+                                  // fusible ops has its producer on its device)
 };
 
 // Log-probabilities and entropies of a batch of actions, each summed over the
@@ -270,6 +285,11 @@ class GoPolicyImpl : public torch::nn::Module {
   // [B, N] devices of each node from [B, U] unit devices.
   torch::Tensor NodeDevices(const PolicyTensors& in, const torch::Tensor& unit_device) const;
   torch::Tensor UnitDeviceTensor(const PolicyTensors& in, const std::vector<Actions>& batch) const;
+  // DecodeTasks with GoPolicyConfig::unit_tasks: [B, U] logits from the unit states.
+  TaskLogits DecodeUnitTasks(const PolicyTensors& in, const PolicyOutput& out, const torch::Tensor& unit_device);
+  // Evaluate's scheduling and fusion terms for per-unit logits.
+  void EvaluateUnitTasks(const PolicyTensors& in, const TaskLogits& t, const std::vector<Actions>& batch,
+                         Evaluation* e) const;
 
   GoPolicyConfig config_;
   torch::nn::Linear op_in_{nullptr};

@@ -476,7 +476,12 @@ StatusOr<std::unique_ptr<ColocRlTrainer>> ColocRlTrainer::Create(const Simulator
 
 ColocRlTrainer::ColocRlTrainer(const Simulator& simulator, BatchSimulator* batch, const PolicyInput& input,
                                const ColocRlConfig& config, uint64_t seed)
-    : sim_(simulator), batch_(batch), input_(input), config_(config), seed_(seed) {
+    : sim_(simulator),
+      batch_(batch),
+      input_(input),
+      config_(config),
+      builder_(simulator.graph(), simulator.cluster(), simulator.cost_model(), input, config.critical_path_priorities),
+      seed_(seed) {
   group_of_unit_ = ColocRlGroups(input_, config_.max_groups, &num_groups_);
   std::vector<int32_t> group_of_node(static_cast<size_t>(input_.num_ops));
   for (int n = 0; n < input_.num_ops; ++n) {
@@ -525,11 +530,8 @@ TrainerStepStats ColocRlTrainer::Step() {
   std::vector<Actions> actions;
   std::vector<Plan> plans;
   const int64_t* devices = sample.devices.data_ptr<int64_t>();
-  for (int i = 0; i < b; ++i) {
-    actions.push_back(ToActions(devices + static_cast<int64_t>(i) * num_groups_));
-    plans.push_back(ActionsToPlan(sim_.graph(), sim_.cluster(), sim_.cost_model(), input_, actions.back(),
-                                  config_.critical_path_priorities));
-  }
+  for (int i = 0; i < b; ++i) actions.push_back(ToActions(devices + static_cast<int64_t>(i) * num_groups_));
+  plans = builder_.BuildAll(actions, batch_->num_threads());
   const std::vector<StatusOr<SimResult>> results = batch_->Run(plans);
   state_.plans_simulated += b;
 
@@ -565,8 +567,7 @@ Plan ColocRlTrainer::GreedyPlan() {
     const Seq2SeqEncoding encoding = model_->placer()->Encode(model_->Inputs(group_features_));
     sample = model_->placer()->Sample(encoding, 1, device_mask_, rng, /*greedy=*/true);
   }
-  return ActionsToPlan(sim_.graph(), sim_.cluster(), sim_.cost_model(), input_,
-                       ToActions(sample.devices.data_ptr<int64_t>()), config_.critical_path_priorities);
+  return builder_.Build(ToActions(sample.devices.data_ptr<int64_t>()));
 }
 
 Status ColocRlTrainer::SaveCheckpoint(const std::string& dir) {

@@ -68,6 +68,7 @@
 #include "policy/features.h"
 #include "policy/seq2seq.h"
 #include "rl/local_search.h"
+#include "rl/rollout.h"
 #include "rl/trainer.h"
 #include "rl/training_util.h"
 #include "sim/batch.h"
@@ -236,6 +237,7 @@ class ColocRlTrainer : public Trainer {
   BatchSimulator* batch_;
   const PolicyInput& input_;
   ColocRlConfig config_;
+  PlanBuilder builder_;  // the plans of sampled actions (rl/rollout.h)
   uint64_t seed_;
   int num_groups_ = 0;
   std::vector<int32_t> group_of_unit_;

@@ -188,7 +188,12 @@ StatusOr<std::unique_ptr<HdpTrainer>> HdpTrainer::Create(const Simulator& simula
 
 HdpTrainer::HdpTrainer(const Simulator& simulator, BatchSimulator* batch, const PolicyInput& input,
                        const HdpConfig& config, uint64_t seed)
-    : sim_(simulator), batch_(batch), input_(input), config_(config), seed_(seed) {
+    : sim_(simulator),
+      batch_(batch),
+      input_(input),
+      config_(config),
+      builder_(simulator.graph(), simulator.cluster(), simulator.cost_model(), input, config.critical_path_priorities),
+      seed_(seed) {
   num_groups_ = HdpNumGroups(config_, input_);
   op_shapes_ = OpShapeFeatures(sim_.graph(), input_);
   std::vector<float> f = GrouperOpFeatures(sim_.graph(), input_);
@@ -279,16 +284,16 @@ TrainerStepStats HdpTrainer::Step() {
   std::vector<Plan> plans;
   const int64_t* devices = sample.devices.data_ptr<int64_t>();
   const int64_t* groups = groupings.data_ptr<int64_t>();
+  std::vector<Actions> actions(static_cast<size_t>(b));
   for (int i = 0; i < b; ++i) {
-    Actions a;
+    Actions& a = actions[static_cast<size_t>(i)];
     a.unit_device.resize(static_cast<size_t>(u_count));
     const int64_t* g = groups + (i / k) * u_count;
     for (int64_t u = 0; u < u_count; ++u)
       a.unit_device[static_cast<size_t>(u)] = static_cast<int32_t>(devices[i * g_count + g[u]]);
-    plans.push_back(
-        ActionsToPlan(sim_.graph(), sim_.cluster(), sim_.cost_model(), input_, a, config_.critical_path_priorities));
-    unit_devices.push_back(std::move(a.unit_device));
   }
+  plans = builder_.BuildAll(actions, batch_->num_threads());
+  for (Actions& a : actions) unit_devices.push_back(std::move(a.unit_device));
   const std::vector<StatusOr<SimResult>> results = batch_->Run(plans);
   state_.plans_simulated += b;
 

@@ -63,6 +63,7 @@
 #include "policy/seq2seq.h"
 #include "rl/colocrl.h"
 #include "rl/local_search.h"
+#include "rl/rollout.h"
 #include "rl/trainer.h"
 #include "sim/batch.h"
 #include "sim/simulator.h"
@@ -162,6 +163,7 @@ class HdpTrainer : public Trainer {
   BatchSimulator* batch_;
   const PolicyInput& input_;
   HdpConfig config_;
+  PlanBuilder builder_;  // the plans of sampled actions (rl/rollout.h)
   uint64_t seed_;
   int num_groups_ = 0;
   std::vector<float> op_shapes_;

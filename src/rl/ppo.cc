@@ -87,7 +87,13 @@ StatusOr<PpoConfig> PpoConfig::FromString(const std::string& text) {
 
 PpoTrainer::PpoTrainer(const Simulator& simulator, BatchSimulator* batch, const PolicyInput& input, GoPolicy policy,
                        PpoConfig config, uint64_t seed)
-    : sim_(simulator), batch_(batch), input_(input), policy_(std::move(policy)), config_(config), seed_(seed) {
+    : sim_(simulator),
+      batch_(batch),
+      input_(input),
+      policy_(std::move(policy)),
+      config_(config),
+      builder_(simulator.graph(), simulator.cluster(), simulator.cost_model(), input, config.critical_path_priorities),
+      seed_(seed) {
   const Status valid = config_.Validate();
   GO_CHECK_MSG(valid.ok(), valid.message());
   GO_CHECK(batch_ != nullptr);
@@ -157,17 +163,9 @@ PpoStepStats PpoTrainer::Step() {
     actions = policy_->Sample(tensors_, out, rng, config_.samples_per_step, config_.temperature);
   }
   const int sampled = static_cast<int>(actions.size());
-  std::vector<Plan> plans;
-  plans.reserve(actions.size() + 1);
-  for (const Actions& a : actions) {
-    plans.push_back(ActionsToPlan(sim_.graph(), sim_.cluster(), sim_.cost_model(), input_, a, config_.critical_path_priorities));
-  }
   const bool best_in_batch = config_.include_best && has_best_actions_;
-  if (best_in_batch) {
-    actions.push_back(best_actions_);
-    plans.push_back(ActionsToPlan(sim_.graph(), sim_.cluster(), sim_.cost_model(), input_, best_actions_,
-                                  config_.critical_path_priorities));
-  }
+  if (best_in_batch) actions.push_back(best_actions_);
+  const std::vector<Plan> plans = builder_.BuildAll(actions, batch_->num_threads());
   std::vector<StatusOr<SimResult>> results = batch_->Run(plans);
   plans_simulated_ += static_cast<int64_t>(plans.size());
 
@@ -255,7 +253,7 @@ Plan PpoTrainer::GreedyPlan() {
     const PolicyOutput out = policy_->forward(tensors_);
     a = policy_->Greedy(tensors_, out);
   }
-  return ActionsToPlan(sim_.graph(), sim_.cluster(), sim_.cost_model(), input_, a, config_.critical_path_priorities);
+  return builder_.Build(a);
 }
 
 PpoTrainer::State PpoTrainer::state() const {
@@ -346,7 +344,7 @@ Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
     a.fuse = ja.at("fuse").get<std::vector<uint8_t>>();
     const PlanScore best = PlanScoreFromJson(j.at("best"));
     if (a.unit_device.size() == static_cast<size_t>(input_.num_units) && best.scored()) {
-      set_best(ActionsToPlan(sim_.graph(), sim_.cluster(), sim_.cost_model(), input_, a, config_.critical_path_priorities),
+      set_best(builder_.Build(a),
                best, &a);
     }
   } catch (const std::exception& e) {

@@ -38,6 +38,7 @@
 #include "core/status.h"
 #include "policy/go_policy.h"
 #include "rl/local_search.h"
+#include "rl/rollout.h"
 #include "rl/trainer.h"
 #include "sim/batch.h"
 #include "sim/simulator.h"
@@ -143,6 +144,7 @@ class PpoTrainer : public Trainer {
   GoPolicy policy_;
   std::unique_ptr<torch::optim::Adam> optimizer_;
   PpoConfig config_;
+  PlanBuilder builder_;  // the plans of sampled actions (rl/rollout.h)
   uint64_t seed_;
   double reference_us_ = 1;
   int64_t step_ = 0;

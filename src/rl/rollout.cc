@@ -1,18 +1,56 @@
 #include "rl/rollout.h"
 
+#include <algorithm>
+#include <thread>
+
 #include "baselines/baseline.h"
 
 namespace graphopt {
+namespace {
 
-Plan ActionsToPlan(const Graph& graph, const Cluster& cluster, const CostModel& cost_model, const PolicyInput& input,
-                   const Actions& actions, bool critical_path_priorities) {
+Plan ActionsToPlanWith(const Graph& graph, const Cluster& cluster, const PolicyInput& input, const Actions& actions,
+                       const CriticalPathScheduler* scheduler) {
   Plan plan = ToPlan(graph, cluster, input, actions);
-  if (critical_path_priorities) {
+  if (scheduler != nullptr) {
     std::vector<double> levels = plan.priority;
-    SetCriticalPathPriorities(graph, cluster, cost_model, &plan);
+    scheduler->Apply(&plan);
     for (size_t i = 0; i < plan.priority.size(); ++i) plan.priority[i] += levels[i] * kPriorityLevelScale;
   }
   return plan;
+}
+
+}  // namespace
+
+Plan ActionsToPlan(const Graph& graph, const Cluster& cluster, const CostModel& cost_model, const PolicyInput& input,
+                   const Actions& actions, bool critical_path_priorities) {
+  if (!critical_path_priorities) return ActionsToPlanWith(graph, cluster, input, actions, nullptr);
+  const CriticalPathScheduler scheduler(graph, cluster, cost_model);
+  return ActionsToPlanWith(graph, cluster, input, actions, &scheduler);
+}
+
+PlanBuilder::PlanBuilder(const Graph& graph, const Cluster& cluster, const CostModel& cost_model,
+                         const PolicyInput& input, bool critical_path_priorities)
+    : graph_(graph),
+      cluster_(cluster),
+      input_(input),
+      critical_path_priorities_(critical_path_priorities),
+      scheduler_(graph, cluster, cost_model) {}
+
+Plan PlanBuilder::Build(const Actions& actions) const {
+  return ActionsToPlanWith(graph_, cluster_, input_, actions, critical_path_priorities_ ? &scheduler_ : nullptr);
+}
+
+std::vector<Plan> PlanBuilder::BuildAll(const std::vector<Actions>& actions, int threads) const {
+  std::vector<Plan> plans(actions.size());
+  const size_t t = std::min(actions.size(), static_cast<size_t>(std::max(1, threads)));
+  auto work = [&](size_t first) {
+    for (size_t i = first; i < actions.size(); i += std::max<size_t>(1, t)) plans[i] = Build(actions[i]);
+  };
+  std::vector<std::thread> pool;
+  for (size_t k = 1; k < t; ++k) pool.emplace_back(work, k);
+  work(0);
+  for (std::thread& th : pool) th.join();
+  return plans;
 }
 
 void BreakDeviceSymmetry(PolicyInput* input) {

@@ -16,6 +16,7 @@
 
 #include <vector>
 
+#include "baselines/baseline.h"
 #include "graph/graph.h"
 #include "policy/actions.h"
 #include "policy/features.h"
@@ -31,6 +32,26 @@ inline constexpr double kPriorityLevelScale = 1e12;
 
 Plan ActionsToPlan(const Graph& graph, const Cluster& cluster, const CostModel& cost_model, const PolicyInput& input,
                    const Actions& actions, bool critical_path_priorities);
+
+// ActionsToPlan for the many action sets a trainer samples from one graph, cluster
+// and input: the critical-path scheduler (topological order, edges, kernel times) is
+// built once instead of per plan. Everything passed in must outlive the builder.
+// Build is const and thread-safe and gives exactly ActionsToPlan's plan; BuildAll
+// spreads a batch over `threads` threads (the plans in the batch's order).
+class PlanBuilder {
+ public:
+  PlanBuilder(const Graph& graph, const Cluster& cluster, const CostModel& cost_model, const PolicyInput& input,
+              bool critical_path_priorities);
+  Plan Build(const Actions& actions) const;
+  std::vector<Plan> BuildAll(const std::vector<Actions>& actions, int threads) const;
+
+ private:
+  const Graph& graph_;
+  const Cluster& cluster_;
+  const PolicyInput& input_;
+  bool critical_path_priorities_;
+  CriticalPathScheduler scheduler_;
+};
 
 // Identical devices (every preset's accelerators) have identical features, so the
 // policy's device embeddings, and with them its placement logits, are identical for

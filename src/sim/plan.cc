@@ -287,12 +287,22 @@ Status ValidatePlan(const Graph& graph, const Cluster& cluster, const Plan& orig
 void RespectColocation(const Graph& graph, Plan* plan) {
   const Status complete = CompletePlan(graph, plan);  // a wrong length is the caller's bug
   GO_CHECK_MSG(complete.ok(), complete.message());
-  std::map<int32_t, DeviceId> group_device;
+  // Group ids are 0..num_colocation_groups()-1 after Normalize; any other id (a graph
+  // built by hand) goes to the map.
+  std::vector<DeviceId> dense(static_cast<size_t>(std::max(0, graph.num_colocation_groups())), kNoId);
+  std::map<int32_t, DeviceId> sparse;
   for (OpId o = 0; o < graph.num_ops(); ++o) {
     const int32_t g = graph.op(o).colocation_group;
     if (g == kNoId) continue;
-    auto [it, inserted] = group_device.emplace(g, plan->device[static_cast<size_t>(o)]);
-    if (!inserted) plan->device[static_cast<size_t>(o)] = it->second;
+    DeviceId& d = plan->device[static_cast<size_t>(o)];
+    if (g >= 0 && static_cast<size_t>(g) < dense.size()) {
+      DeviceId& first = dense[static_cast<size_t>(g)];
+      if (first == kNoId) first = d;
+      else d = first;
+    } else {
+      auto [it, inserted] = sparse.emplace(g, d);
+      if (!inserted) d = it->second;
+    }
   }
 }
 

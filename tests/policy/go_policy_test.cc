@@ -347,8 +347,16 @@ TEST(GoPolicyTest, SampledPlansAreValidAndKeepColocatedOpsTogether) {
   EXPECT_GT(devices_used.size(), 1u);
 }
 
+// Per-op scheduling and fusion (unit_tasks=0); tests/policy/go_decode_test.cc has
+// the per-unit decisions.
+GoPolicyConfig PerOpConfig() {
+  GoPolicyConfig c = TinyConfig();
+  c.unit_tasks = false;
+  return c;
+}
+
 TEST(GoPolicyTest, LogProbIsTheSumOfPerDecisionLogProbabilities) {
-  GoPolicy policy(TinyConfig());
+  GoPolicy policy(PerOpConfig());
   Fixture f = MakeFixture(GpuCluster(3));
   const PolicyOutput out = policy->forward(f.tensors);
   Rng rng(11);
@@ -388,7 +396,7 @@ TEST(GoPolicyTest, LogProbIsTheSumOfPerDecisionLogProbabilities) {
 }
 
 TEST(GoPolicyTest, GreedyTakesTheMostLikelyDecisions) {
-  GoPolicy policy(TinyConfig());
+  GoPolicy policy(PerOpConfig());
   Fixture f = MakeFixture(GpuCluster(4));
   const PolicyOutput out = policy->forward(f.tensors);
   const Actions a = policy->Greedy(f.tensors, out);
@@ -413,7 +421,7 @@ TEST(GoPolicyTest, SchedulingAndFusionSeeThePlacement) {
   torch::Tensor mixed = all0.clone();
   for (int u = 0; u < f.input.num_units; u += 2) mixed[0][u] = 1;
   for (bool feedback : {true, false}) {
-    GoPolicyConfig config = TinyConfig();
+    GoPolicyConfig config = PerOpConfig();
     config.task_feedback = feedback;
     GoPolicy policy(config);
     const PolicyOutput out = policy->forward(f.tensors);
@@ -437,7 +445,7 @@ TEST(GoPolicyTest, SchedulingAndFusionSeeThePlacement) {
 }
 
 TEST(GoPolicyTest, FeedbackAttentionVariantRuns) {
-  GoPolicyConfig config = TinyConfig();
+  GoPolicyConfig config = PerOpConfig();
   config.feedback_attention = true;
   GoPolicy policy(config);
   Fixture f = MakeFixture(GpuCluster(2));
@@ -566,6 +574,8 @@ TEST(GoPolicyTest, ConfigRoundTripsAndRejectsBadValues) {
   EXPECT_FALSE(GoPolicyConfig::FromString("memory=200").ok());
   EXPECT_FALSE(GoPolicyConfig::FromString("tasks=placing").ok());
   EXPECT_FALSE(GoPolicyConfig::FromString("colour=blue").ok());
+  EXPECT_FALSE(GoPolicyConfig::FromString("feedback_attention=1").ok());  // needs unit_tasks=0
+  EXPECT_TRUE(GoPolicyConfig::FromString("feedback_attention=1,unit_tasks=0").ok());
   EXPECT_EQ(*TasksFromString("placement+fusion"), static_cast<uint32_t>(kTaskPlacement | kTaskFusion));
   EXPECT_EQ(TasksToString(kAllTasks), "placement+scheduling+fusion");
 }
