@@ -194,6 +194,23 @@ StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluste
       in.node_unit[static_cast<size_t>(i)] = r;
     }
   }
+  if (!options.split_by_device.empty()) {
+    if (options.split_by_device.size() != static_cast<size_t>(n)) {
+      return InvalidArgument(StrFormat("policy input: split_by_device has %zu entries for %d ops",
+                                       options.split_by_device.size(), n));
+    }
+    // (unit, device) pairs, numbered by first node.
+    std::unordered_map<int64_t, int32_t> split;
+    int32_t next = 0;
+    for (int i = 0; i < n; ++i) {
+      const int64_t key = static_cast<int64_t>(in.node_unit[static_cast<size_t>(i)]) * (int64_t{1} << 32) +
+                          options.split_by_device[static_cast<size_t>(in.order[static_cast<size_t>(i)])];
+      auto [it, inserted] = split.emplace(key, next);
+      if (inserted) ++next;
+      in.node_unit[static_cast<size_t>(i)] = it->second;
+    }
+    num_units = next;
+  }
   in.num_units = num_units;
   in.unit_offsets.assign(static_cast<size_t>(num_units) + 1, 0);
   for (int i = 0; i < n; ++i) ++in.unit_offsets[static_cast<size_t>(in.node_unit[static_cast<size_t>(i)]) + 1];

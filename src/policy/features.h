@@ -77,6 +77,12 @@ struct PolicyInputOptions {
   // is partitioned into this many parts (policy/units.h).
   // 0: one unit per colocation group (GO's own unit).
   int max_units = 0;
+  // If not empty (a device per op id: a plan's placement), every unit is split by it:
+  // the ops of a unit that the plan puts on different devices become different
+  // units, so that the plan is one the policy can express exactly (and a sample
+  // differs from it in whole units). Colocated ops share a device in a valid plan,
+  // so groups stay whole.
+  std::vector<DeviceId> split_by_device;
 };
 
 struct PolicyInput {

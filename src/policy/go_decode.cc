@@ -30,24 +30,12 @@ int SampleCategorical(const float* p, int n, Rng& rng) {
 
 int ArgMax(const float* p, int n) { return static_cast<int>(std::max_element(p, p + n) - p); }
 
-// Per-unit decisions onto a's per-op vectors: every op of unit k gets level[k]; every
-// fusible op of unit k whose fusion producer got its device gets fuse[k]. Empty
-// vectors leave the task's per-op actions alone.
-void BroadcastUnitActions(const PolicyInput& p, const std::vector<int>& level, const std::vector<uint8_t>& fuse,
-                          Actions* a) {
+// Per-unit priority levels onto a's per-op vector: every op of unit k gets level[k].
+void BroadcastUnitLevels(const PolicyInput& p, const std::vector<int>& level, Actions* a) {
   for (int32_t k = 0; k < p.num_units; ++k) {
-    const DeviceId device = a->unit_device.empty() ? p.default_device : a->unit_device[static_cast<size_t>(k)];
     for (int32_t e = p.unit_offsets[static_cast<size_t>(k)]; e < p.unit_offsets[static_cast<size_t>(k) + 1]; ++e) {
       const int32_t node = p.unit_nodes[static_cast<size_t>(e)];
-      const size_t op = static_cast<size_t>(p.order[static_cast<size_t>(node)]);
-      if (!level.empty()) a->priority_level[op] = level[static_cast<size_t>(k)];
-      if (fuse.empty() || !fuse[static_cast<size_t>(k)] || !p.fusable[static_cast<size_t>(node)]) continue;
-      const int32_t producer = p.fusion_producer[static_cast<size_t>(node)];
-      if (producer < 0) continue;
-      const int32_t producer_unit = p.node_unit[static_cast<size_t>(producer)];
-      const DeviceId producer_device =
-          a->unit_device.empty() ? p.default_device : a->unit_device[static_cast<size_t>(producer_unit)];
-      if (producer_device == device) a->fuse[op] = 1;
+      a->priority_level[static_cast<size_t>(p.order[static_cast<size_t>(node)])] = level[static_cast<size_t>(k)];
     }
   }
 }
@@ -170,7 +158,7 @@ TaskLogits GoPolicyImpl::DecodeTasks(const PolicyTensors& in, const PolicyOutput
 TaskLogits GoPolicyImpl::DecodeUnitTasks(const PolicyTensors& in, const PolicyOutput& out,
                                          const torch::Tensor& unit_device) {
   TaskLogits t;
-  t.per_unit = true;
+  t.scheduling_per_unit = true;
   const bool placed = (config_.tasks & kTaskPlacement) != 0 && unit_device.defined();
   const int64_t b = unit_device.defined() ? unit_device.size(0) : 1;
   const int64_t n = in.num_ops, u = in.num_units;
@@ -195,18 +183,17 @@ TaskLogits GoPolicyImpl::DecodeUnitTasks(const PolicyTensors& in, const PolicyOu
     t.priority_logits = priority_out_(first_layer(priority_hidden_)).expand({b, u, config_.priority_levels});
   }
   if (config_.tasks & kTaskFusion) {
-    torch::Tensor mask = in.unit_fusable.view({1, u}).expand({b, u});
+    // Per op: a term from the op's own state (once for all samples) plus a term from
+    // its unit's state and placement feedback ([B, U], broadcast to the unit's ops).
+    torch::Tensor mask = in.fusable.view({1, n}).expand({b, n});
     if (placed) {
       const torch::Tensor node_device = NodeDevices(in, unit_device);
-      const torch::Tensor op_ok =
-          in.fusable.view({1, n}) & (node_device == node_device.index_select(1, in.fusion_producer));
-      mask = torch::zeros({b, u}).index_add_(1, in.node_unit, op_ok.to(torch::kFloat)) > 0;
+      mask = mask & (node_device == node_device.index_select(1, in.fusion_producer));
     }
+    torch::Tensor logits = fusion_out_(torch::relu(fusion_hidden_(out.node_states))).view({1, n}).expand({b, n});
+    logits = logits + fusion_unit_(first_layer(fusion_hidden_)).squeeze(-1).index_select(1, in.node_unit);
     t.fusion_mask = mask;
-    t.fusion_logits = fusion_out_(first_layer(fusion_hidden_))
-                          .squeeze(-1)
-                          .expand({b, u})
-                          .masked_fill(mask.logical_not(), kMaskedLogit);
+    t.fusion_logits = logits.masked_fill(mask.logical_not(), kMaskedLogit);
   }
   return t;
 }
@@ -247,33 +234,17 @@ std::vector<Actions> GoPolicyImpl::Sample(const PolicyTensors& in, const PolicyO
   }
   const torch::Tensor unit_device = UnitDeviceTensor(in, actions);  // [num_samples, U]
   const TaskLogits t = DecodeTasks(in, out, unit_device);
-  if (t.per_unit) {
+  if (t.scheduling_per_unit && t.priority_logits.defined()) {
     const int levels = config_.priority_levels;
-    torch::Tensor level_probs, fuse_probs, fuse_mask;
-    if (t.priority_logits.defined()) level_probs = torch::softmax(t.priority_logits / temperature, 2).contiguous();
-    if (t.fusion_logits.defined()) {
-      fuse_probs = torch::sigmoid(t.fusion_logits / temperature).contiguous();
-      fuse_mask = t.fusion_mask.contiguous();
-    }
+    const torch::Tensor probs = torch::softmax(t.priority_logits / temperature, 2).contiguous();
+    std::vector<int> level(static_cast<size_t>(u));
     for (int64_t s = 0; s < num_samples; ++s) {
-      std::vector<int> level;
-      std::vector<uint8_t> fuse;
-      if (level_probs.defined()) {
-        const float* p = level_probs.data_ptr<float>() + s * u * levels;
-        level.resize(static_cast<size_t>(u));
-        for (int64_t k = 0; k < u; ++k) level[static_cast<size_t>(k)] = SampleCategorical(p + k * levels, levels, rng);
-      }
-      if (fuse_probs.defined()) {
-        const float* p = fuse_probs.data_ptr<float>() + s * u;
-        const bool* m = fuse_mask.data_ptr<bool>() + s * u;
-        fuse.assign(static_cast<size_t>(u), 0);
-        for (int64_t k = 0; k < u; ++k) fuse[static_cast<size_t>(k)] = m[k] && rng.Bernoulli(p[k]) ? 1 : 0;
-      }
-      BroadcastUnitActions(*in.input, level, fuse, &actions[static_cast<size_t>(s)]);
+      const float* p = probs.data_ptr<float>() + s * u * levels;
+      for (int64_t k = 0; k < u; ++k) level[static_cast<size_t>(k)] = SampleCategorical(p + k * levels, levels, rng);
+      BroadcastUnitLevels(*in.input, level, &actions[static_cast<size_t>(s)]);
     }
-    return actions;
   }
-  if (t.priority_logits.defined()) {
+  if (t.priority_logits.defined() && !t.scheduling_per_unit) {
     const int levels = config_.priority_levels;
     const torch::Tensor probs = torch::softmax(t.priority_logits / temperature, 2).contiguous();
     const float* p = probs.data_ptr<float>();
@@ -315,28 +286,15 @@ Actions GoPolicyImpl::Greedy(const PolicyTensors& in, const PolicyOutput& out) {
   }
   const torch::Tensor unit_device = UnitDeviceTensor(in, actions);
   const TaskLogits t = DecodeTasks(in, out, unit_device);
-  if (t.per_unit) {
-    std::vector<int> level;
-    std::vector<uint8_t> fuse;
-    if (t.priority_logits.defined()) {
-      const int levels = config_.priority_levels;
-      const torch::Tensor logits = t.priority_logits.contiguous();
-      const float* p = logits.data_ptr<float>();
-      level.resize(static_cast<size_t>(u));
-      for (int64_t k = 0; k < u; ++k) level[static_cast<size_t>(k)] = ArgMax(p + k * levels, levels);
-    }
-    if (t.fusion_logits.defined()) {
-      const torch::Tensor logits = t.fusion_logits.contiguous();
-      const torch::Tensor mask = t.fusion_mask.contiguous();
-      const float* p = logits.data_ptr<float>();
-      const bool* m = mask.data_ptr<bool>();
-      fuse.assign(static_cast<size_t>(u), 0);
-      for (int64_t k = 0; k < u; ++k) fuse[static_cast<size_t>(k)] = m[k] && p[k] > 0 ? 1 : 0;
-    }
-    BroadcastUnitActions(*in.input, level, fuse, &a);
-    return a;
+  if (t.scheduling_per_unit && t.priority_logits.defined()) {
+    const int levels = config_.priority_levels;
+    const torch::Tensor logits = t.priority_logits.contiguous();
+    const float* p = logits.data_ptr<float>();
+    std::vector<int> level(static_cast<size_t>(u));
+    for (int64_t k = 0; k < u; ++k) level[static_cast<size_t>(k)] = ArgMax(p + k * levels, levels);
+    BroadcastUnitLevels(*in.input, level, &a);
   }
-  if (t.priority_logits.defined()) {
+  if (t.priority_logits.defined() && !t.scheduling_per_unit) {
     const int levels = config_.priority_levels;
     const torch::Tensor logits = t.priority_logits.contiguous();
     const float* p = logits.data_ptr<float>();
@@ -378,13 +336,7 @@ Evaluation GoPolicyImpl::Evaluate(const PolicyTensors& in, const PolicyOutput& o
     e.placement_decisions = torch::full({b}, static_cast<double>(in.num_units));
   }
   const TaskLogits t = DecodeTasks(in, out, unit_device);
-  if (t.per_unit) {
-    EvaluateUnitTasks(in, t, batch, &e);
-    e.log_prob = e.placement_log_prob + e.scheduling_log_prob + e.fusion_log_prob;
-    e.entropy = e.placement_entropy + e.scheduling_entropy + e.fusion_entropy;
-    e.num_decisions = e.placement_decisions + e.scheduling_decisions + e.fusion_decisions;
-    return e;
-  }
+  if (t.scheduling_per_unit && t.priority_logits.defined()) EvaluateUnitScheduling(in, t, batch, &e);
   // Per-op actions in node order.
   auto node_order = [&](auto field) {
     std::vector<int64_t> v(static_cast<size_t>(b * n), 0);
@@ -397,7 +349,7 @@ Evaluation GoPolicyImpl::Evaluate(const PolicyTensors& in, const PolicyOutput& o
     }
     return torch::from_blob(v.data(), {b, n}, torch::kLong).clone();
   };
-  if (t.priority_logits.defined()) {
+  if (t.priority_logits.defined() && !t.scheduling_per_unit) {
     const torch::Tensor levels = node_order(&Actions::priority_level);
     GO_CHECK_MSG(levels.min().item<int64_t>() >= 0 && levels.max().item<int64_t>() < config_.priority_levels,
                  "Actions::priority_level out of range");
@@ -422,53 +374,29 @@ Evaluation GoPolicyImpl::Evaluate(const PolicyTensors& in, const PolicyOutput& o
   return e;
 }
 
-void GoPolicyImpl::EvaluateUnitTasks(const PolicyTensors& in, const TaskLogits& t, const std::vector<Actions>& batch,
-                                     Evaluation* e) const {
+void GoPolicyImpl::EvaluateUnitScheduling(const PolicyTensors& in, const TaskLogits& t,
+                                          const std::vector<Actions>& batch, Evaluation* e) const {
   const PolicyInput& p = *in.input;
   const int64_t b = static_cast<int64_t>(batch.size()), u = in.num_units, n = in.num_ops;
-  // A unit's level is its first op's; its fusion flag is set if any of its ops fuses
-  // (exact for the policy's own samples, which broadcast one decision per unit).
+  // A unit's level is its first op's (exact for the policy's own samples, which give
+  // every op of a unit one level).
   std::vector<int64_t> level(static_cast<size_t>(b * u), 0);
-  std::vector<float> fuse(static_cast<size_t>(b * u), 0.0f);
   for (int64_t s = 0; s < b; ++s) {
     const Actions& a = batch[static_cast<size_t>(s)];
-    GO_CHECK_MSG(a.priority_level.empty() || static_cast<int64_t>(a.priority_level.size()) == n,
-                 "Actions: per-op vector has the wrong size");
-    GO_CHECK_MSG(a.fuse.empty() || static_cast<int64_t>(a.fuse.size()) == n, "Actions: per-op vector has the wrong size");
+    if (a.priority_level.empty()) continue;
+    GO_CHECK_MSG(static_cast<int64_t>(a.priority_level.size()) == n, "Actions: per-op vector has the wrong size");
     for (int64_t k = 0; k < u; ++k) {
-      const int32_t begin = p.unit_offsets[static_cast<size_t>(k)], end = p.unit_offsets[static_cast<size_t>(k) + 1];
-      if (!a.priority_level.empty()) {
-        const int32_t first = p.unit_nodes[static_cast<size_t>(begin)];
-        const int v = a.priority_level[static_cast<size_t>(p.order[static_cast<size_t>(first)])];
-        GO_CHECK_MSG(v >= 0 && v < config_.priority_levels, "Actions::priority_level out of range");
-        level[static_cast<size_t>(s * u + k)] = v;
-      }
-      if (a.fuse.empty()) continue;
-      for (int32_t i = begin; i < end; ++i) {
-        if (a.fuse[static_cast<size_t>(p.order[static_cast<size_t>(p.unit_nodes[static_cast<size_t>(i)])])]) {
-          fuse[static_cast<size_t>(s * u + k)] = 1.0f;
-          break;
-        }
-      }
+      const int32_t first = p.unit_nodes[static_cast<size_t>(p.unit_offsets[static_cast<size_t>(k)])];
+      const int v = a.priority_level[static_cast<size_t>(p.order[static_cast<size_t>(first)])];
+      GO_CHECK_MSG(v >= 0 && v < config_.priority_levels, "Actions::priority_level out of range");
+      level[static_cast<size_t>(s * u + k)] = v;
     }
   }
-  if (t.priority_logits.defined()) {
-    const torch::Tensor levels = torch::from_blob(level.data(), {b, u}, torch::kLong).clone();
-    const torch::Tensor log_p = torch::log_softmax(t.priority_logits, 2);  // [B, U, P]
-    e->scheduling_log_prob = log_p.gather(2, levels.unsqueeze(2)).squeeze(2).sum(1);
-    e->scheduling_entropy = -(log_p.exp() * log_p).sum({1, 2});
-    e->scheduling_decisions = torch::full({b}, static_cast<double>(u));
-  }
-  if (t.fusion_logits.defined()) {
-    const torch::Tensor f = torch::from_blob(fuse.data(), {b, u}, torch::kFloat).clone();
-    const torch::Tensor log_yes = torch::log_sigmoid(t.fusion_logits);
-    const torch::Tensor log_no = torch::log_sigmoid(-t.fusion_logits);
-    const torch::Tensor zero = torch::zeros({}, log_yes.options());
-    e->fusion_log_prob = torch::where(t.fusion_mask, f * log_yes + (1 - f) * log_no, zero).sum(1);
-    const torch::Tensor q = torch::sigmoid(t.fusion_logits);
-    e->fusion_entropy = -torch::where(t.fusion_mask, q * log_yes + (1 - q) * log_no, zero).sum(1);
-    e->fusion_decisions = t.fusion_mask.sum(1).to(torch::kFloat);
-  }
+  const torch::Tensor levels = torch::from_blob(level.data(), {b, u}, torch::kLong).clone();
+  const torch::Tensor log_p = torch::log_softmax(t.priority_logits, 2);  // [B, U, P]
+  e->scheduling_log_prob = log_p.gather(2, levels.unsqueeze(2)).squeeze(2).sum(1);
+  e->scheduling_entropy = -(log_p.exp() * log_p).sum({1, 2});
+  e->scheduling_decisions = torch::full({b}, static_cast<double>(u));
 }
 
 torch::Tensor Evaluation::TaskMeanLogProb() const {

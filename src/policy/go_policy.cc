@@ -82,7 +82,7 @@ Status GoPolicyConfig::Validate() const {
   if (tasks == 0 || (tasks & ~static_cast<uint32_t>(kAllTasks)) != 0)
     return bad("tasks must be a non-empty subset of placement, scheduling, fusion");
   if (unit_tasks && feedback_attention)
-    return bad("feedback_attention feeds per-op states back and needs unit_tasks=0 (per-op scheduling and fusion)");
+    return bad("feedback_attention feeds per-op states back and needs unit_tasks=0 (per-op scheduling)");
   return Status::Ok();
 }
 
@@ -166,16 +166,6 @@ PolicyTensors ToTensors(const PolicyInput& input, bool mask_unit_memory) {
   t.unit_offsets = LongTensor(input.unit_offsets);
   t.unit_nodes = LongTensor(input.unit_nodes);
   t.fusable = BoolTensor(input.fusable, {n});
-  std::vector<uint8_t> unit_fusable(static_cast<size_t>(u), 0);
-  std::vector<int32_t> unit_first(static_cast<size_t>(u), 0);
-  for (int64_t k = 0; k < u; ++k) {
-    const int32_t begin = input.unit_offsets[static_cast<size_t>(k)], end = input.unit_offsets[static_cast<size_t>(k) + 1];
-    unit_first[static_cast<size_t>(k)] = input.unit_nodes[static_cast<size_t>(begin)];
-    for (int32_t e = begin; e < end; ++e)
-      unit_fusable[static_cast<size_t>(k)] |= input.fusable[static_cast<size_t>(input.unit_nodes[static_cast<size_t>(e)])];
-  }
-  t.unit_fusable = BoolTensor(unit_fusable, {u});
-  t.unit_first_node = LongTensor(unit_first);
   std::vector<int32_t> producer(input.fusion_producer);
   for (size_t i = 0; i < producer.size(); ++i) {
     if (producer[i] < 0) producer[i] = static_cast<int32_t>(i);
@@ -270,6 +260,7 @@ GoPolicyImpl::GoPolicyImpl(GoPolicyConfig config) : config_(std::move(config)) {
     }
     fusion_hidden_ = register_module("fusion_hidden", nn::Linear(h, hh));
     fusion_out_ = register_module("fusion_out", nn::Linear(hh, 1));
+    if (config_.unit_tasks) fusion_unit_ = register_module("fusion_unit", nn::Linear(hh, 1));
     if (config_.feedback_attention) {
       feedback_states_ = register_module("feedback_states", nn::Linear(h, h));
       context_states_ = register_module("context_states", nn::Linear(kNumPlacementContext, h));

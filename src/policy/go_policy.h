@@ -122,13 +122,15 @@ struct GoPolicyConfig {
   // Width of the scheduling and fusion heads' hidden layer: the part computed per
   // sample of a batch (B x N x head_hidden), so it is kept small.
   int head_hidden = 16;
-  // Scheduling and fusion decided per unit, as placement is (policy/units.h): one
-  // priority level and one fusion flag per unit, from the unit's state (the same one
-  // the placement head reads) and the feedback of its placement; every op of a unit
-  // gets its level, every fusible op of a unit whose producer shares its device its
-  // flag. Per-op decisions (false, GO's) give each sample tens of thousands of
-  // independent draws: a sample's schedule scatters from the mode the way per-op
-  // placements did, and the heads cost O(samples x ops) per step (README, "The
+  // Scheduling decided per unit, as placement is (policy/units.h): one priority level
+  // per unit, from the unit's state (the same one the placement head reads) and the
+  // feedback of its placement; every op of the unit gets it. Per-op levels (false,
+  // GO's) give each sample tens of thousands of independent draws whose effects on
+  // the step time are diffuse: a sample's schedule scatters from the mode the way
+  // per-op placements did, and the head costs O(samples x ops) per step. Fusion stays
+  // per op (its effect is local: one launch and one tensor saved), its logit the sum
+  // of a term from the op's own state and one from its unit's state and placement
+  // feedback, so only a [samples x units] part is computed per sample (README, "The
   // policy alone").
   bool unit_tasks = true;
   uint32_t tasks = kAllTasks;
@@ -163,8 +165,6 @@ struct PolicyTensors {
   torch::Tensor unit_device_mask;  // [U, D] bool, or undefined (no per-unit mask)
   torch::Tensor graph_features;    // [kNumGraphFeatures]
   torch::Tensor unit_features;     // [U, kNumUnitFeatures]
-  torch::Tensor unit_fusable;      // [U] bool: the unit has a fusible op
-  torch::Tensor unit_first_node;   // [U]: the unit's first node (its per-unit actions are read there)
   DeviceId default_device = 0;
 };
 
@@ -184,14 +184,13 @@ struct PolicyOutput {
   torch::Tensor unit_states;        // [U, H]: mean node state + unit features (placement and per-unit heads)
 };
 
-// Scheduling and fusion logits for a batch of B placements, per node (node order) or,
-// with GoPolicyConfig::unit_tasks, per unit (M = N or U).
+// Scheduling and fusion logits for a batch of B placements (node order). Priorities
+// are per node or, with GoPolicyConfig::unit_tasks, per unit (M = N or U).
 struct TaskLogits {
-  bool per_unit = false;
+  bool scheduling_per_unit = false;
   torch::Tensor priority_logits;  // [B, M, priority_levels], or undefined if scheduling is inactive
-  torch::Tensor fusion_logits;    // [B, M], masked entries kMaskedLogit; undefined if fusion is inactive
-  torch::Tensor fusion_mask;      // [B, M] bool: the fusion decisions that count (a unit: one of its
-                                  // fusible ops has its producer on its device)
+  torch::Tensor fusion_logits;    // [B, N], masked entries kMaskedLogit; undefined if fusion is inactive
+  torch::Tensor fusion_mask;      // [B, N] bool: the fusion decisions that count
 };
 
 // Log-probabilities and entropies of a batch of actions, each summed over the
@@ -285,11 +284,12 @@ class GoPolicyImpl : public torch::nn::Module {
   // [B, N] devices of each node from [B, U] unit devices.
   torch::Tensor NodeDevices(const PolicyTensors& in, const torch::Tensor& unit_device) const;
   torch::Tensor UnitDeviceTensor(const PolicyTensors& in, const std::vector<Actions>& batch) const;
-  // DecodeTasks with GoPolicyConfig::unit_tasks: [B, U] logits from the unit states.
+  // DecodeTasks with GoPolicyConfig::unit_tasks: priority logits [B, U] from the unit
+  // states; fusion logits per op, the op's own term plus its unit's.
   TaskLogits DecodeUnitTasks(const PolicyTensors& in, const PolicyOutput& out, const torch::Tensor& unit_device);
-  // Evaluate's scheduling and fusion terms for per-unit logits.
-  void EvaluateUnitTasks(const PolicyTensors& in, const TaskLogits& t, const std::vector<Actions>& batch,
-                         Evaluation* e) const;
+  // Evaluate's scheduling terms for per-unit priority logits.
+  void EvaluateUnitScheduling(const PolicyTensors& in, const TaskLogits& t, const std::vector<Actions>& batch,
+                              Evaluation* e) const;
 
   GoPolicyConfig config_;
   torch::nn::Linear op_in_{nullptr};
@@ -305,6 +305,7 @@ class GoPolicyImpl : public torch::nn::Module {
   torch::nn::Linear feedback_states_{nullptr}, context_states_{nullptr};  // into the op states (feedback_attention)
   torch::nn::Linear priority_hidden_{nullptr}, priority_out_{nullptr};
   torch::nn::Linear fusion_hidden_{nullptr}, fusion_out_{nullptr};
+  torch::nn::Linear fusion_unit_{nullptr};  // the unit's term of per-op fusion logits (unit_tasks)
 };
 TORCH_MODULE(GoPolicy);
 

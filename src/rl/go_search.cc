@@ -72,12 +72,14 @@ StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchC
   GO_ASSIGN_OR_RETURN(auto values, ParseKeyValues(text, "optimizer options"));
   for (const auto& [key, value] : values) {
     const std::string context = "optimizer option " + key;
-    if (key == "baselines" || key == "warm_start" || key == "ppo" || key == "polish" || key == "polish_samples") {
+    if (key == "baselines" || key == "warm_start" || key == "ppo" || key == "polish" || key == "polish_samples" ||
+        key == "plan_units") {
       GO_ASSIGN_OR_RETURN(bool v, ParseBool(value, context));
       (key == "baselines"    ? c.baselines
        : key == "warm_start" ? c.warm_start
        : key == "ppo"        ? c.ppo_enabled
        : key == "polish"     ? c.polish
+       : key == "plan_units" ? c.plan_units
                              : c.polish_samples) = v;
     } else if (key == "polish_evaluations" || key == "max_steps" || key == "threads" || key == "checkpoint_every" ||
                key == "polish_batch" || key == "units_per_device") {
@@ -139,6 +141,8 @@ struct GoSearch::Impl {
   GoPolicyConfig policy_config;
   PpoConfig ppo_config;
   PolicyInput input;
+  PolicyInputOptions input_options;
+  Plan units_plan;  // the plan the units are split by (empty: none)
   std::unique_ptr<BatchSimulator> batch;
   std::unique_ptr<LocalSearch> polish;
   std::unique_ptr<LocalSearch> sample_polish;
@@ -208,6 +212,26 @@ struct GoSearch::Impl {
 
   static constexpr const char* kFusionSuffixForSearch = "+fusion";
 
+  // The policy input with its units split by `plan`'s placement, and a fresh GO
+  // trainer on it (the policy is not trained yet when this happens).
+  Status SplitUnitsBy(const Plan& plan) {
+    PolicyInputOptions options = input_options;
+    options.split_by_device = plan.device;
+    GO_ASSIGN_OR_RETURN(PolicyInput split, BuildPolicyInput(sim.graph(), sim.cluster(), sim.cost_model(), options));
+    trainer.reset();
+    ppo = nullptr;
+    input = std::move(split);
+    try {
+      auto fresh = std::make_unique<PpoTrainer>(sim, batch.get(), input, GoPolicy(policy_config), ppo_config, config.seed);
+      ppo = fresh.get();
+      trainer = std::move(fresh);
+    } catch (const std::exception& e) {
+      return InternalError(std::string("creating the go policy on the plan's units: ") + e.what());
+    }
+    units_plan = plan;
+    return Status::Ok();
+  }
+
   Status SaveCheckpoint() {
     const std::string& dir = config.checkpoint_dir;
     if (dir.empty()) return Status::Ok();
@@ -238,6 +262,8 @@ struct GoSearch::Impl {
       GO_RETURN_IF_ERROR(trainer->SaveCheckpoint(dir));
       state["trainer"] = true;
     }
+    state["units_plan"] = !units_plan.device.empty();
+    if (!units_plan.device.empty()) GO_RETURN_IF_ERROR(WritePlanJson(sim.graph(), units_plan, dir + "/units_plan.json"));
     return WriteFileAtomic(dir + "/state.json", state.dump() + "\n");
   }
 
@@ -285,6 +311,14 @@ struct GoSearch::Impl {
         return FailedPrecondition(path + ": the checkpoint is for method " + state.value("method", std::string("go")) +
                                   ", not " + config.method);
       }
+      if (state.value("units_plan", false) && ppo) {
+        const std::string units_path = dir + "/units_plan.json";
+        if (!FileExists(units_path)) {
+          return FailedPrecondition(units_path + " is missing: the checkpoint's policy decides units split by that plan");
+        }
+        GO_ASSIGN_OR_RETURN(Plan split, ReadPlanJson(units_path, sim.graph()));
+        GO_RETURN_IF_ERROR(SplitUnitsBy(split));  // the trainer's checkpoint restores its state
+      }
       if (trainer && state.value("trainer", false)) {
         GO_RETURN_IF_ERROR(trainer->LoadCheckpoint(dir));
         // The overall best joins the batches if the trainer's own is worse.
@@ -313,6 +347,7 @@ StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator,
     const size_t accelerators = simulator.cluster().Accelerators().size();
     const int allowed = accelerators > 0 ? static_cast<int>(accelerators) : simulator.cluster().num_devices();
     options.max_units = impl->config.units_per_device * std::max(1, allowed);
+    impl->input_options = options;
     GO_ASSIGN_OR_RETURN(impl->input,
                         BuildPolicyInput(simulator.graph(), simulator.cluster(), simulator.cost_model(), options));
   }
@@ -397,6 +432,11 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
     m.result.plans_simulated += ls.evaluations;
     if (m.Offer(plan, score, "polish") && m.trainer) m.trainer->OfferPlan(m.best, m.best_score);
   }
+  if (!resumed && m.ppo && m.config.plan_units && m.config.baselines && m.best_score.scored()) {
+    GO_RETURN_IF_ERROR(m.SplitUnitsBy(m.best));
+    m.trainer->set_reference_us(reference);
+    m.trainer->OfferPlan(m.best, m.best_score);
+  }
   if (!resumed && m.trainer && m.config.warm_start && m.best_score.scored()) {
     m.trainer->WarmStart([&] { return stopped() || time_up(); });
   }
@@ -474,6 +514,8 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
   }
   m.result.stop_reason = reason;
   m.result.seconds = m.Seconds();
+  m.result.num_units = m.ppo ? m.input.num_units : 0;
+  m.result.units_split = !m.units_plan.device.empty();
   GO_RETURN_IF_ERROR(m.SaveCheckpoint());
   if (!m.best_score.scored()) return FailedPrecondition("the GO search found no plan that could be simulated");
   m.result.plan = m.best;

@@ -58,6 +58,12 @@ struct GoSearchConfig {
   // on, parts of a METIS partition of the graph (policy/units.h); 0: one per
   // colocation group, as GO decides.
   int units_per_device = 4;
+  // With a heuristic start (baselines on): once the best baseline is polished, the
+  // units are split by that plan's placement (PolicyInputOptions::split_by_device)
+  // and the policy restarts on them, so it can express the plan it imitates exactly
+  // and its samples are that plan with whole units moved. Never with the policy
+  // alone (no plan from outside exists then).
+  bool plan_units = true;
   int64_t polish_evaluations = 48;  // simulations of local search per step
   int64_t max_steps = 0;            // 0: no limit
   double time_limit_s = 300;        // <= 0: no limit
@@ -68,7 +74,7 @@ struct GoSearchConfig {
 };
 
 // Parses "key=value,..." over `base`: the driver's keys (baselines, warm_start, ppo,
-// polish: 0/1; polish_evaluations, max_steps, threads, checkpoint_every, units_per_device: integers;
+// polish, polish_samples, plan_units: 0/1; polish_evaluations, max_steps, threads, checkpoint_every, units_per_device: integers;
 // time_limit: seconds); any other key goes to the PPO config if it knows it, else to
 // the policy config.
 // The defaults of a method: go runs every ingredient; the published placers (colocrl,
@@ -121,6 +127,8 @@ struct GoSearchResult {
   int improvements_ppo = 0;
   int improvements_polish = 0;
   int improvements_sample_polish = 0;
+  int num_units = 0;           // decision units of the GO policy at the end (0: no GO policy)
+  bool units_split = false;    // the units were split by the polished best baseline (plan_units)
   std::string stop_reason;     // "steps", "time limit", "interrupted", "converged"
   bool resumed = false;
 };

@@ -10,7 +10,9 @@
 
 #include "policy/features.h"
 #include "policy_test_util.h"
+#include "policy/actions.h"
 #include "sim/cost_model.h"
+#include "sim/plan.h"
 
 namespace graphopt {
 namespace {
@@ -107,6 +109,47 @@ TEST(UnitsTest, PolicyInputHasAtMostMaxUnitsNumberedByFirstNode) {
   auto plain = BuildPolicyInput(g, c, CostModel(), {});
   ASSERT_TRUE(groups.ok() && plain.ok());
   EXPECT_EQ(groups->node_unit, plain->node_unit);
+}
+
+// Units split by a plan: the plan is expressible exactly, every unit lies on one of
+// its devices, colocation groups stay whole, and only the plan's cuts are added.
+TEST(UnitsTest, SplitByAPlanMakesThePlanExpressible) {
+  const Graph g = MlpTrainingGraph(4);
+  const Cluster c = testing::GpuCluster(3);
+  PolicyInputOptions options;
+  options.max_units = 4;
+  auto coarse = BuildPolicyInput(g, c, CostModel(), options);
+  ASSERT_TRUE(coarse.ok()) << coarse.status().message();
+  // A plan that cuts the topological order in three (groups kept together).
+  Plan plan;
+  plan.device.assign(static_cast<size_t>(g.num_ops()), 0);
+  for (int i = 0; i < g.num_ops(); ++i)
+    plan.device[static_cast<size_t>(coarse->order[static_cast<size_t>(i)])] = 3 * i / g.num_ops();
+  RespectColocation(g, &plan);
+  options.split_by_device = plan.device;
+  auto split = BuildPolicyInput(g, c, CostModel(), options);
+  ASSERT_TRUE(split.ok()) << split.status().message();
+  EXPECT_GT(split->num_units, coarse->num_units);
+  EXPECT_LE(split->num_units, 3 * coarse->num_units);
+  std::set<std::pair<int32_t, DeviceId>> pairs;
+  for (int i = 0; i < g.num_ops(); ++i)
+    pairs.insert({coarse->node_unit[static_cast<size_t>(i)], plan.device[static_cast<size_t>(split->order[static_cast<size_t>(i)])]});
+  EXPECT_EQ(static_cast<size_t>(split->num_units), pairs.size());  // one unit per (unit, device) pair
+  // Each unit where its first op is: exactly the plan with the split units, not without.
+  auto express = [&](const PolicyInput& in) {
+    Actions a = DefaultActions(in);
+    for (int u = 0; u < in.num_units; ++u) {
+      const int32_t first = in.unit_nodes[static_cast<size_t>(in.unit_offsets[static_cast<size_t>(u)])];
+      a.unit_device[static_cast<size_t>(u)] = plan.device[static_cast<size_t>(in.order[static_cast<size_t>(first)])];
+    }
+    return ToPlan(g, c, in, a).device;
+  };
+  EXPECT_EQ(express(*split), plan.device);
+  EXPECT_NE(express(*coarse), plan.device);
+  EXPECT_EQ(split->unit_features.size(), static_cast<size_t>(split->num_units) * kNumUnitFeatures);
+  // A placement of the wrong length is an error.
+  options.split_by_device.pop_back();
+  EXPECT_FALSE(BuildPolicyInput(g, c, CostModel(), options).ok());
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/files.h"
 #include "policy/features.h"
 #include "rl/go_search.h"
 #include "rl_test_util.h"
@@ -224,6 +225,35 @@ TEST(GoSearchTest, NeverSlowerThanTheBestBaseline) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_LE(r->score.step_time_us, r->best_baseline_score.step_time_us);
   EXPECT_NEAR(r->score.step_time_us, TwoChainsOptimumUs(6), 3.0);
+}
+
+// With a heuristic start the units are split by the polished best baseline (saved
+// with the checkpoint, required on resume); with the policy alone they never are.
+TEST(GoSearchTest, PlanUnitsSplitByTheBestBaselineAndResume) {
+  Toy toy;
+  const std::string dir = TempDir("plan_units");
+  auto split = GoSearch::Create(toy.sim, ToySearch(dir, 1));
+  ASSERT_TRUE(split.ok()) << split.status().message();
+  auto r = (*split)->Run();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->units_split);
+  EXPECT_TRUE(FileExists(dir + "/units_plan.json"));
+  auto c = ParseGoSearchOptions("plan_units=0", ToySearch("", 1));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  auto plain = (*GoSearch::Create(toy.sim, *c))->Run();
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_FALSE(plain->units_split);
+  EXPECT_GE(r->num_units, plain->num_units);
+  auto alone = ParseGoSearchOptions("baselines=0,warm_start=0,polish=0", ToySearch("", 1));
+  ASSERT_TRUE(alone.ok());
+  EXPECT_FALSE((*GoSearch::Create(toy.sim, *alone))->Run()->units_split);
+  // Resuming needs the plan the units were split by.
+  std::remove((dir + "/units_plan.json").c_str());
+  auto resumed = (*GoSearch::Create(toy.sim, ToySearch(dir, 2)))->Run();
+  ASSERT_FALSE(resumed.ok());
+  EXPECT_NE(resumed.status().message().find("units_plan.json is missing"), std::string::npos)
+      << resumed.status().message();
+  std::system(("rm -rf '" + dir + "'").c_str());
 }
 
 }  // namespace
