@@ -50,4 +50,19 @@ double Rng::Normal() {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
 }
 
+int64_t Rng::Categorical(const float* p, int64_t n) {
+  double total = 0;
+  for (int64_t i = 0; i < n; ++i) total += p[i];
+  const double u = UniformDouble() * total;
+  double cum = 0;
+  int64_t last = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (p[i] <= 0) continue;
+    cum += p[i];
+    last = i;
+    if (u < cum) return i;
+  }
+  return last;
+}
+
 }  // namespace graphopt

@@ -20,6 +20,10 @@ class Rng {
   int64_t UniformInt(int64_t lo, int64_t hi);
   // Uniform double in [0, 1).
   double UniformDouble();
+  // An index drawn from unnormalized probabilities p[0..n) (non-negative); entries
+  // with p = 0 are never drawn (if u lands past the last positive one by rounding,
+  // that one is returned).
+  int64_t Categorical(const float* p, int64_t n);
   double Normal();
   bool Bernoulli(double p) { return UniformDouble() < p; }
   // Fisher-Yates shuffle.

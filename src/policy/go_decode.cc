@@ -11,23 +11,6 @@
 namespace graphopt {
 namespace {
 
-// Draws an index from unnormalized probabilities p[0..n) (non-negative); entries
-// with p = 0 are never drawn.
-int SampleCategorical(const float* p, int n, Rng& rng) {
-  double total = 0;
-  for (int i = 0; i < n; ++i) total += p[i];
-  const double u = rng.UniformDouble() * total;
-  double cum = 0;
-  int last = 0;
-  for (int i = 0; i < n; ++i) {
-    if (p[i] <= 0) continue;
-    cum += p[i];
-    last = i;
-    if (u < cum) return i;
-  }
-  return last;
-}
-
 int ArgMax(const float* p, int n) { return static_cast<int>(std::max_element(p, p + n) - p); }
 
 // Per-unit priority levels onto a's per-op vector: every op of unit k gets level[k].
@@ -229,7 +212,7 @@ std::vector<Actions> GoPolicyImpl::Sample(const PolicyTensors& in, const PolicyO
     const float* p = probs.data_ptr<float>();
     for (auto& a : actions) {
       for (int64_t i = 0; i < u; ++i)
-        a.unit_device[static_cast<size_t>(i)] = SampleCategorical(p + i * d, static_cast<int>(d), rng);
+        a.unit_device[static_cast<size_t>(i)] = static_cast<int32_t>(rng.Categorical(p + i * d, d));
     }
   }
   const torch::Tensor unit_device = UnitDeviceTensor(in, actions);  // [num_samples, U]
@@ -240,7 +223,7 @@ std::vector<Actions> GoPolicyImpl::Sample(const PolicyTensors& in, const PolicyO
     std::vector<int> level(static_cast<size_t>(u));
     for (int64_t s = 0; s < num_samples; ++s) {
       const float* p = probs.data_ptr<float>() + s * u * levels;
-      for (int64_t k = 0; k < u; ++k) level[static_cast<size_t>(k)] = SampleCategorical(p + k * levels, levels, rng);
+      for (int64_t k = 0; k < u; ++k) level[static_cast<size_t>(k)] = static_cast<int>(rng.Categorical(p + k * levels, levels));
       BroadcastUnitLevels(*in.input, level, &actions[static_cast<size_t>(s)]);
     }
   }
@@ -251,7 +234,7 @@ std::vector<Actions> GoPolicyImpl::Sample(const PolicyTensors& in, const PolicyO
     for (int64_t s = 0; s < num_samples; ++s) {
       for (int64_t i = 0; i < n; ++i) {
         actions[static_cast<size_t>(s)].priority_level[static_cast<size_t>(in.input->order[static_cast<size_t>(i)])] =
-            SampleCategorical(p + (s * n + i) * levels, levels, rng);
+            static_cast<int>(rng.Categorical(p + (s * n + i) * levels, levels));
       }
     }
   }

@@ -39,22 +39,6 @@ torch::Tensor LongTensor(const std::vector<int32_t>& v) {
   return torch::tensor(std::vector<int64_t>(v.begin(), v.end()), torch::kLong);
 }
 
-// Draws an index from probabilities p[0..n) (entries 0 are never drawn).
-int64_t SampleRow(const float* p, int64_t n, Rng& rng) {
-  double total = 0;
-  for (int64_t i = 0; i < n; ++i) total += p[i];
-  const double u = rng.UniformDouble() * total;
-  double cum = 0;
-  int64_t last = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    if (p[i] <= 0) continue;
-    cum += p[i];
-    last = i;
-    if (u < cum) return i;
-  }
-  return last;
-}
-
 }  // namespace
 
 Status HdpConfig::Validate() const {
@@ -273,7 +257,7 @@ TrainerStepStats HdpTrainer::Step() {
       int64_t* out = groupings.data_ptr<int64_t>();
       for (int j = 0; j < m; ++j) {
         for (int64_t u = 0; u < u_count; ++u)
-          out[j * u_count + u] = SampleRow(p + (j * u_count + u) * g_count, g_count, rng);
+          out[j * u_count + u] = rng.Categorical(p + (j * u_count + u) * g_count, g_count);
       }
     }
     encoding = Seq2SeqPlacerImpl::RepeatEncoding(model_->placer()->Encode(PlacerInputs(groupings)), k);
