@@ -63,7 +63,7 @@ int Main(int argc, char** argv) {
     configs.emplace_back(Trim(c.substr(0, colon)), colon == std::string::npos ? "" : c.substr(colon + 1));
   }
   std::printf("| row | config | step ms | vs expert | vs best baseline | best baseline | time to best s | best PPO sample ms | "
-              "improvements ppo/polish | steps | plans |\n|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|\n");
+              "improvements ppo/polish/polished samples | steps | plans |\n|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|\n");
   std::fflush(stdout);
   for (const SuiteRow& row : *rows) {
     auto graph = LoadModel(row.model);
@@ -107,10 +107,10 @@ int Main(int argc, char** argv) {
                                       ? StrFormat("%.3fx", r->best_baseline_score.step_time_us / r->score.step_time_us)
                                       : "-";
       const std::string ppo = std::isfinite(r->ppo_best_us) ? StrFormat("%.1f", r->ppo_best_us / 1e3) : "-";
-      std::printf("| %s | %s | %s | %s | %s | %s | %.1f | %s | %d/%d | %lld | %lld |\n", row.name.c_str(), name.c_str(),
+      std::printf("| %s | %s | %s | %s | %s | %s | %.1f | %s | %d/%d/%d | %lld | %lld |\n", row.name.c_str(), name.c_str(),
                   r->score.fits() ? StrFormat("%.1f", r->score.step_time_us / 1e3).c_str() : "OOM", vs_expert.c_str(),
                   vs_best.c_str(), r->best_baseline.c_str(), r->seconds_to_best, ppo.c_str(), r->improvements_ppo,
-                  r->improvements_polish, static_cast<long long>(r->steps), static_cast<long long>(r->plans_simulated));
+                  r->improvements_polish, r->improvements_sample_polish, static_cast<long long>(r->steps), static_cast<long long>(r->plans_simulated));
       std::fflush(stdout);
     }
   }

@@ -42,6 +42,15 @@ std::atomic<bool> g_stop{false};
 extern "C" void OnInterrupt(int) { g_stop.store(true); }
 
 std::string Seconds(double us) { return StrFormat("%.4f s", us / 1e6); }
+
+// What found a plan, from its convergence source (rl/go_search.h ConvergencePoint).
+std::string PlanSourceText(const std::string& source) {
+  if (source == "ppo") return "a policy sample";
+  if (source == "ppo+polish") return "a polished policy sample";
+  if (source == "polish") return "the local search";
+  if (source.rfind("baseline:", 0) == 0) return "the baseline " + source.substr(9);
+  return source;
+}
 #endif
 
 std::vector<FlagSpec> OptimizeFlags() {
@@ -179,10 +188,14 @@ int RunOptimizeCommand(int argc, char** argv) {
   }
   std::printf("%-16s %12s %9.2fx\n", "lower bound", Seconds(bound).c_str(), 1.0);
   std::printf("\nfound after %.1f s (%lld plans simulated in %lld steps, %.1f s in all); improvements: %d by PPO samples, "
-              "%d by local search",
+              "%d by polished PPO samples, %d by local search",
               result->seconds_to_best, static_cast<long long>(result->plans_simulated), static_cast<long long>(result->steps),
-              result->seconds, result->improvements_ppo, result->improvements_polish);
-  if (std::isfinite(result->ppo_best_us)) std::printf("; best policy sample %s", Seconds(result->ppo_best_us).c_str());
+              result->seconds, result->improvements_ppo, result->improvements_sample_polish, result->improvements_polish);
+  if (!result->trace.empty()) std::printf("; the plan comes from %s", PlanSourceText(result->trace.back().source).c_str());
+  if (std::isfinite(result->ppo_best_us) && result->score.scored()) {
+    std::printf("; best policy sample %s (%.2fx the plan's time)", Seconds(result->ppo_best_us).c_str(),
+                result->ppo_best_us / result->score.step_time_us);
+  }
   std::printf("\n");
   if (!result->best_baseline.empty()) {
     std::printf("best baseline: %s (%s); the found plan is %.2fx faster\n", result->best_baseline.c_str(),

@@ -100,4 +100,10 @@ StatusOr<double> ParseDouble(const std::string& text, const std::string& context
   return v;
 }
 
+StatusOr<bool> ParseBool(const std::string& text, const std::string& context) {
+  if (text == "1" || text == "true") return true;
+  if (text == "0" || text == "false") return false;
+  return InvalidArgument(context + ": expected 0/1/true/false, got '" + text + "'");
+}
+
 }  // namespace graphopt

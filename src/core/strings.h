@@ -23,5 +23,7 @@ std::string StrFormat(const char* fmt, ...) __attribute__((format(printf, 1, 2))
 StatusOr<std::map<std::string, std::string>> ParseKeyValues(const std::string& text, const std::string& context);
 StatusOr<int64_t> ParseInt(const std::string& text, const std::string& context);
 StatusOr<double> ParseDouble(const std::string& text, const std::string& context);
+// 1/true or 0/false; anything else fails, naming `context`.
+StatusOr<bool> ParseBool(const std::string& text, const std::string& context);
 
 }  // namespace graphopt

@@ -126,13 +126,7 @@ StatusOr<GoPolicyConfig> GoPolicyConfig::FromString(const std::string& text) {
         return InvalidArgument(context + ": " + value + " is out of range");
       *int_field = static_cast<int>(v);
     } else if (bool_field != nullptr) {
-      if (value == "1" || value == "true") {
-        *bool_field = true;
-      } else if (value == "0" || value == "false") {
-        *bool_field = false;
-      } else {
-        return InvalidArgument(context + ": expected 0/1/true/false, got \"" + value + "\"");
-      }
+      GO_ASSIGN_OR_RETURN(*bool_field, ParseBool(value, context));
     } else if (key == "tasks") {
       GO_ASSIGN_OR_RETURN(c.tasks, TasksFromString(value));
     } else if (key == "seed") {

@@ -74,10 +74,7 @@ Status ParseOptions(const std::string& text, const std::string& context, const s
       if (!std::isfinite(v)) return InvalidArgument(where + ": expected a finite number, got \"" + value + "\"");
       **p = v;
     } else if (bool* const* p = std::get_if<bool*>(&it->target)) {
-      if (value != "0" && value != "1" && value != "true" && value != "false") {
-        return InvalidArgument(where + ": expected 0/1/true/false, got \"" + value + "\"");
-      }
-      **p = value == "1" || value == "true";
+      GO_ASSIGN_OR_RETURN(**p, ParseBool(value, where));
     } else {
       *std::get<std::string*>(it->target) = value;
     }

@@ -28,27 +28,6 @@ using Clock = std::chrono::steady_clock;
 constexpr const char* kStateFormat = "graphopt-go-search";
 constexpr int kStateVersion = 1;
 
-StatusOr<bool> ParseBool(const std::string& value, const std::string& context) {
-  if (value == "1" || value == "true") return true;
-  if (value == "0" || value == "false") return false;
-  return InvalidArgument(context + ": expected 0/1/true/false, got \"" + value + "\"");
-}
-
-bool IsPpoKey(const std::string& key) {
-  static const char* keys[] = {"samples", "samples_per_step", "epochs", "clip", "lr", "entropy", "entropy_decay",
-                               "entropy_min", "baseline_decay", "normalize_advantages", "oom_penalty", "temperature",
-                               "max_grad_norm", "include_best", "critical_path_priorities", "warm_start_level",
-                               "warm_start_steps", "warm_start_target", "imitation"};
-  for (const char* k : keys) {
-    if (key == k) return true;
-  }
-  return false;
-}
-
-std::string AppendKey(const std::string& list, const std::string& key, const std::string& value) {
-  return list + (list.empty() ? "" : ",") + key + "=" + value;
-}
-
 uint64_t PolishSeed(uint64_t seed, int64_t step) {
   uint64_t z = (seed + 0x51ED270B27D5A1ull) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -66,69 +45,6 @@ Json TraceJson(const std::vector<ConvergencePoint>& trace) {
 }
 
 }  // namespace
-
-StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchConfig c) {
-  if (Trim(text).empty()) return c;
-  GO_ASSIGN_OR_RETURN(auto values, ParseKeyValues(text, "optimizer options"));
-  for (const auto& [key, value] : values) {
-    const std::string context = "optimizer option " + key;
-    if (key == "baselines" || key == "warm_start" || key == "ppo" || key == "polish" || key == "polish_samples" ||
-        key == "plan_units") {
-      GO_ASSIGN_OR_RETURN(bool v, ParseBool(value, context));
-      (key == "baselines"    ? c.baselines
-       : key == "warm_start" ? c.warm_start
-       : key == "ppo"        ? c.ppo_enabled
-       : key == "polish"     ? c.polish
-       : key == "plan_units" ? c.plan_units
-                             : c.polish_samples) = v;
-    } else if (key == "polish_evaluations" || key == "max_steps" || key == "threads" || key == "checkpoint_every" ||
-               key == "polish_batch" || key == "units_per_device") {
-      GO_ASSIGN_OR_RETURN(int64_t v, ParseInt(value, context));
-      if (key == "units_per_device") {
-        if (v < 0 || v > 1 << 20) return InvalidArgument(context + ": must be in [0, 1048576]");
-        c.units_per_device = static_cast<int>(v);
-      }
-      if (key == "polish_evaluations") c.polish_evaluations = v;
-      if (key == "max_steps") c.max_steps = v;
-      if (key == "threads") c.threads = static_cast<int>(v);
-      if (key == "checkpoint_every") c.checkpoint_every = static_cast<int>(std::max<int64_t>(1, v));
-      if (key == "polish_batch") c.polish_config.batch = static_cast<int>(std::max<int64_t>(1, v));
-    } else if (key == "time_limit") {
-      GO_ASSIGN_OR_RETURN(c.time_limit_s, ParseDouble(value, context));
-    } else if (c.method != "go") {
-      c.method_options = AppendKey(c.method_options, key, value);
-    } else if (IsPpoKey(key)) {
-      c.ppo = AppendKey(c.ppo, key, value);
-    } else {
-      c.policy = AppendKey(c.policy, key, value);
-    }
-  }
-  if (c.method == "go") {
-    GO_RETURN_IF_ERROR(PpoConfig::FromString(c.ppo).status());
-    GO_RETURN_IF_ERROR(GoPolicyConfig::FromString(c.policy).status());
-  } else {
-    GO_RETURN_IF_ERROR(ValidateMethodOptions(c.method, c.method_options));
-  }
-  return c;
-}
-
-StatusOr<GoSearchConfig> DefaultSearchConfig(const std::string& method) {
-  GoSearchConfig c;
-  const auto& names = LearnedMethodNames();
-  if (std::find(names.begin(), names.end(), method) == names.end()) {
-    std::string known;
-    for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
-    return InvalidArgument("unknown method \"" + method + "\" (known: " + known + ")");
-  }
-  c.method = method;
-  if (method != "go") {
-    // The published placers start from scratch and only learn from their own samples.
-    c.baselines = false;
-    c.warm_start = false;
-    c.polish = false;
-  }
-  return c;
-}
 
 std::string ConvergenceJson(const std::vector<ConvergencePoint>& trace) {
   Json j{{"format", "graphopt-convergence"}, {"version", 1}, {"points", TraceJson(trace)}};
@@ -151,11 +67,27 @@ struct GoSearch::Impl {
 
   Plan best;
   PlanScore best_score;
+  // Ingredient 6: whether the policy still explores; the policy's plan under polish,
+  // and the policy's best score when it was taken.
+  bool exploring = false;
+  Plan explore_plan;
+  PlanScore explore_score;
+  PlanScore explore_seen;
   GoSearchResult result;
   double elapsed_offset = 0;  // seconds of earlier runs (resume)
   Clock::time_point start;
 
   Impl(const Simulator& s, GoSearchConfig c) : sim(s), config(std::move(c)) {}
+
+  // The GO policy explores on its own (ingredient 6) instead of imitating the best plan.
+  bool Explores() const { return ppo != nullptr && exploring; }
+  bool ExplorationOver(double run_seconds, int64_t steps_this_run) const {
+    if (config.max_steps > 0) return result.steps >= static_cast<int64_t>(config.explore * config.max_steps);
+    if (config.time_limit_s > 0) return run_seconds >= config.explore * config.time_limit_s;
+    return steps_this_run >= static_cast<int64_t>(config.explore * kExploreStepsWithoutLimit);
+  }
+  // Plans found by other means join the trainer's batches.
+  bool TrainerImitates() const { return trainer != nullptr && !Explores(); }
 
   double Seconds() const { return elapsed_offset + std::chrono::duration<double>(Clock::now() - start).count(); }
   int64_t Plans() const { return result.plans_simulated; }
@@ -232,6 +164,39 @@ struct GoSearch::Impl {
     return Status::Ok();
   }
 
+  // explore: one slice of the sample polish on the policy's plan. A better plan
+  // sampled by the policy since the last slice restarts the descent from it.
+  void PolishPolicyBest(const std::function<bool()>& stop) {
+    const PlanScore& policy_best = ppo->best_score();
+    if (!policy_best.scored()) return;
+    if (policy_best.BetterThan(explore_seen) || explore_seen.BetterThan(policy_best)) {
+      explore_plan = ppo->best_plan();
+      explore_score = policy_best;
+      explore_seen = policy_best;
+      sample_polish->Reset();
+    }
+    if (sample_polish->converged()) return;
+    Rng rng(PolishSeed(config.seed ^ 0x5A5A5A5Aull, result.steps));
+    const LocalSearchStats ls = sample_polish->Polish(&explore_plan, &explore_score, rng, config.polish_evaluations, stop);
+    result.plans_simulated += ls.evaluations;
+    Offer(explore_plan, explore_score, "ppo+polish");
+  }
+
+  // Ingredients 2, 3 and 5 after the exploration (or from the start): the units are
+  // split by the best plan, the policy imitates it, and plans found by any means join
+  // its batches.
+  Status StartImitation(double reference, const std::function<bool()>& stop) {
+    exploring = false;
+    if (!trainer || !best_score.scored()) return Status::Ok();
+    if (ppo && config.plan_units && config.baselines) {
+      GO_RETURN_IF_ERROR(SplitUnitsBy(best));
+      trainer->set_reference_us(reference);
+    }
+    trainer->OfferPlan(best, best_score);
+    if (config.warm_start) trainer->WarmStart(stop);
+    return Status::Ok();
+  }
+
   Status SaveCheckpoint() {
     const std::string& dir = config.checkpoint_dir;
     if (dir.empty()) return Status::Ok();
@@ -262,6 +227,15 @@ struct GoSearch::Impl {
       GO_RETURN_IF_ERROR(trainer->SaveCheckpoint(dir));
       state["trainer"] = true;
     }
+    if (exploring && explore_seen.scored()) {
+      const LocalSearch::Cursor c = sample_polish->cursor();
+      state["explore"] = Json{{"score", PlanScoreToJson(explore_score)},
+                              {"seen", PlanScoreToJson(explore_seen)},
+                              {"scale", c.scale},
+                              {"failed_scales", c.failed_scales}};
+      GO_RETURN_IF_ERROR(WritePlanJson(sim.graph(), explore_plan, dir + "/explore_plan.json"));
+    }
+    state["exploring"] = exploring;
     state["units_plan"] = !units_plan.device.empty();
     if (!units_plan.device.empty()) GO_RETURN_IF_ERROR(WritePlanJson(sim.graph(), units_plan, dir + "/units_plan.json"));
     return WriteFileAtomic(dir + "/state.json", state.dump() + "\n");
@@ -319,10 +293,22 @@ struct GoSearch::Impl {
         GO_ASSIGN_OR_RETURN(Plan split, ReadPlanJson(units_path, sim.graph()));
         GO_RETURN_IF_ERROR(SplitUnitsBy(split));  // the trainer's checkpoint restores its state
       }
+      exploring = ppo != nullptr && state.value("exploring", false);
+      if (state.contains("explore") && Explores() && sample_polish) {
+        const std::string explore_path = dir + "/explore_plan.json";
+        if (!FileExists(explore_path)) {
+          return FailedPrecondition(explore_path + " is missing: the checkpoint was polishing that plan of the policy");
+        }
+        GO_ASSIGN_OR_RETURN(explore_plan, ReadPlanJson(explore_path, sim.graph()));
+        const Json& e = state["explore"];
+        explore_score = PlanScoreFromJson(e.at("score"));
+        explore_seen = PlanScoreFromJson(e.at("seen"));
+        sample_polish->set_cursor(LocalSearch::Cursor{e.at("scale").get<int>(), 0, e.at("failed_scales").get<int>()});
+      }
       if (trainer && state.value("trainer", false)) {
         GO_RETURN_IF_ERROR(trainer->LoadCheckpoint(dir));
         // The overall best joins the batches if the trainer's own is worse.
-        trainer->OfferPlan(best, best_score);
+        if (TrainerImitates()) trainer->OfferPlan(best, best_score);
       }
     } catch (const std::exception& e) {
       return ParseError(path + ": " + e.what());
@@ -410,10 +396,11 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
     StatusOr<SimResult> r = m.sim.Simulate(start);
     if (r.ok()) m.Offer(start, PlanScore::Of(*r), "start:single");
   }
+  if (!resumed) m.exploring = m.ppo != nullptr && m.config.explore > 0;
   if (m.trainer) {
     if (!resumed) {
       m.trainer->set_reference_us(reference);
-      if (m.best_score.scored()) m.trainer->OfferPlan(m.best, m.best_score);
+      if (m.best_score.scored() && m.TrainerImitates()) m.trainer->OfferPlan(m.best, m.best_score);
     }
   }
 
@@ -423,23 +410,16 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
     return run_limit > 0 && std::chrono::duration<double>(Clock::now() - run_start).count() >= run_limit;
   };
   auto stopped = [&] { return stop != nullptr && stop->load(); };
-  // Polish the best baseline first (cheap and deterministic), then imitate the result.
+  // Polish the best baseline first (cheap and deterministic), then explore or imitate.
   if (!resumed && m.polish && m.best_score.scored()) {
     Plan plan = m.best;
     PlanScore score = m.best_score;
     Rng rng(PolishSeed(m.config.seed, -1));
     const LocalSearchStats ls = m.polish->Polish(&plan, &score, rng, 0, [&] { return stopped() || time_up(); });
     m.result.plans_simulated += ls.evaluations;
-    if (m.Offer(plan, score, "polish") && m.trainer) m.trainer->OfferPlan(m.best, m.best_score);
+    if (m.Offer(plan, score, "polish") && m.TrainerImitates()) m.trainer->OfferPlan(m.best, m.best_score);
   }
-  if (!resumed && m.ppo && m.config.plan_units && m.config.baselines && m.best_score.scored()) {
-    GO_RETURN_IF_ERROR(m.SplitUnitsBy(m.best));
-    m.trainer->set_reference_us(reference);
-    m.trainer->OfferPlan(m.best, m.best_score);
-  }
-  if (!resumed && m.trainer && m.config.warm_start && m.best_score.scored()) {
-    m.trainer->WarmStart([&] { return stopped() || time_up(); });
-  }
+  if (!resumed && !m.Explores()) GO_RETURN_IF_ERROR(m.StartImitation(reference, [&] { return stopped() || time_up(); }));
   int64_t steps_this_run = 0;
   double last_batch_best = 0;
   std::string reason;
@@ -460,6 +440,11 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
       reason = "converged";
       break;
     }
+    if (m.Explores() &&
+        m.ExplorationOver(std::chrono::duration<double>(Clock::now() - run_start).count(), steps_this_run)) {
+      m.result.explore_seconds = m.Seconds();
+      GO_RETURN_IF_ERROR(m.StartImitation(reference, [&] { return stopped() || time_up(); }));
+    }
     if (m.trainer) {
       TrainerStepStats s;
       const int64_t before = m.trainer->plans_simulated();
@@ -471,7 +456,11 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
       m.result.plans_simulated += m.trainer->plans_simulated() - before;
       last_batch_best = s.best_step_us_in_batch;
       if (std::isfinite(s.best_step_us_in_batch)) m.result.ppo_best_us = std::min(m.result.ppo_best_us, s.best_step_us_in_batch);
-      if (m.Offer(m.trainer->best_plan(), m.trainer->best_score(), m.ppo ? "ppo" : m.config.method) && m.polish) m.polish->Reset();
+      // (Exploring, the policy's plans are polished by the sample polish instead.)
+      if (m.Offer(m.trainer->best_plan(), m.trainer->best_score(), m.ppo ? "ppo" : m.config.method) && m.polish &&
+          !m.Explores()) {
+        m.polish->Reset();
+      }
     }
     if (m.polish && !m.polish->converged() && m.best_score.scored()) {
       Plan plan = m.best;
@@ -481,7 +470,9 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
         return stopped() || time_up();
       });
       m.result.plans_simulated += ls.evaluations;
-      if (m.Offer(plan, score, "polish") && m.trainer) m.trainer->OfferPlan(m.best, m.best_score);
+      if (m.Offer(plan, score, "polish") && m.TrainerImitates()) m.trainer->OfferPlan(m.best, m.best_score);
+    } else if (m.sample_polish && m.Explores()) {
+      m.PolishPolicyBest([&] { return stopped() || time_up(); });
     } else if (m.sample_polish && m.ppo && m.ppo->last_sample_score().scored()) {
       Plan plan = m.ppo->last_sample_plan();
       PlanScore score = m.ppo->last_sample_score();

@@ -17,10 +17,19 @@
 //     fixed number of simulations) on the best plan; improvements join the next PPO
 //     batch, so the policy is pulled towards them.
 //  5. sample polish: once the polish of the best plan has converged (a local
-//     optimum), each step's best sampled plan is polished instead (a slice of the
-//     same size, from a fresh search): the policy proposes starting points in other
-//     basins, the local search descends from them, and a descent that ends below
-//     the best plan replaces it (and joins the batches).
+//     optimum), plans of the policy are polished instead (slices of the same size):
+//     the policy proposes starting points in other basins, the local search descends
+//     from them, and a descent that ends below the best plan replaces it.
+//  6. explore: for the first part of the budget (the fraction `explore` of the time
+//     limit, or of max_steps, or kExploreStepsWithoutLimit steps without either),
+//     the policy learns from its own samples alone, as it does without the search:
+//     no plan found by other means joins its batches, no warm start, no plan units.
+//     Once the polish of the best baseline has converged, the sample polish
+//     descends from the best plan the policy has sampled (restarted whenever the
+//     policy samples a better one): the policy proposes basins the heuristics do not
+//     reach. Then the policy imitates the best plan found by any means (plan units,
+//     warm start, the best plan in every batch; ingredients 2 and 3) and each step's
+//     best sample is polished (ingredient 5). explore=0: imitation from the start.
 // The run stops at max_steps, the time limit, an external stop flag (Ctrl-C) or, with
 // PPO off, when the local search has converged. It records a convergence trace (best
 // step time against wall-clock seconds and plans simulated, with the ingredient that
@@ -43,6 +52,9 @@
 
 namespace graphopt {
 
+// Steps the policy explores (ingredient 6) in a run with neither a time nor a step limit.
+inline constexpr int64_t kExploreStepsWithoutLimit = 100;
+
 struct GoSearchConfig {
   std::string method = "go";  // rl/methods.h LearnedMethodNames
   std::string method_options; // options of a method other than go, "key=value,..."
@@ -64,6 +76,8 @@ struct GoSearchConfig {
   // and its samples are that plan with whole units moved. Never with the policy
   // alone (no plan from outside exists then).
   bool plan_units = true;
+  // Ingredient 6 above: the fraction of the budget (in [0, 1]) the policy explores.
+  double explore = 0.5;
   int64_t polish_evaluations = 48;  // simulations of local search per step
   int64_t max_steps = 0;            // 0: no limit
   double time_limit_s = 300;        // <= 0: no limit
@@ -74,8 +88,9 @@ struct GoSearchConfig {
 };
 
 // Parses "key=value,..." over `base`: the driver's keys (baselines, warm_start, ppo,
-// polish, polish_samples, plan_units: 0/1; polish_evaluations, max_steps, threads, checkpoint_every, units_per_device: integers;
-// time_limit: seconds); any other key goes to the PPO config if it knows it, else to
+// polish, polish_samples, plan_units: 0/1; polish_evaluations, max_steps, threads,
+// checkpoint_every, units_per_device: integers; time_limit: seconds; explore: a
+// fraction in [0, 1]); any other key goes to the PPO config if it knows it, else to
 // the policy config.
 // The defaults of a method: go runs every ingredient; the published placers (colocrl,
 // hdp) run as their papers describe them: no baseline seed, warm start or polish
@@ -129,6 +144,7 @@ struct GoSearchResult {
   int improvements_sample_polish = 0;
   int num_units = 0;           // decision units of the GO policy at the end (0: no GO policy)
   bool units_split = false;    // the units were split by the polished best baseline (plan_units)
+  double explore_seconds = 0;  // when the exploration ended (0: it did not happen or has not ended)
   std::string stop_reason;     // "steps", "time limit", "interrupted", "converged"
   bool resumed = false;
 };

@@ -73,10 +73,7 @@ StatusOr<PpoConfig> PpoConfig::FromString(const std::string& text) {
     } else if (double_field != nullptr) {
       GO_ASSIGN_OR_RETURN(*double_field, ParseDouble(value, context));
     } else if (bool_field != nullptr) {
-      if (value != "0" && value != "1" && value != "true" && value != "false") {
-        return InvalidArgument(context + ": expected 0/1/true/false, got \"" + value + "\"");
-      }
-      *bool_field = value == "1" || value == "true";
+      GO_ASSIGN_OR_RETURN(*bool_field, ParseBool(value, context));
     } else {
       return InvalidArgument("PPO config: unknown key \"" + key + "\"");
     }

@@ -55,6 +55,17 @@ TEST(StringsTest, IntegersAreStrict) {
   EXPECT_FALSE(ParseDouble("nan", "x").ok());
 }
 
+TEST(StringsTest, BooleansAreZeroOneTrueFalse) {
+  EXPECT_TRUE(*ParseBool("1", "x"));
+  EXPECT_TRUE(*ParseBool("true", "x"));
+  EXPECT_FALSE(*ParseBool("0", "x"));
+  EXPECT_FALSE(*ParseBool("false", "x"));
+  const auto bad = ParseBool("yes", "option polish");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("option polish"), std::string::npos);
+  EXPECT_FALSE(ParseBool("", "x").ok());
+}
+
 TEST(FilesTest, AtomicWriteThenRead) {
   const std::string path = ::testing::TempDir() + "graphopt_files_test_" + std::to_string(getpid()) + ".txt";
   ASSERT_TRUE(WriteFileAtomic(path, "hello").ok());

@@ -11,6 +11,7 @@
 #include "policy/actions.h"
 #include "policy/features.h"
 #include "policy/go_policy.h"
+#include "policy_fixture.h"
 #include "policy_test_util.h"
 #include "sim/plan.h"
 
@@ -34,24 +35,12 @@ GoPolicyConfig UnitConfig() {
   return c;
 }
 
-struct Fixture {
-  Graph graph;
-  Cluster cluster;
-  PolicyInput input;
-  PolicyTensors tensors;
-};
+using Fixture = testing::PolicyFixture;
 
 Fixture MakeFixture(int devices, int max_units = 6) {
-  Fixture f;
-  f.graph = MlpTrainingGraph(2);
-  f.cluster = GpuCluster(devices);
   PolicyInputOptions options;
   options.max_units = max_units;
-  auto input = BuildPolicyInput(f.graph, f.cluster, CostModel(), options);
-  EXPECT_TRUE(input.ok()) << input.status().message();
-  f.input = std::move(*input);
-  f.tensors = ToTensors(f.input);
-  return f;
+  return testing::MakePolicyFixture(MlpTrainingGraph(2), GpuCluster(devices), options);
 }
 
 int UnitOf(const Fixture& f, int node) { return f.input.node_unit[static_cast<size_t>(node)]; }
@@ -82,7 +71,9 @@ TEST(GoDecodeTest, OneLevelPerUnitAndLegalPerOpFusion) {
       const int producer = f.input.fusion_producer[static_cast<size_t>(i)];
       const bool legal = f.input.fusable[static_cast<size_t>(i)] && producer >= 0 &&
                          a.unit_device[static_cast<size_t>(UnitOf(f, producer))] == a.unit_device[static_cast<size_t>(unit)];
-      if (!legal) EXPECT_EQ(a.fuse[op], 0);
+      if (!legal) {
+        EXPECT_EQ(a.fuse[op], 0);
+      }
       if (legal) (a.fuse[op] ? fused : unfused)++;
     }
     EXPECT_TRUE(ValidatePlan(f.graph, f.cluster, ToPlan(f.graph, f.cluster, f.input, a)).ok());

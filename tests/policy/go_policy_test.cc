@@ -13,6 +13,7 @@
 #include "policy/actions.h"
 #include "policy/features.h"
 #include "policy/kernels.h"
+#include "policy_fixture.h"
 #include "policy_test_util.h"
 #include "sim/plan.h"
 
@@ -36,22 +37,10 @@ GoPolicyConfig TinyConfig() {
   return c;
 }
 
-struct Fixture {
-  Graph graph;
-  Cluster cluster;
-  PolicyInput input;
-  PolicyTensors tensors;
-};
+using Fixture = testing::PolicyFixture;
 
 Fixture MakeFixture(Cluster cluster, bool mask_unit_memory = false) {
-  Fixture f;
-  f.graph = MlpTrainingGraph();
-  f.cluster = std::move(cluster);
-  auto input = BuildPolicyInput(f.graph, f.cluster);
-  EXPECT_TRUE(input.ok()) << input.status().message();
-  f.input = std::move(*input);
-  f.tensors = ToTensors(f.input, mask_unit_memory);
-  return f;
+  return testing::MakePolicyFixture(MlpTrainingGraph(), std::move(cluster), {}, mask_unit_memory);
 }
 
 torch::Tensor Longs(std::vector<int64_t> v) { return torch::tensor(v, torch::kLong); }

@@ -1,7 +1,6 @@
 #include "rl/colocrl.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -50,12 +49,6 @@ std::unique_ptr<ColocRlTrainer> MakeTrainer(Toy& toy, uint64_t seed, const std::
   GO_CHECK_MSG(trainer.ok(), trainer.status().message());
   (*trainer)->set_reference_us(toy.OptimumUs());
   return std::move(*trainer);
-}
-
-std::string TempDir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "graphopt_colocrl_" + name + "_" + std::to_string(::getpid());
-  std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str());
-  return dir;
 }
 
 void ExpectSameParameters(torch::nn::Module& a, torch::nn::Module& b) {
@@ -218,7 +211,7 @@ TEST(ColocRlTest, SameSeedSameRun) {
 TEST(ColocRlTest, CheckpointRoundTripContinuesExactly) {
   ConfigureTorchThreads(1);
   Toy toy(6);
-  const std::string dir = TempDir("roundtrip");
+  const std::string dir = testing::ScratchDir("colocrl_roundtrip");
   auto a = MakeTrainer(toy, 3);
   a->Step();
   a->Step();
@@ -236,7 +229,7 @@ TEST(ColocRlTest, CheckpointRoundTripContinuesExactly) {
   EXPECT_EQ(sa.mean_reward, sb.mean_reward);
   EXPECT_EQ(sa.loss, sb.loss);
   ExpectSameParameters(*a->model(), *b->model());
-  std::system(("rm -rf '" + dir + "'").c_str());
+  testing::RemoveDir(dir);
 }
 
 TEST(ColocRlTest, LoadFailsClearly) {
@@ -246,7 +239,7 @@ TEST(ColocRlTest, LoadFailsClearly) {
   EXPECT_EQ(missing.code(), StatusCode::kNotFound);
   EXPECT_NE(missing.message().find("colocrl_state.json"), std::string::npos) << missing.message();
 
-  const std::string dir = TempDir("mismatch");
+  const std::string dir = testing::ScratchDir("colocrl_mismatch");
   ASSERT_TRUE(trainer->SaveCheckpoint(dir).ok());
   auto other = MakeTrainer(toy, 1, std::string(kSmall) + ",lr=0.5");
   const Status config = other->LoadCheckpoint(dir);
@@ -259,7 +252,7 @@ TEST(ColocRlTest, LoadFailsClearly) {
   const Status corrupt = trainer->LoadCheckpoint(dir);
   EXPECT_FALSE(corrupt.ok());
   EXPECT_NE(corrupt.message().find("colocrl_policy.pt"), std::string::npos) << corrupt.message();
-  std::system(("rm -rf '" + dir + "'").c_str());
+  testing::RemoveDir(dir);
 }
 
 TEST(ColocRlTest, IgnoresOfferedPlans) {

@@ -1,7 +1,6 @@
 #include "rl/hdp.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <string>
@@ -180,8 +179,7 @@ TEST(HdpTest, SameSeedSameRun) {
 TEST(HdpTest, CheckpointRoundTripContinuesExactly) {
   ConfigureTorchThreads(1);
   HdpToy toy(6);
-  const std::string dir = ::testing::TempDir() + "graphopt_hdp_roundtrip_" + std::to_string(::getpid());
-  std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str());
+  const std::string dir = testing::ScratchDir("hdp_roundtrip");
   auto a = MakeHdp(toy, 3);
   a->Step();
   a->Step();
@@ -199,7 +197,7 @@ TEST(HdpTest, CheckpointRoundTripContinuesExactly) {
   // A checkpoint of another method is not this one's.
   const Status wrong = b->LoadCheckpoint("/nonexistent");
   EXPECT_NE(wrong.message().find("hdp_state.json"), std::string::npos) << wrong.message();
-  std::system(("rm -rf '" + dir + "'").c_str());
+  testing::RemoveDir(dir);
 }
 
 }  // namespace

@@ -2,9 +2,15 @@
 // paper machine of tests/sim (1 TFLOP/s devices, 100 MFLOP = 100 us).
 #pragma once
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <string>
 
 #include "../sim/sim_test_util.h"
+#include "policy/features.h"
+#include "sim/simulator.h"
 
 namespace graphopt::testing {
 
@@ -33,5 +39,26 @@ inline Cluster SlowAndFastCluster() {
   out.SetAllLinks(Link{1e9, 2});
   return out;
 }
+
+// A GO policy small enough for the toys.
+inline constexpr const char* kSmallGoPolicy =
+    "hidden=16,heads=2,sage_layers=1,attention_layers=1,segment=16,memory=16,tasks=placement";
+
+// Two chains of 6 on two paper devices, with its simulator and policy input.
+struct ChainsToy {
+  Graph graph = TwoChains(6);
+  Cluster cluster = PaperCluster(2);
+  Simulator sim = std::move(Simulator::Create(graph, cluster, PerfectCostModel()).value());
+  PolicyInput input = *BuildPolicyInput(graph, cluster, sim.cost_model());
+};
+
+// An empty folder of its own for a test (removed first if a run left it behind).
+inline std::string ScratchDir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "graphopt_rl_" + name + "_" + std::to_string(::getpid());
+  std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str());
+  return dir;
+}
+
+inline void RemoveDir(const std::string& dir) { std::system(("rm -rf '" + dir + "'").c_str()); }
 
 }  // namespace graphopt::testing

@@ -1,0 +1,36 @@
+// A graph, a cluster and the GO policy's input for them, as the policy tests use
+// them (LibTorch: the tensors).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <utility>
+
+#include "graph/graph.h"
+#include "policy/features.h"
+#include "policy/go_policy.h"
+#include "sim/cluster.h"
+#include "sim/cost_model.h"
+
+namespace graphopt::testing {
+
+struct PolicyFixture {
+  Graph graph;
+  Cluster cluster;
+  PolicyInput input;
+  PolicyTensors tensors;
+};
+
+inline PolicyFixture MakePolicyFixture(Graph graph, Cluster cluster, const PolicyInputOptions& options = {},
+                                       bool mask_unit_memory = false) {
+  PolicyFixture f;
+  f.graph = std::move(graph);
+  f.cluster = std::move(cluster);
+  auto input = BuildPolicyInput(f.graph, f.cluster, CostModel(), options);
+  EXPECT_TRUE(input.ok()) << input.status().message();
+  f.input = std::move(*input);
+  f.tensors = ToTensors(f.input, mask_unit_memory);
+  return f;
+}
+
+}  // namespace graphopt::testing

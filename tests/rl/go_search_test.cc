@@ -1,0 +1,286 @@
+#include "rl/go_search.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/files.h"
+#include "rl/ppo.h"
+#include "rl_test_util.h"
+
+namespace graphopt {
+namespace {
+
+using testing::kSmallGoPolicy;
+using testing::RemoveDir;
+using testing::ScratchDir;
+using testing::TwoChainsOptimumUs;
+using Toy = testing::ChainsToy;
+
+TEST(GoSearchOptionsTest, UnitsPerDeviceAndImitationAreRouted) {
+  auto c = ParseGoSearchOptions("units_per_device=2,imitation=0.5", GoSearchConfig{});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->units_per_device, 2);
+  auto ppo = PpoConfig::FromString(c->ppo);
+  ASSERT_TRUE(ppo.ok()) << ppo.status().message();
+  EXPECT_DOUBLE_EQ(ppo->imitation, 0.5);
+  EXPECT_EQ(GoSearchConfig{}.units_per_device, 4);
+  EXPECT_FALSE(ParseGoSearchOptions("units_per_device=-1", GoSearchConfig{}).ok());
+}
+
+GoSearchConfig ToySearch(const std::string& dir, int64_t steps) {
+  GoSearchConfig c;
+  c.policy = kSmallGoPolicy;
+  c.ppo = "samples=8,epochs=2";
+  c.polish = false;  // exact resume needs no time-sliced state
+  c.max_steps = steps;
+  c.time_limit_s = 0;
+  c.threads = 1;
+  c.seed = 2;
+  c.checkpoint_dir = dir;
+  c.checkpoint_every = 1;
+  c.explore = 1;  // the phase switch has its own test
+  return c;
+}
+
+TEST(GoSearchTest, ResumedRunMatchesUninterruptedRun) {
+  Toy toy;
+  const std::string dir = ScratchDir("resume");
+  auto first = GoSearch::Create(toy.sim, ToySearch(dir, 2));
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  auto part = (*first)->Run();
+  ASSERT_TRUE(part.ok()) << part.status().message();
+  EXPECT_EQ(part->steps, 2);
+  auto second = GoSearch::Create(toy.sim, ToySearch(dir, 4));
+  auto resumed = (*second)->Run();
+  ASSERT_TRUE(resumed.ok()) << resumed.status().message();
+  EXPECT_TRUE(resumed->resumed);
+  EXPECT_EQ(resumed->steps, 4);
+
+  auto whole_search = GoSearch::Create(toy.sim, ToySearch("", 4));
+  auto whole = (*whole_search)->Run();
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(resumed->score.step_time_us, whole->score.step_time_us);
+  EXPECT_EQ(resumed->plan.device, whole->plan.device);
+  EXPECT_EQ(resumed->plans_simulated, whole->plans_simulated);
+  RemoveDir(dir);
+}
+
+// The policy alone (GO-one as the paper defines it): every plan that ever becomes the
+// best was sampled from the policy; no baseline, warm start or local search enters.
+// So at every exploration fraction: the switch to imitation brings nothing in.
+TEST(GoSearchTest, PolicyAloneAdmitsOnlyPolicySamples) {
+  Toy toy;
+  for (const char* explore : {"0", "0.5", "1"}) {
+    SCOPED_TRACE(explore);
+    auto c = ParseGoSearchOptions(std::string("baselines=0,warm_start=0,polish=0,explore=") + explore, ToySearch("", 4));
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    auto search = GoSearch::Create(toy.sim, *c);
+    ASSERT_TRUE(search.ok()) << search.status().message();
+    auto r = (*search)->Run();
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    ASSERT_FALSE(r->trace.empty());
+    for (const ConvergencePoint& p : r->trace) EXPECT_EQ(p.source, "ppo");
+    EXPECT_EQ(r->improvements_ppo, static_cast<int>(r->trace.size()));
+    EXPECT_EQ(r->improvements_polish + r->improvements_sample_polish, 0);
+    EXPECT_EQ(r->score.step_time_us, r->trace.back().best_step_us);
+    EXPECT_EQ(r->score.step_time_us, r->ppo_best_us);
+    EXPECT_FALSE(r->units_split);
+  }
+}
+
+TEST(GoSearchTest, TimeLimitStopsCleanlyWithABestPlan) {
+  Toy toy;
+  GoSearchConfig c = ToySearch("", 0);
+  c.polish = true;
+  c.time_limit_s = 0.5;
+  auto search = GoSearch::Create(toy.sim, c);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = (*search)->Run();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->stop_reason, "time limit");
+  EXPECT_LT(seconds, 10.0);
+  EXPECT_TRUE(r->score.fits());
+}
+
+TEST(GoSearchTest, StopFlagInterruptsAndKeepsTheBestBaseline) {
+  Toy toy;
+  std::atomic<bool> stop{true};
+  auto search = GoSearch::Create(toy.sim, ToySearch("", 100));
+  auto r = (*search)->Run(&stop);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->stop_reason, "interrupted");
+  EXPECT_EQ(r->steps, 0);
+  ASSERT_TRUE(r->best_baseline_score.fits());
+  EXPECT_LE(r->score.step_time_us, r->best_baseline_score.step_time_us);
+}
+
+TEST(GoSearchTest, NeverSlowerThanTheBestBaseline) {
+  Toy toy;
+  GoSearchConfig c = ToySearch("", 3);
+  c.polish = true;
+  auto search = GoSearch::Create(toy.sim, c);
+  auto r = (*search)->Run();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_LE(r->score.step_time_us, r->best_baseline_score.step_time_us);
+  EXPECT_NEAR(r->score.step_time_us, TwoChainsOptimumUs(6), 3.0);
+}
+
+// The policy imitating the best plan found by any means (explore=0).
+GoSearchConfig ImitatingSearch(const std::string& dir, int64_t steps) {
+  GoSearchConfig c = ToySearch(dir, steps);
+  c.explore = 0;
+  return c;
+}
+
+// With a heuristic start the units are split by the polished best baseline (saved
+// with the checkpoint, required on resume); with the policy alone they never are.
+TEST(GoSearchTest, PlanUnitsSplitByTheBestBaselineAndResume) {
+  Toy toy;
+  const std::string dir = ScratchDir("plan_units");
+  auto split = GoSearch::Create(toy.sim, ImitatingSearch(dir, 1));
+  ASSERT_TRUE(split.ok()) << split.status().message();
+  auto r = (*split)->Run();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->units_split);
+  EXPECT_TRUE(FileExists(dir + "/units_plan.json"));
+  auto c = ParseGoSearchOptions("plan_units=0", ImitatingSearch("", 1));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  auto plain = (*GoSearch::Create(toy.sim, *c))->Run();
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_FALSE(plain->units_split);
+  EXPECT_GE(r->num_units, plain->num_units);
+  auto alone = ParseGoSearchOptions("baselines=0,warm_start=0,polish=0", ToySearch("", 1));
+  ASSERT_TRUE(alone.ok());
+  EXPECT_FALSE((*GoSearch::Create(toy.sim, *alone))->Run()->units_split);
+  // Resuming needs the plan the units were split by.
+  std::remove((dir + "/units_plan.json").c_str());
+  auto resumed = (*GoSearch::Create(toy.sim, ImitatingSearch(dir, 2)))->Run();
+  ASSERT_FALSE(resumed.ok());
+  EXPECT_NE(resumed.status().message().find("units_plan.json is missing"), std::string::npos)
+      << resumed.status().message();
+  RemoveDir(dir);
+}
+
+double JsonStepTimeUs(const std::string& path, const std::string& key) {
+  std::ifstream in(path);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  return key == "explore" ? j.at("explore").at("score").at("step_time_us").get<double>()
+                          : j.at(key).at("step_time_us").get<double>();
+}
+
+// Exploring, the policy learns from its own samples only: the trainer's best plan is
+// its best sample, not the better baseline; imitating, it is the best plan of the
+// whole search.
+TEST(GoSearchTest, ExploringPolicyKeepsItsOwnBestSample) {
+  Toy toy;
+  for (const bool explore : {true, false}) {
+    const std::string dir = ScratchDir(explore ? "explore_own" : "imitate_own");
+    GoSearchConfig c = ToySearch(dir, 2);
+    c.explore = explore ? 1 : 0;
+    c.polish = true;
+    auto r = (*GoSearch::Create(toy.sim, c))->Run();
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    const double trainer_best = JsonStepTimeUs(dir + "/ppo_state.json", "best");
+    if (explore) {
+      EXPECT_EQ(trainer_best, r->ppo_best_us);
+      EXPECT_GT(trainer_best, r->score.step_time_us);  // the toy's samples stay worse than the baseline
+    } else {
+      EXPECT_EQ(trainer_best, r->score.step_time_us);
+    }
+    RemoveDir(dir);
+  }
+}
+
+// Once the heuristic plan's polish has converged, the policy's best sample is
+// polished; the plan under polish is saved with the checkpoint and required on resume.
+TEST(GoSearchTest, ExplorationPolishesThePolicysBestSample) {
+  Toy toy;  // longer chains on four devices, where the policy's first samples scatter them
+  toy.graph = testing::TwoChains(24);
+  toy.cluster = testing::PaperCluster(4);
+  toy.sim = std::move(Simulator::Create(toy.graph, toy.cluster, testing::PerfectCostModel()).value());
+  const std::string dir = ScratchDir("explore");
+  auto config = [&](int64_t steps) {
+    GoSearchConfig c = ToySearch(dir, steps);
+    c.polish = true;
+    return c;
+  };
+  auto r = (*GoSearch::Create(toy.sim, config(1)))->Run();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(FileExists(dir + "/explore_plan.json"));
+  const double polished = JsonStepTimeUs(dir + "/state.json", "explore");
+  // The descent starts from the policy's best sample and never ends above it; the
+  // trainer keeps its own best sample.
+  std::ifstream in(dir + "/state.json");
+  const nlohmann::json state = nlohmann::json::parse(in);
+  EXPECT_EQ(state.at("explore").at("seen").at("step_time_us").get<double>(), r->ppo_best_us);
+  EXPECT_LE(polished, r->ppo_best_us);
+  EXPECT_EQ(JsonStepTimeUs(dir + "/ppo_state.json", "best"), r->ppo_best_us);
+  EXPECT_LE(r->score.step_time_us, polished);
+  auto explore_plan = ReadPlanJson(dir + "/explore_plan.json", toy.graph);
+  ASSERT_TRUE(explore_plan.ok()) << explore_plan.status().message();
+  EXPECT_EQ(toy.sim.Simulate(*explore_plan)->step_time_us, polished);
+  // The polish simulated plans: without it the same run simulates fewer.
+  GoSearchConfig no_sample_polish = config(1);
+  no_sample_polish.checkpoint_dir = "";
+  no_sample_polish.polish_samples = false;
+  auto without = (*GoSearch::Create(toy.sim, no_sample_polish))->Run();
+  ASSERT_TRUE(without.ok()) << without.status().message();
+  EXPECT_LT(without->plans_simulated, r->plans_simulated);
+
+  std::remove((dir + "/explore_plan.json").c_str());
+  auto resumed = (*GoSearch::Create(toy.sim, config(2)))->Run();
+  ASSERT_FALSE(resumed.ok());
+  EXPECT_NE(resumed.status().message().find("explore_plan.json is missing"), std::string::npos)
+      << resumed.status().message();
+  RemoveDir(dir);
+}
+
+// With explore=0.5 and 4 steps, the policy explores for 2, then imitates: the units
+// are split by the best plan, which joins the batches; a resumed run past the switch
+// does not explore again.
+TEST(GoSearchTest, ExplorationHandsOverToImitation) {
+  Toy toy;
+  const std::string dir = ScratchDir("handover");
+  GoSearchConfig c = ToySearch(dir, 4);
+  c.polish = true;
+  c.explore = 0.5;
+  auto r = (*GoSearch::Create(toy.sim, c))->Run();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_GT(r->explore_seconds, 0);
+  EXPECT_TRUE(r->units_split);
+  EXPECT_EQ(JsonStepTimeUs(dir + "/ppo_state.json", "best"), r->score.step_time_us);
+  {
+    std::ifstream in(dir + "/state.json");
+    const nlohmann::json state = nlohmann::json::parse(in);
+    EXPECT_FALSE(state.at("exploring").get<bool>());
+    EXPECT_FALSE(state.contains("explore"));
+  }
+  c.max_steps = 6;
+  auto resumed = (*GoSearch::Create(toy.sim, c))->Run();
+  ASSERT_TRUE(resumed.ok()) << resumed.status().message();
+  EXPECT_TRUE(resumed->resumed);
+  EXPECT_TRUE(resumed->units_split);
+  EXPECT_EQ(resumed->explore_seconds, 0);  // no second switch in this run
+  EXPECT_EQ(resumed->steps, 6);
+  RemoveDir(dir);
+}
+
+TEST(GoSearchOptionsTest, ExploreIsAFraction) {
+  EXPECT_DOUBLE_EQ(GoSearchConfig{}.explore, 0.5);
+  auto c = ParseGoSearchOptions("explore=0.25", GoSearchConfig{});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_DOUBLE_EQ(c->explore, 0.25);
+  EXPECT_FALSE(ParseGoSearchOptions("explore=1.5", GoSearchConfig{}).ok());
+  EXPECT_FALSE(ParseGoSearchOptions("explore=-0.1", GoSearchConfig{}).ok());
+  EXPECT_FALSE(ParseGoSearchOptions("explore=nan", GoSearchConfig{}).ok());
+}
+
+}  // namespace
+}  // namespace graphopt
