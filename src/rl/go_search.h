@@ -20,8 +20,9 @@
 //     optimum), plans of the policy are polished instead (slices of the same size):
 //     the policy proposes starting points in other basins, the local search descends
 //     from them, and a descent that ends below the best plan replaces it.
-//  6. explore: for the first part of the budget (the fraction `explore` of the time
-//     limit, or of max_steps, or kExploreStepsWithoutLimit steps without either),
+//  6. explore: for the first part of the budget (the fraction `explore` of this
+//     run's time limit, of max_steps, or, without either, of
+//     kExploreStepsWithoutLimit steps),
 //     the policy learns from its own samples alone, as it does without the search:
 //     no plan found by other means joins its batches, no warm start, no plan units.
 //     Once the polish of the best baseline has converged, the sample polish
