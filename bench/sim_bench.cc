@@ -3,6 +3,11 @@
 //    the GPUs, random priorities, random legal fusions) on one thread; the counter
 //    ns_per_op_edge is the time per (op + edge), edges being producer-consumer
 //    tensor uses (Graph::num_edges). Target: <= 150 ns, median of 20 repetitions.
+//  - BM_DropIllegalFusions/one_device: legalizing the fusion flags of a sampled plan
+//    (sim/plan_legalizer.h: kind, producer, device, cycles), what every plan a
+//    trainer or the local search builds goes through; every fusable op flagged with
+//    probability 1/2, devices random per op (0) or all on one GPU (1, large fused
+//    groups).
 //  - BM_Batch/threads: plans per second of BatchSimulator on 1 and 2 threads.
 //  - BM_BatchSpeedup: the same 1- and 2-thread batches timed back to back in each
 //    iteration; the counter speedup is their ratio (target: >= 1.7), cpu_efficiency
@@ -20,6 +25,7 @@
 #include "core/rng.h"
 #include "models/registry.h"
 #include "sim/batch.h"
+#include "sim/plan_legalizer.h"
 #include "sim/random_graph.h"
 #include "sim/simulator.h"
 
@@ -106,6 +112,35 @@ BENCHMARK(BM_SimulateRandomPlan)
     ->Repetitions(20)
     ->ReportAggregatesOnly(true)
     ->UseRealTime();
+
+void BM_DropIllegalFusions(benchmark::State& state) {
+  const Setup& s = GetSetup();
+  const bool one_device = state.range(0) != 0;
+  Rng rng(7);
+  std::vector<Plan> flagged;
+  for (const Plan& p : s.plans) {
+    Plan f = p;
+    if (one_device) f.device.assign(f.device.size(), s.cluster.FirstAccelerator());
+    for (OpId o = 0; o < s.graph.num_ops(); ++o) {
+      f.fuse_with_producer[static_cast<size_t>(o)] = CanFuseKind(s.graph.op(o).kind) && rng.Bernoulli(0.5) ? 1 : 0;
+    }
+    flagged.push_back(std::move(f));
+  }
+  const PlanLegalizer legalizer(s.graph);
+  size_t i = 0;
+  int64_t cleared = 0;
+  Plan plan;
+  for (auto _ : state) {
+    state.PauseTiming();
+    plan = flagged[i++ % flagged.size()];
+    state.ResumeTiming();
+    cleared += legalizer.DropIllegalFusions(&plan);
+  }
+  benchmark::DoNotOptimize(cleared);
+  state.counters["cleared_per_plan"] = static_cast<double>(cleared) / static_cast<double>(state.iterations());
+  state.SetLabel(s.label);
+}
+BENCHMARK(BM_DropIllegalFusions)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Repetitions(5)->ReportAggregatesOnly(true);
 
 void BM_Batch(benchmark::State& state) {
   const Setup& s = GetSetup();

@@ -10,7 +10,8 @@ Actions DefaultActions(const PolicyInput& input) {
   return a;
 }
 
-Plan ToPlan(const Graph& graph, const Cluster& cluster, const PolicyInput& input, const Actions& actions) {
+Plan ToPlan(const Graph& graph, const Cluster& cluster, const PolicyInput& input, const Actions& actions,
+            const PlanLegalizer* legalizer) {
   GO_CHECK_MSG(graph.num_ops() == input.num_ops, "policy input built from another graph");
   const size_t n = static_cast<size_t>(graph.num_ops());
   Plan plan;
@@ -32,7 +33,12 @@ Plan ToPlan(const Graph& graph, const Cluster& cluster, const PolicyInput& input
     GO_CHECK(actions.fuse.size() == n);
     for (size_t i = 0; i < n; ++i) plan.fuse_with_producer[i] = actions.fuse[i] ? 1 : 0;
   }
-  MakePlanValid(graph, cluster, &plan);
+  if (legalizer != nullptr) {
+    GO_CHECK_MSG(&legalizer->graph() == &graph, "PlanLegalizer built for another graph");
+    legalizer->MakeValid(cluster, &plan);
+  } else {
+    MakePlanValid(graph, cluster, &plan);
+  }
   return plan;
 }
 

@@ -16,6 +16,7 @@
 #include "policy/features.h"
 #include "sim/cluster.h"
 #include "sim/plan.h"
+#include "sim/plan_legalizer.h"
 
 namespace graphopt {
 
@@ -35,7 +36,9 @@ Actions DefaultActions(const PolicyInput& input);
 // The plan of the actions: each op on its unit's device, priority = level, fusion
 // flags as given, then MakePlanValid (drops fusions whose producer ended up on
 // another device or that would form a cycle). `input` must come from `graph` and
-// `cluster`. The result always passes ValidatePlan.
-Plan ToPlan(const Graph& graph, const Cluster& cluster, const PolicyInput& input, const Actions& actions);
+// `cluster`. The result always passes ValidatePlan. `legalizer`, if given, must be
+// built for `graph`: the same plan, faster (sim/plan_legalizer.h).
+Plan ToPlan(const Graph& graph, const Cluster& cluster, const PolicyInput& input, const Actions& actions,
+            const PlanLegalizer* legalizer = nullptr);
 
 }  // namespace graphopt

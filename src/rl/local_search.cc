@@ -33,7 +33,7 @@ std::string PlanScore::ToString() const {
 }
 
 LocalSearch::LocalSearch(const Simulator& simulator, BatchSimulator* batch, LocalSearchConfig config)
-    : sim_(simulator), batch_(batch), config_(config) {
+    : sim_(simulator), legalizer_(simulator.graph()), batch_(batch), config_(config) {
   GO_CHECK(batch_ != nullptr);
   config_.batch = std::max(1, config_.batch);
   devices_ = sim_.cluster().Accelerators();
@@ -215,7 +215,7 @@ Plan LocalSearch::Apply(const Plan& plan, const Move& move) const {
     case 0: {
       const Scale& s = scales_[static_cast<size_t>(scale_)];
       for (OpId o : s.sets[static_cast<size_t>(move.set)]) p.device[static_cast<size_t>(o)] = move.device;
-      DropIllegalFusions(g, &p);
+      legalizer_.DropIllegalFusions(&p);
       break;
     }
     case 1:
@@ -245,7 +245,7 @@ LocalSearchStats LocalSearch::Polish(Plan* plan, PlanScore* score, Rng& rng, int
                                      const std::function<bool()>& stop) {
   LocalSearchStats stats;
   GO_CHECK(plan != nullptr && score != nullptr);
-  MakePlanValid(sim_.graph(), sim_.cluster(), plan);
+  legalizer_.MakeValid(sim_.cluster(), plan);
   StatusOr<SimResult> current = sim_.Simulate(*plan);
   ++stats.evaluations;
   if (!current.ok()) return stats;

@@ -36,6 +36,7 @@
 #include "graph/graph.h"
 #include "sim/batch.h"
 #include "sim/plan.h"
+#include "sim/plan_legalizer.h"
 #include "sim/simulator.h"
 
 namespace graphopt {
@@ -115,6 +116,7 @@ class LocalSearch {
   Plan Apply(const Plan& plan, const Move& move) const;
 
   const Simulator& sim_;
+  PlanLegalizer legalizer_;
   BatchSimulator* batch_;
   LocalSearchConfig config_;
   std::vector<DeviceId> devices_;                 // accelerators (all devices if none)

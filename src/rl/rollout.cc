@@ -9,8 +9,8 @@ namespace graphopt {
 namespace {
 
 Plan ActionsToPlanWith(const Graph& graph, const Cluster& cluster, const PolicyInput& input, const Actions& actions,
-                       const CriticalPathScheduler* scheduler) {
-  Plan plan = ToPlan(graph, cluster, input, actions);
+                       const CriticalPathScheduler* scheduler, const PlanLegalizer* legalizer) {
+  Plan plan = ToPlan(graph, cluster, input, actions, legalizer);
   if (scheduler != nullptr) {
     std::vector<double> levels = plan.priority;
     scheduler->Apply(&plan);
@@ -23,9 +23,9 @@ Plan ActionsToPlanWith(const Graph& graph, const Cluster& cluster, const PolicyI
 
 Plan ActionsToPlan(const Graph& graph, const Cluster& cluster, const CostModel& cost_model, const PolicyInput& input,
                    const Actions& actions, bool critical_path_priorities) {
-  if (!critical_path_priorities) return ActionsToPlanWith(graph, cluster, input, actions, nullptr);
+  if (!critical_path_priorities) return ActionsToPlanWith(graph, cluster, input, actions, nullptr, nullptr);
   const CriticalPathScheduler scheduler(graph, cluster, cost_model);
-  return ActionsToPlanWith(graph, cluster, input, actions, &scheduler);
+  return ActionsToPlanWith(graph, cluster, input, actions, &scheduler, nullptr);
 }
 
 PlanBuilder::PlanBuilder(const Graph& graph, const Cluster& cluster, const CostModel& cost_model,
@@ -34,10 +34,12 @@ PlanBuilder::PlanBuilder(const Graph& graph, const Cluster& cluster, const CostM
       cluster_(cluster),
       input_(input),
       critical_path_priorities_(critical_path_priorities),
-      scheduler_(graph, cluster, cost_model) {}
+      scheduler_(graph, cluster, cost_model),
+      legalizer_(graph) {}
 
 Plan PlanBuilder::Build(const Actions& actions) const {
-  return ActionsToPlanWith(graph_, cluster_, input_, actions, critical_path_priorities_ ? &scheduler_ : nullptr);
+  return ActionsToPlanWith(graph_, cluster_, input_, actions, critical_path_priorities_ ? &scheduler_ : nullptr,
+                           &legalizer_);
 }
 
 std::vector<Plan> PlanBuilder::BuildAll(const std::vector<Actions>& actions, int threads) const {

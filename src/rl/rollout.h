@@ -23,6 +23,7 @@
 #include "sim/cluster.h"
 #include "sim/cost_model.h"
 #include "sim/plan.h"
+#include "sim/plan_legalizer.h"
 
 namespace graphopt {
 
@@ -51,6 +52,7 @@ class PlanBuilder {
   const PolicyInput& input_;
   bool critical_path_priorities_;
   CriticalPathScheduler scheduler_;
+  PlanLegalizer legalizer_;
 };
 
 // Identical devices (every preset's accelerators) have identical features, so the

@@ -8,6 +8,7 @@
 
 #include "core/files.h"
 #include "core/json_fields.h"
+#include "sim/plan_legalizer.h"
 
 namespace graphopt {
 namespace {
@@ -31,111 +32,6 @@ std::string StrCat(const Parts&... parts) {
   std::ostringstream out;
   (out << ... << parts);
   return out.str();
-}
-
-// The flagged ops whose fused groups lie on a cycle of the group graph (a path that
-// leaves a group and comes back into it). Groups follow the flags wherever the op
-// has a fusion producer; dependencies into free ops are not edges (free ops wait for
-// nothing).
-std::vector<OpId> FusedOpsOnCycles(const Graph& graph, const std::vector<uint8_t>& fuse) {
-  const int n = graph.num_ops();
-  std::vector<OpId> producer(static_cast<size_t>(n), kNoId);
-  bool any = false;
-  for (OpId o = 0; o < n; ++o) {
-    if (fuse[static_cast<size_t>(o)]) {
-      producer[static_cast<size_t>(o)] = FusionProducer(graph, o);
-      any |= producer[static_cast<size_t>(o)] != kNoId;
-    }
-  }
-  if (!any) return {};
-  // Group root of every op, following fusion producers (iteratively: chains can be long).
-  std::vector<OpId> root(static_cast<size_t>(n), kNoId);
-  std::vector<OpId> path;
-  for (OpId o = 0; o < n; ++o) {
-    OpId x = o;
-    while (root[static_cast<size_t>(x)] == kNoId && producer[static_cast<size_t>(x)] != kNoId) {
-      path.push_back(x);
-      x = producer[static_cast<size_t>(x)];
-    }
-    const OpId r = root[static_cast<size_t>(x)] == kNoId ? x : root[static_cast<size_t>(x)];
-    root[static_cast<size_t>(x)] = r;
-    for (OpId p : path) root[static_cast<size_t>(p)] = r;
-    path.clear();
-  }
-  // Group graph edges (duplicates are harmless for Kahn's algorithm).
-  std::vector<std::pair<OpId, OpId>> edges;
-  for (OpId v = 0; v < n; ++v) {
-    if (IsFree(graph.op(v).kind)) continue;
-    for (TensorId t : graph.op(v).inputs) {
-      const OpId u = graph.tensor(t).producer;
-      if (u == kNoId) continue;
-      const OpId a = root[static_cast<size_t>(u)], b = root[static_cast<size_t>(v)];
-      if (a != b) edges.emplace_back(a, b);
-    }
-  }
-  // Strongly connected components of the group graph (iterative Tarjan): a group is
-  // on a cycle iff its component has more than one group.
-  std::vector<int32_t> begin(static_cast<size_t>(n) + 1, 0);
-  for (const auto& e : edges) ++begin[static_cast<size_t>(e.first) + 1];
-  for (int i = 0; i < n; ++i) begin[static_cast<size_t>(i) + 1] += begin[static_cast<size_t>(i)];
-  std::vector<OpId> adj(edges.size());
-  {
-    std::vector<int32_t> fill(begin.begin(), begin.end() - 1);
-    for (const auto& e : edges) adj[static_cast<size_t>(fill[static_cast<size_t>(e.first)]++)] = e.second;
-  }
-  std::vector<int32_t> index(static_cast<size_t>(n), -1), low(static_cast<size_t>(n), 0),
-      next_edge(static_cast<size_t>(n), 0);
-  std::vector<bool> on_stack(static_cast<size_t>(n), false), on_cycle(static_cast<size_t>(n), false);
-  std::vector<OpId> stack, call;
-  int32_t counter = 0;
-  for (OpId s = 0; s < n; ++s) {
-    if (root[static_cast<size_t>(s)] != s || index[static_cast<size_t>(s)] >= 0) continue;
-    call.push_back(s);
-    index[static_cast<size_t>(s)] = low[static_cast<size_t>(s)] = counter++;
-    next_edge[static_cast<size_t>(s)] = begin[static_cast<size_t>(s)];
-    stack.push_back(s);
-    on_stack[static_cast<size_t>(s)] = true;
-    while (!call.empty()) {
-      const OpId v = call.back();
-      if (next_edge[static_cast<size_t>(v)] < begin[static_cast<size_t>(v) + 1]) {
-        const OpId w = adj[static_cast<size_t>(next_edge[static_cast<size_t>(v)]++)];
-        if (index[static_cast<size_t>(w)] < 0) {
-          index[static_cast<size_t>(w)] = low[static_cast<size_t>(w)] = counter++;
-          next_edge[static_cast<size_t>(w)] = begin[static_cast<size_t>(w)];
-          stack.push_back(w);
-          on_stack[static_cast<size_t>(w)] = true;
-          call.push_back(w);
-        } else if (on_stack[static_cast<size_t>(w)]) {
-          low[static_cast<size_t>(v)] = std::min(low[static_cast<size_t>(v)], index[static_cast<size_t>(w)]);
-        }
-        continue;
-      }
-      call.pop_back();
-      if (!call.empty())
-        low[static_cast<size_t>(call.back())] =
-            std::min(low[static_cast<size_t>(call.back())], low[static_cast<size_t>(v)]);
-      if (low[static_cast<size_t>(v)] == index[static_cast<size_t>(v)]) {
-        size_t size = 0;
-        const size_t top = stack.size();
-        while (true) {
-          const OpId w = stack[stack.size() - 1 - size];
-          ++size;
-          if (w == v) break;
-        }
-        for (size_t i = top - size; i < top; ++i) {
-          on_stack[static_cast<size_t>(stack[i])] = false;
-          on_cycle[static_cast<size_t>(stack[i])] = size > 1;
-        }
-        stack.resize(top - size);
-      }
-    }
-  }
-  std::vector<OpId> cyclic;
-  for (OpId o = 0; o < n; ++o) {
-    if (producer[static_cast<size_t>(o)] != kNoId && on_cycle[static_cast<size_t>(root[static_cast<size_t>(o)])])
-      cyclic.push_back(o);
-  }
-  return cyclic;
 }
 
 }  // namespace
@@ -271,7 +167,7 @@ Status ValidatePlan(const Graph& graph, const Cluster& cluster, const Plan& orig
   }
   if (any_fusion && bad_kind.empty()) {
     std::vector<std::string> cyclic;
-    for (OpId o : FusedOpsOnCycles(graph, plan.fuse_with_producer)) cyclic.push_back(OpName(graph, o));
+    for (OpId o : PlanLegalizer(graph).FusedOpsOnCycles(plan.fuse_with_producer)) cyclic.push_back(OpName(graph, o));
     if (!cyclic.empty()) {
       problems.push_back(
           StrCat(cyclic.size(),
@@ -284,64 +180,12 @@ Status ValidatePlan(const Graph& graph, const Cluster& cluster, const Plan& orig
   return InvalidArgument(message);
 }
 
-void RespectColocation(const Graph& graph, Plan* plan) {
-  const Status complete = CompletePlan(graph, plan);  // a wrong length is the caller's bug
-  GO_CHECK_MSG(complete.ok(), complete.message());
-  // Group ids are 0..num_colocation_groups()-1 after Normalize; any other id (a graph
-  // built by hand) goes to the map.
-  std::vector<DeviceId> dense(static_cast<size_t>(std::max(0, graph.num_colocation_groups())), kNoId);
-  std::map<int32_t, DeviceId> sparse;
-  for (OpId o = 0; o < graph.num_ops(); ++o) {
-    const int32_t g = graph.op(o).colocation_group;
-    if (g == kNoId) continue;
-    DeviceId& d = plan->device[static_cast<size_t>(o)];
-    if (g >= 0 && static_cast<size_t>(g) < dense.size()) {
-      DeviceId& first = dense[static_cast<size_t>(g)];
-      if (first == kNoId) first = d;
-      else d = first;
-    } else {
-      auto [it, inserted] = sparse.emplace(g, d);
-      if (!inserted) d = it->second;
-    }
-  }
-}
+void RespectColocation(const Graph& graph, Plan* plan) { PlanLegalizer(graph).RespectColocation(plan); }
 
-int DropIllegalFusions(const Graph& graph, Plan* plan) {
-  const Status complete = CompletePlan(graph, plan);
-  GO_CHECK_MSG(complete.ok(), complete.message());
-  int cleared = 0;
-  for (OpId o = 0; o < graph.num_ops(); ++o) {
-    uint8_t& flag = plan->fuse_with_producer[static_cast<size_t>(o)];
-    if (!flag) continue;
-    const OpId p = FusionProducer(graph, o);
-    if (!CanFuseKind(graph.op(o).kind) || p == kNoId ||
-        plan->device[static_cast<size_t>(p)] != plan->device[static_cast<size_t>(o)]) {
-      flag = 0;
-      ++cleared;
-    }
-  }
-  // Breaking a cycle: clear the flags of the groups on it, then look again (clearing
-  // can only split groups, so this ends).
-  while (true) {
-    const std::vector<OpId> cyclic = FusedOpsOnCycles(graph, plan->fuse_with_producer);
-    if (cyclic.empty()) break;
-    for (OpId o : cyclic) plan->fuse_with_producer[static_cast<size_t>(o)] = 0;
-    cleared += static_cast<int>(cyclic.size());
-  }
-  return cleared;
-}
+int DropIllegalFusions(const Graph& graph, Plan* plan) { return PlanLegalizer(graph).DropIllegalFusions(plan); }
 
 void MakePlanValid(const Graph& graph, const Cluster& cluster, Plan* plan) {
-  const Status complete = CompletePlan(graph, plan);
-  GO_CHECK_MSG(complete.ok(), complete.message());
-  for (DeviceId& d : plan->device) {
-    if (d < 0 || d >= cluster.num_devices()) d = cluster.FirstAccelerator();
-  }
-  for (double& p : plan->priority) {
-    if (!std::isfinite(p)) p = 0;
-  }
-  RespectColocation(graph, plan);
-  DropIllegalFusions(graph, plan);
+  PlanLegalizer(graph).MakeValid(cluster, plan);
 }
 
 std::string PlanToJson(const Graph& graph, const Plan& plan) {

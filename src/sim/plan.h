@@ -74,6 +74,8 @@ void RespectColocation(const Graph& graph, Plan* plan);
 int DropIllegalFusions(const Graph& graph, Plan* plan);
 // Clamps out-of-range devices to the first accelerator, respects colocation and
 // drops illegal fusions: what a policy's raw output needs before simulation.
+// (These three read the graph op by op; to legalize many plans of one graph, build
+// a PlanLegalizer (sim/plan_legalizer.h) once: same results, far faster.)
 void MakePlanValid(const Graph& graph, const Cluster& cluster, Plan* plan);
 
 std::string PlanToJson(const Graph& graph, const Plan& plan);

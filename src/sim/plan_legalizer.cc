@@ -1,0 +1,213 @@
+#include "sim/plan_legalizer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/logging.h"
+
+namespace graphopt {
+namespace {
+
+// Working memory of FusedOpsOnCycles, kept per thread so that legalizing a plan
+// allocates nothing once the vectors have grown to the graph's size.
+struct CycleScratch {
+  std::vector<OpId> producer, root, path, adj, stack, call;
+  std::vector<int32_t> begin, fill, index, low, next_edge;
+  std::vector<uint8_t> on_stack, on_cycle;
+};
+
+}  // namespace
+
+PlanLegalizer::PlanLegalizer(const Graph& graph) : graph_(&graph), n_(graph.num_ops()) {
+  const size_t n = static_cast<size_t>(n_);
+  fusion_producer_.resize(n);
+  can_fuse_kind_.resize(n);
+  colocation_.resize(n);
+  in_begin_.assign(n + 1, 0);
+  for (OpId o = 0; o < n_; ++o) {
+    const Op& op = graph.op(o);
+    fusion_producer_[static_cast<size_t>(o)] = FusionProducer(graph, o);
+    can_fuse_kind_[static_cast<size_t>(o)] = CanFuseKind(op.kind) ? 1 : 0;
+    colocation_[static_cast<size_t>(o)] = op.colocation_group;
+    if (!IsFree(op.kind)) {
+      for (TensorId t : op.inputs) {
+        const OpId u = graph.tensor(t).producer;
+        if (u != kNoId) in_producer_.push_back(u);
+      }
+    }
+    in_begin_[static_cast<size_t>(o) + 1] = static_cast<int32_t>(in_producer_.size());
+  }
+}
+
+void PlanLegalizer::RespectColocation(Plan* plan) const {
+  const Status complete = CompletePlan(*graph_, plan);  // a wrong length is the caller's bug
+  GO_CHECK_MSG(complete.ok(), complete.message());
+  // Group ids are 0..num_colocation_groups()-1 after Normalize; any other id (a graph
+  // built by hand) goes to the map.
+  std::vector<DeviceId> dense(static_cast<size_t>(std::max(0, graph_->num_colocation_groups())), kNoId);
+  std::map<int32_t, DeviceId> sparse;
+  for (OpId o = 0; o < n_; ++o) {
+    const int32_t g = colocation_[static_cast<size_t>(o)];
+    if (g == kNoId) continue;
+    DeviceId& d = plan->device[static_cast<size_t>(o)];
+    if (g >= 0 && static_cast<size_t>(g) < dense.size()) {
+      DeviceId& first = dense[static_cast<size_t>(g)];
+      if (first == kNoId) first = d;
+      else d = first;
+    } else {
+      auto [it, inserted] = sparse.emplace(g, d);
+      if (!inserted) d = it->second;
+    }
+  }
+}
+
+int PlanLegalizer::DropIllegalFusions(Plan* plan) const {
+  const Status complete = CompletePlan(*graph_, plan);
+  GO_CHECK_MSG(complete.ok(), complete.message());
+  int cleared = 0;
+  for (OpId o = 0; o < n_; ++o) {
+    uint8_t& flag = plan->fuse_with_producer[static_cast<size_t>(o)];
+    if (!flag) continue;
+    const OpId p = fusion_producer_[static_cast<size_t>(o)];
+    if (!can_fuse_kind_[static_cast<size_t>(o)] || p == kNoId ||
+        plan->device[static_cast<size_t>(p)] != plan->device[static_cast<size_t>(o)]) {
+      flag = 0;
+      ++cleared;
+    }
+  }
+  // Breaking the cycles: clear the flags of every group on one; one pass leaves none.
+  // (A cycle after the pass would map to a closed walk over the old groups. If that
+  // walk visits two groups, every group on it was on a cycle and is now single ops,
+  // so the new cycle would be one of the graph itself, which is acyclic; if it stays
+  // in one group, that group was left whole, and one group is no cycle.)
+  const std::vector<OpId> cyclic = FusedOpsOnCycles(plan->fuse_with_producer);
+  for (OpId o : cyclic) plan->fuse_with_producer[static_cast<size_t>(o)] = 0;
+  return cleared + static_cast<int>(cyclic.size());
+}
+
+void PlanLegalizer::MakeValid(const Cluster& cluster, Plan* plan) const {
+  const Status complete = CompletePlan(*graph_, plan);
+  GO_CHECK_MSG(complete.ok(), complete.message());
+  for (DeviceId& d : plan->device) {
+    if (d < 0 || d >= cluster.num_devices()) d = cluster.FirstAccelerator();
+  }
+  for (double& p : plan->priority) {
+    if (!std::isfinite(p)) p = 0;
+  }
+  RespectColocation(plan);
+  DropIllegalFusions(plan);
+}
+
+std::vector<OpId> PlanLegalizer::FusedOpsOnCycles(const std::vector<uint8_t>& fuse) const {
+  GO_CHECK(fuse.size() == static_cast<size_t>(n_));
+  thread_local CycleScratch w;
+  const int n = n_;
+  const size_t un = static_cast<size_t>(n);
+  std::vector<OpId>& producer = w.producer;
+  producer.assign(un, kNoId);
+  bool any = false;
+  for (size_t o = 0; o < un; ++o) {
+    if (fuse[o]) {
+      producer[o] = fusion_producer_[o];
+      any |= producer[o] != kNoId;
+    }
+  }
+  if (!any) return {};
+  // Group root of every op, following fusion producers (iteratively: chains can be long).
+  std::vector<OpId>& root = w.root;
+  root.assign(un, kNoId);
+  for (OpId o = 0; o < n; ++o) {
+    OpId x = o;
+    while (root[static_cast<size_t>(x)] == kNoId && producer[static_cast<size_t>(x)] != kNoId) {
+      w.path.push_back(x);
+      x = producer[static_cast<size_t>(x)];
+    }
+    const OpId r = root[static_cast<size_t>(x)] == kNoId ? x : root[static_cast<size_t>(x)];
+    root[static_cast<size_t>(x)] = r;
+    for (OpId p : w.path) root[static_cast<size_t>(p)] = r;
+    w.path.clear();
+  }
+  // Group graph edges in compressed rows, counted then filled (duplicates are
+  // harmless for the component search).
+  auto for_each_edge = [&](auto&& visit) {
+    for (size_t v = 0; v < un; ++v) {
+      const OpId b = root[v];
+      for (int32_t k = in_begin_[v]; k < in_begin_[v + 1]; ++k) {
+        const OpId a = root[static_cast<size_t>(in_producer_[static_cast<size_t>(k)])];
+        if (a != b) visit(a, b);
+      }
+    }
+  };
+  std::vector<int32_t>& begin = w.begin;
+  begin.assign(un + 1, 0);
+  for_each_edge([&](OpId a, OpId) { ++begin[static_cast<size_t>(a) + 1]; });
+  for (size_t i = 0; i < un; ++i) begin[i + 1] += begin[i];
+  w.adj.resize(static_cast<size_t>(begin[un]));
+  w.fill.assign(begin.begin(), begin.end() - 1);
+  for_each_edge([&](OpId a, OpId b) { w.adj[static_cast<size_t>(w.fill[static_cast<size_t>(a)]++)] = b; });
+  // Strongly connected components of the group graph (iterative Tarjan): a group is
+  // on a cycle iff its component has more than one group.
+  const std::vector<OpId>& adj = w.adj;
+  std::vector<int32_t>& index = w.index;
+  std::vector<int32_t>& low = w.low;
+  std::vector<int32_t>& next_edge = w.next_edge;
+  std::vector<uint8_t>& on_stack = w.on_stack;
+  std::vector<uint8_t>& on_cycle = w.on_cycle;
+  std::vector<OpId>& stack = w.stack;
+  std::vector<OpId>& call = w.call;
+  index.assign(un, -1);
+  low.assign(un, 0);
+  next_edge.assign(un, 0);
+  on_stack.assign(un, 0);
+  on_cycle.assign(un, 0);
+  stack.clear();
+  call.clear();
+  int32_t counter = 0;
+  auto visit = [&](OpId v) {
+    index[static_cast<size_t>(v)] = low[static_cast<size_t>(v)] = counter++;
+    next_edge[static_cast<size_t>(v)] = begin[static_cast<size_t>(v)];
+    stack.push_back(v);
+    on_stack[static_cast<size_t>(v)] = 1;
+    call.push_back(v);
+  };
+  for (OpId s = 0; s < n; ++s) {
+    if (root[static_cast<size_t>(s)] != s || index[static_cast<size_t>(s)] >= 0) continue;
+    visit(s);
+    while (!call.empty()) {
+      const OpId v = call.back();
+      if (next_edge[static_cast<size_t>(v)] < begin[static_cast<size_t>(v) + 1]) {
+        const OpId x = adj[static_cast<size_t>(next_edge[static_cast<size_t>(v)]++)];
+        if (index[static_cast<size_t>(x)] < 0) {
+          visit(x);
+        } else if (on_stack[static_cast<size_t>(x)]) {
+          low[static_cast<size_t>(v)] = std::min(low[static_cast<size_t>(v)], index[static_cast<size_t>(x)]);
+        }
+        continue;
+      }
+      call.pop_back();
+      if (!call.empty()) {
+        low[static_cast<size_t>(call.back())] =
+            std::min(low[static_cast<size_t>(call.back())], low[static_cast<size_t>(v)]);
+      }
+      if (low[static_cast<size_t>(v)] != index[static_cast<size_t>(v)]) continue;
+      // v roots a component: pop it.
+      size_t size = 0;
+      const size_t top = stack.size();
+      while (stack[top - 1 - size] != v) ++size;
+      ++size;
+      for (size_t i = top - size; i < top; ++i) {
+        on_stack[static_cast<size_t>(stack[i])] = 0;
+        on_cycle[static_cast<size_t>(stack[i])] = size > 1;
+      }
+      stack.resize(top - size);
+    }
+  }
+  std::vector<OpId> cyclic;
+  for (size_t o = 0; o < un; ++o) {
+    if (producer[o] != kNoId && on_cycle[static_cast<size_t>(root[o])]) cyclic.push_back(static_cast<OpId>(o));
+  }
+  return cyclic;
+}
+
+}  // namespace graphopt

@@ -1,0 +1,79 @@
+#include "sim/plan_legalizer.h"
+
+#include <gtest/gtest.h>
+
+#include "core/rng.h"
+#include "sim/random_graph.h"
+#include "sim_test_util.h"
+
+namespace graphopt {
+namespace {
+
+using testing::PaperCluster;
+using testing::PaperGraph;
+
+// Random devices over `devices` GPUs (some out of range) and random fusion flags on
+// every op, kinds that cannot fuse included: the raw output a policy hands over.
+Plan RawPlan(const Graph& graph, int devices, double fuse, Rng& rng) {
+  Plan plan;
+  const size_t n = static_cast<size_t>(graph.num_ops());
+  for (size_t o = 0; o < n; ++o) {
+    plan.device.push_back(static_cast<DeviceId>(rng.Uniform(static_cast<uint64_t>(devices + 1))));
+    plan.priority.push_back(rng.UniformDouble());
+    plan.fuse_with_producer.push_back(rng.Bernoulli(fuse) ? 1 : 0);
+  }
+  return plan;
+}
+
+TEST(PlanLegalizerTest, FindsTheFusedOpOnACycle) {
+  // a -> b -> c, a -> c; c (an Add) fuses into a, its first input's producer: the
+  // group {a, c} is left by a -> b and re-entered by b -> c.
+  PaperGraph g;
+  const TensorId in = g.Input("input", 1000);
+  const TensorId a = g.Compute("a", {in}, 1, 1000);
+  const TensorId b = g.Compute("b", {a}, 1, 1000);
+  const OpId c = g.Add("c", OpKind::kAdd, {a, b}, {1000}, 0, 2000, 1000);
+  const PlanLegalizer legalizer(g.graph());
+  EXPECT_EQ(legalizer.FusedOpsOnCycles({0, 0, 0, 1}), std::vector<OpId>{c});
+  EXPECT_TRUE(legalizer.FusedOpsOnCycles({0, 0, 1, 0}).empty());  // b into a: a chain
+  Plan plan;
+  plan.fuse_with_producer = {0, 0, 0, 1};
+  EXPECT_EQ(legalizer.DropIllegalFusions(&plan), 1);
+  EXPECT_EQ(plan.fuse_with_producer, (std::vector<uint8_t>{0, 0, 0, 0}));
+}
+
+// On random graphs and raw plans: the legalizer gives exactly the free functions'
+// plans, the plan passes ValidatePlan, and one pass of cycle breaking leaves no
+// cycle (a second pass clears nothing).
+TEST(PlanLegalizerTest, SamePlansAsTheFreeFunctionsAndOnePassLeavesNoCycle) {
+  int cleared_cycles = 0;
+  for (uint64_t seed = 0; seed < 12; ++seed) {
+    RandomGraphOptions o;
+    o.num_ops = 200;
+    o.width = 3 + static_cast<int>(seed % 4);
+    o.max_inputs = 4;
+    const Graph graph = RandomLayeredGraph(o, seed);
+    const Cluster cluster = PaperCluster(2);
+    const PlanLegalizer legalizer(graph);
+    Rng rng(seed + 100);
+    for (int k = 0; k < 5; ++k) {
+      const Plan raw = RawPlan(graph, seed % 2 == 0 ? 1 : 2, 0.4 + 0.1 * k, rng);
+      Plan fast = raw, reference = raw;
+      legalizer.MakeValid(cluster, &fast);
+      MakePlanValid(graph, cluster, &reference);
+      EXPECT_EQ(fast.device, reference.device);
+      EXPECT_EQ(fast.priority, reference.priority);
+      EXPECT_EQ(fast.fuse_with_producer, reference.fuse_with_producer);
+      const Status valid = ValidatePlan(graph, cluster, fast);
+      EXPECT_TRUE(valid.ok()) << valid.message();
+      EXPECT_TRUE(legalizer.FusedOpsOnCycles(fast.fuse_with_producer).empty());
+      EXPECT_EQ(legalizer.DropIllegalFusions(&fast), 0);
+      // Whether the raw flags formed cycles at all.
+      cleared_cycles += static_cast<int>(legalizer.FusedOpsOnCycles(raw.fuse_with_producer).size());
+    }
+  }
+  EXPECT_GT(cleared_cycles, 0) << "the random plans never formed a fused cycle: the test checks nothing";
+}
+
+}  // namespace
+}  // namespace graphopt
