@@ -527,16 +527,21 @@ Status ParseDimBindings(const std::string& text, OnnxImportOptions* options) {
   return Status::Ok();
 }
 
-StatusOr<Graph> ImportOnnx(const std::string& path, const OnnxImportOptions& options) {
-  GO_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
+StatusOr<Graph> ImportOnnxBytes(const std::string& bytes, const std::string& source,
+                                const OnnxImportOptions& options) {
   try {
-    OnnxImporter importer(path, options);
+    OnnxImporter importer(source, options);
     return importer.Import(bytes);
   } catch (const std::exception& e) {
-    return InternalError(path + ": ONNX import failed: " + e.what());
+    return InternalError(source + ": ONNX import failed: " + e.what());
   } catch (...) {
-    return InternalError(path + ": ONNX import failed with an unknown error");
+    return InternalError(source + ": ONNX import failed with an unknown error");
   }
+}
+
+StatusOr<Graph> ImportOnnx(const std::string& path, const OnnxImportOptions& options) {
+  GO_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
+  return ImportOnnxBytes(bytes, path, options);
 }
 
 }  // namespace graphopt

@@ -30,6 +30,10 @@ struct OnnxImportOptions {
 // listing them; their output shapes come from ONNX's schema or from the shapes the
 // file declares. Errors name the file and the node.
 StatusOr<Graph> ImportOnnx(const std::string& path, const OnnxImportOptions& options = {});
+// The same from the bytes of a model; `source` names the file in errors and gives
+// the graph its name (its stem). ImportOnnx reads the file and calls this.
+StatusOr<Graph> ImportOnnxBytes(const std::string& bytes, const std::string& source,
+                                const OnnxImportOptions& options = {});
 
 // Parses symbolic-dimension bindings "name=value,name=value" (the --dim flag) into
 // options->dim_values; "*=value" sets options->default_dim. Values must be >= 1.
