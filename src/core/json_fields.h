@@ -23,6 +23,19 @@
 
 namespace graphopt {
 
+// The parsed text of a JSON file; `source` names the file. Syntax errors give the
+// byte offset; a number beyond the range of a double ("1e999") is an error too (the
+// parser reports it as out_of_range, not as a parse_error).
+inline StatusOr<nlohmann::json> ParseJsonText(const std::string& text, const std::string& source) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    return ParseError(source + ": not valid JSON (byte " + std::to_string(e.byte) + "): " + e.what());
+  } catch (const nlohmann::json::exception& e) {
+    return ParseError(source + ": not valid JSON: " + e.what());
+  }
+}
+
 // An integer in [lo, hi]. Floats (even 2.0), strings, booleans and null are errors.
 inline StatusOr<int64_t> JsonInt(const nlohmann::json& v, const std::string& where, int64_t lo = std::numeric_limits<int64_t>::min(),
                                  int64_t hi = std::numeric_limits<int64_t>::max()) {

@@ -127,12 +127,7 @@ std::string GraphToJson(const Graph& g) {
 }
 
 StatusOr<Graph> GraphFromJson(const std::string& text, const std::string& source) {
-  Json root;
-  try {
-    root = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    return ParseError(source + ": not valid JSON (byte " + std::to_string(e.byte) + "): " + e.what());
-  }
+  GO_ASSIGN_OR_RETURN(const Json root, ParseJsonText(text, source));
   Reader r(source);
   if (!root.is_object()) return r.Error("top level", "expected an object");
   std::string format;

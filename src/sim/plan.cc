@@ -203,12 +203,7 @@ std::string PlanToJson(const Graph& graph, const Plan& plan) {
 }
 
 StatusOr<Plan> PlanFromJson(const std::string& text, const Graph& graph, const std::string& source) {
-  Json j;
-  try {
-    j = Json::parse(text);
-  } catch (const Json::exception& e) {
-    return ParseError(source + ": not valid JSON: " + e.what());
-  }
+  GO_ASSIGN_OR_RETURN(Json j, ParseJsonText(text, source));
   if (!j.is_object()) return ParseError(source + ": a plan must be a JSON object");
   GO_RETURN_IF_ERROR(CheckJsonHeader(j, source, "graphopt-plan", 1));
   if (!j.contains("graph")) return ParseError(source + ": \"graph\" is missing (the name of the graph the plan is for)");

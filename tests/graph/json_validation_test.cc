@@ -62,6 +62,14 @@ TEST(JsonValidationTest, SizesThatOverflowInt64AreAnError) {
   ExpectError(Tiny("[1]", R"(,"bytes_read":1e300)"), "bytes_read");
 }
 
+TEST(JsonValidationTest, NumbersBeyondADoubleAreAnErrorNotACrash) {
+  // Found by fuzz/graph_fuzz: the JSON parser reports "21e308" as out_of_range, not
+  // as a parse error, and the exception used to escape GraphFromJson.
+  ExpectError(Tiny("[1]", R"(,"flops":21e308)"), "not valid JSON");
+  ExpectError(Tiny("[1]", R"(,"flops":21e308)"), "21e308");
+  ExpectError(Tiny("[-1e999]"), "not valid JSON");
+}
+
 TEST(JsonValidationTest, AttributesAreTypedExactly) {
   ExpectError(Tiny("[1]", R"(,"attrs":{"axis":{"i":1.5}})"), "ops[0] ('o').attrs.axis: must be an integer");
   ExpectError(Tiny("[1]", R"(,"attrs":{"pads":{"ints":[1, 2.5]}})"), "attrs.pads[1]");
