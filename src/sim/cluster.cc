@@ -351,12 +351,7 @@ std::string ClusterToJson(const Cluster& cluster) {
 }
 
 StatusOr<Cluster> ClusterFromJson(const std::string& text, const std::string& source) {
-  Json j;
-  try {
-    j = Json::parse(text);
-  } catch (const Json::exception& e) {
-    return ParseError(source + ": not valid JSON: " + e.what());
-  }
+  GO_ASSIGN_OR_RETURN(Json j, ParseJsonText(text, source));
   if (!j.is_object()) return ParseError(source + ": a cluster must be a JSON object");
   if (j.contains("format") && j["format"] != "graphopt-cluster") {
     return ParseError(source + ": \"format\" is " + j["format"].dump() + ", expected \"graphopt-cluster\"");
@@ -372,6 +367,10 @@ StatusOr<Cluster> ClusterFromJson(const std::string& text, const std::string& so
   }
   if (!j.contains("devices") || !j["devices"].is_array() || j["devices"].empty()) {
     return ParseError(source + ": needs a non-empty \"devices\" array");
+  }
+  if (j["devices"].size() > static_cast<size_t>(kMaxDevices)) {
+    return ParseError(source + ": \"devices\" lists " + std::to_string(j["devices"].size()) + " devices, more than the " +
+                      std::to_string(kMaxDevices) + " a cluster may have");
   }
   std::vector<Device> devices;
   std::set<std::string> names;

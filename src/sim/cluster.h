@@ -30,6 +30,7 @@
 //   launch overhead    0 .. 1e6 us   (1 s per kernel)
 //   link bandwidth     1e3 .. 1e15 B/s
 //   link latency       0 .. 1e6 us   (1 s per transfer)
+// and at most kMaxDevices (1024) devices.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +46,9 @@ inline constexpr double kMinFlops = 1e3, kMaxFlops = 1e18;
 inline constexpr double kMinBandwidth = 1e3, kMaxBandwidth = 1e15;  // bytes per second, memory and links
 inline constexpr int64_t kMaxMemoryBytes = int64_t{1} << 60;
 inline constexpr double kMaxLatencyUs = 1e6;  // launch overheads and link latencies
+// Devices a cluster file may list: the links form a dense matrix (n^2), so a file of
+// a million devices must be an error, not a terabyte allocation.
+inline constexpr int kMaxDevices = 1024;
 
 enum class DeviceKind : uint8_t { kCpu = 0, kGpu = 1 };
 inline constexpr int kNumDeviceKinds = 2;

@@ -122,6 +122,28 @@ TEST(ClusterTest, BadJsonErrorsNameTheFileAndField) {
   EXPECT_NE(u.status().message().find("unknown device \"g9\""), std::string::npos) << u.status().message();
 }
 
+TEST(ClusterTest, NumbersBeyondADoubleAreAnError) {
+  std::string text = kTwoGpus;
+  text.replace(text.find("\"peak_tflops\": 10"), 17, "\"peak_tflops\": 1e999");
+  auto c = ClusterFromJson(text, "huge.json");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("huge.json: not valid JSON"), std::string::npos) << c.status().message();
+}
+
+TEST(ClusterTest, TooManyDevicesIsAnErrorBeforeTheLinkMatrix) {
+  // The links are a dense n^2 matrix: 10^5 devices (a 9 MB file) would need 160 GB.
+  std::string text = R"({"format": "graphopt-cluster", "version": 1, "devices": [)";
+  for (int i = 0; i <= kMaxDevices; ++i) {
+    text += std::string(i ? "," : "") + R"({"name": "g)" + std::to_string(i) +
+            R"(", "peak_tflops": 1, "memory_bandwidth_gb_s": 1, "memory_gib": 1, "launch_overhead_us": 0})";
+  }
+  text += R"(], "default_link": {"bandwidth_gb_s": 1, "latency_us": 1}})";
+  auto c = ClusterFromJson(text, "big.json");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("big.json: \"devices\" lists 1025 devices, more than the 1024"), std::string::npos)
+      << c.status().message();
+}
+
 TEST(ClusterTest, LoadClusterTakesAPresetOrAFile) {
   EXPECT_EQ(LoadCluster("4xV100")->num_devices(), 5);
   const std::string path = ::testing::TempDir() + "/cluster_" + std::to_string(getpid()) + ".json";
