@@ -1,6 +1,7 @@
 #include "eval/results.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <set>
 #include <system_error>
@@ -9,6 +10,7 @@
 
 #include "baselines/baseline.h"
 #include "core/files.h"
+#include "core/json_fields.h"
 
 namespace graphopt {
 namespace {
@@ -64,15 +66,18 @@ class Reader {
   }
   Status Number(const Json& obj, const char* key, const std::string& where, double* out) const {
     if (!obj.contains(key)) return Status::Ok();
-    if (!obj[key].is_number()) return Fail(where, std::string("\"") + key + "\" must be a number, got " + obj[key].dump());
-    *out = obj[key].get<double>();
+    GO_ASSIGN_OR_RETURN(*out, JsonNumber(obj[key], Field(where, key)));
     return Status::Ok();
   }
-  Status Integer(const Json& obj, const char* key, const std::string& where, int64_t* out) const {
+  // An integer in [lo, hi] that fits T.
+  template <typename T>
+  Status Integer(const Json& obj, const char* key, const std::string& where, T* out, int64_t lo) const {
     if (!obj.contains(key)) return Status::Ok();
-    if (!obj[key].is_number_integer()) return Fail(where, std::string("\"") + key + "\" must be an integer, got " + obj[key].dump());
-    *out = obj[key].get<int64_t>();
-    return Status::Ok();
+    return JsonIntTo(obj[key], Field(where, key), out, lo);
+  }
+  // "file: rows[0] ("gnmt-4"): "ops"": the start of an error about one field.
+  std::string Field(const std::string& where, const std::string& key) const {
+    return source_ + ": " + where + ": \"" + key + "\"";
   }
   Status String(const Json& obj, const char* key, bool required, const std::string& where, std::string* out) const {
     if (!obj.contains(key)) return required ? Fail(where, std::string("missing \"") + key + "\"") : Status::Ok();
@@ -98,9 +103,18 @@ StatusOr<MethodResult> MethodFromJson(const Json& j, const Reader& reader, const
   if (j.contains("peak_memory")) {
     const Json& peaks = j["peak_memory"];
     if (!peaks.is_array()) return reader.Fail(where, "\"peak_memory\" must be an array of byte counts");
-    for (const Json& p : peaks) {
-      if (!p.is_number()) return reader.Fail(where, "\"peak_memory\" must hold numbers, got " + p.dump());
-      m.peak_memory.push_back(p.is_number_integer() ? p.get<int64_t>() : static_cast<int64_t>(p.get<double>()));
+    for (size_t i = 0; i < peaks.size(); ++i) {
+      // Byte counts; a number written as a double (4.5e9) is rounded, one beyond
+      // int64 (1e300) is an error, not undefined behaviour.
+      const std::string field = reader.Field(where, "peak_memory") + "[" + std::to_string(i) + "]";
+      int64_t bytes = 0;
+      if (peaks[i].is_number_float()) {
+        GO_ASSIGN_OR_RETURN(const double d, JsonNumber(peaks[i], field, 0, 9.2e18));
+        bytes = std::llround(d);
+      } else {
+        GO_ASSIGN_OR_RETURN(bytes, JsonInt(peaks[i], field, 0));
+      }
+      m.peak_memory.push_back(bytes);
     }
   }
   return m;
@@ -115,10 +129,8 @@ StatusOr<RowResult> RowFromJson(const Json& j, const Reader& reader, size_t inde
   GO_RETURN_IF_ERROR(reader.String(j, "label", false, where, &row.label));
   GO_RETURN_IF_ERROR(reader.String(j, "model", true, where, &row.model));
   GO_RETURN_IF_ERROR(reader.String(j, "cluster", true, where, &row.cluster));
-  int64_t devices = 0;
-  GO_RETURN_IF_ERROR(reader.Integer(j, "devices", where, &devices));
-  row.devices = static_cast<int>(devices);
-  GO_RETURN_IF_ERROR(reader.Integer(j, "ops", where, &row.ops));
+  GO_RETURN_IF_ERROR(reader.Integer(j, "devices", where, &row.devices, 0));
+  GO_RETURN_IF_ERROR(reader.Integer(j, "ops", where, &row.ops, 0));
   GO_RETURN_IF_ERROR(reader.Number(j, "lower_bound_us", where, &row.lower_bound_us));
   GO_RETURN_IF_ERROR(reader.Number(j, "setup_seconds", where, &row.setup_seconds));
   GO_RETURN_IF_ERROR(reader.Number(j, "seconds", where, &row.seconds));
@@ -211,12 +223,7 @@ std::string ResultsToJson(const SuiteResults& results) {
 }
 
 StatusOr<SuiteResults> ResultsFromJson(const std::string& text, const std::string& source) {
-  Json j;
-  try {
-    j = Json::parse(text);
-  } catch (const Json::exception& e) {
-    return ParseError(source + ": not valid JSON: " + e.what());
-  }
+  GO_ASSIGN_OR_RETURN(Json j, ParseJsonText(text, source));
   if (!j.is_object()) return ParseError(source + ": a results file must be a JSON object");
   if (!j.contains("format") || j["format"] != kFormat) {
     return ParseError(source + ": \"format\" is " + (j.contains("format") ? j["format"].dump() : std::string("missing")) +

@@ -115,6 +115,53 @@ TEST(ResultsTest, WrongFieldTypeNamesTheRowAndMethod) {
   EXPECT_NE(r.status().message().find("step_time_us"), std::string::npos) << r.status().message();
 }
 
+// One row "r" whose method "m" has `method_fields`, with `row_fields` on the row.
+std::string OneRow(const std::string& method_fields, const std::string& row_fields = "") {
+  return R"({"format": "graphopt-results", "version": 1, "rows": [{"row": "r", "model": "gnmt", "cluster": "4xV100")" +
+         row_fields + R"(, "methods": {"m": {)" + method_fields + "}}}]}";
+}
+
+void ExpectError(const std::string& text, const std::string& fragment) {
+  auto r = ResultsFromJson(text, "r.json");
+  ASSERT_FALSE(r.ok()) << "accepted: " << text;
+  EXPECT_NE(r.status().message().find("r.json"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find(fragment), std::string::npos) << r.status().message();
+}
+
+TEST(ResultsTest, PeakMemoryBeyondInt64IsAnErrorNotUndefinedBehaviour) {
+  // Found by fuzz/results_fuzz: 1.8e19 was converted to int64 (undefined behaviour).
+  ExpectError(OneRow(R"("peak_memory": [0, 1.8446744073709552e19])"), "\"peak_memory\"[1]");
+  ExpectError(OneRow(R"("peak_memory": [18446744073709551615])"), "out of range");
+  ExpectError(OneRow(R"("peak_memory": [-1])"), "out of range");
+  ExpectError(OneRow(R"("peak_memory": ["big"])"), "must be an integer");
+}
+
+TEST(ResultsTest, PeakMemoryWrittenAsADoubleIsRounded) {
+  auto r = ResultsFromJson(OneRow(R"("peak_memory": [4.5e9, 7])"), "r.json");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->rows[0].methods.at("m").peak_memory, (std::vector<int64_t>{4500000000, 7}));
+}
+
+TEST(ResultsTest, CountsAreRangeCheckedBeforeNarrowing) {
+  // 2^32 + 2 devices used to read as 2.
+  ExpectError(OneRow("", R"(, "devices": 4294967298)"), "rows[0] (\"r\"): \"devices\": 4294967298 is out of range");
+  ExpectError(OneRow("", R"(, "devices": -1)"), "\"devices\"");
+  ExpectError(OneRow("", R"(, "ops": 1.5)"), "\"ops\": must be an integer");
+}
+
+TEST(ResultsTest, NumbersBeyondADoubleAreAnError) {
+  ExpectError(OneRow(R"("step_time_us": 1e999)"), "not valid JSON");
+}
+
+TEST(ResultsTest, TheCommittedResultsFilesLoad) {
+  for (const char* file : {"docs/results/placement.json", "docs/results/policy-alone/placement-60s.json",
+                           "docs/results/ablation/ppo-only.json"}) {
+    auto r = ReadResultsFile(std::string(GRAPHOPT_SOURCE_DIR) + "/" + file);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_FALSE(r->rows.empty()) << file;
+  }
+}
+
 TEST(ResultsTest, RepeatedRowIsAnError) {
   SuiteResults results;
   results.rows = {Row("a", "2xP100", {}), Row("a", "2xP100", {})};
