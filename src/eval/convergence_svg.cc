@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/files.h"
+#include "core/json_fields.h"
 #include "core/strings.h"
 
 namespace graphopt {
@@ -39,35 +40,59 @@ std::string Escape(const std::string& text) {
 
 }  // namespace
 
-StatusOr<std::vector<ConvergenceSeries>> ReadConvergenceFile(const std::string& path) {
+StatusOr<std::vector<ConvergenceSeries>> ConvergenceFromJson(const std::string& text, const std::string& source) {
+  GO_ASSIGN_OR_RETURN(const Json j, ParseJsonText(text, source));
+  GO_RETURN_IF_ERROR(CheckJsonHeader(j, source, kFormat, kVersion));
+  const auto runs = j.find("runs");
+  if (runs == j.end() || !runs->is_array()) return ParseError(source + ": \"runs\" must be an array");
   std::vector<ConvergenceSeries> out;
-  if (!FileExists(path)) return out;
-  GO_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  try {
-    const Json j = Json::parse(text);
-    if (j.value("format", "") != kFormat || j.value("version", 0) != kVersion) {
-      return ParseError(path + ": not a convergence file (format " + kFormat + ", version 1)");
+  for (size_t i = 0; i < runs->size(); ++i) {
+    const Json& r = (*runs)[i];
+    std::string where = source + ": runs[" + std::to_string(i) + "]";
+    if (!r.is_object()) return ParseError(where + ": must be an object");
+    auto field = [&](const char* key) -> StatusOr<const Json*> {
+      const auto it = r.find(key);
+      if (it == r.end()) return ParseError(where + ": missing \"" + key + "\"");
+      return &*it;
+    };
+    ConvergenceSeries s;
+    GO_ASSIGN_OR_RETURN(const Json* row, field("row"));
+    GO_ASSIGN_OR_RETURN(s.row, JsonString(*row, where + ": \"row\""));
+    GO_ASSIGN_OR_RETURN(const Json* method, field("method"));
+    GO_ASSIGN_OR_RETURN(s.method, JsonString(*method, where + ": \"method\""));
+    where += " (" + s.row + "/" + s.method + ")";
+    s.label = s.row;
+    if (const auto label = r.find("label"); label != r.end()) {
+      GO_ASSIGN_OR_RETURN(s.label, JsonString(*label, where + ": \"label\""));
     }
-    for (const Json& r : j.at("runs")) {
-      ConvergenceSeries s;
-      s.row = r.at("row").get<std::string>();
-      s.label = r.value("label", s.row);
-      s.method = r.at("method").get<std::string>();
-      s.reference_us = r.at("reference_us").get<double>();
-      s.end_seconds = r.at("end_seconds").get<double>();
-      s.end_plans = r.at("end_plans").get<int64_t>();
-      for (const Json& p : r.at("points")) {
-        if (!p.is_array() || p.size() != 3) return ParseError(path + ": a point of " + s.row + "/" + s.method + " is not [seconds, plans, step_time_us]");
-        s.seconds.push_back(p[0].get<double>());
-        s.plans.push_back(p[1].get<int64_t>());
-        s.best_us.push_back(p[2].get<double>());
-      }
-      out.push_back(std::move(s));
+    GO_ASSIGN_OR_RETURN(const Json* reference, field("reference_us"));
+    GO_ASSIGN_OR_RETURN(s.reference_us, JsonNumber(*reference, where + ": \"reference_us\"", 0));
+    GO_ASSIGN_OR_RETURN(const Json* end_seconds, field("end_seconds"));
+    GO_ASSIGN_OR_RETURN(s.end_seconds, JsonNumber(*end_seconds, where + ": \"end_seconds\"", 0));
+    GO_ASSIGN_OR_RETURN(const Json* end_plans, field("end_plans"));
+    GO_ASSIGN_OR_RETURN(s.end_plans, JsonInt(*end_plans, where + ": \"end_plans\"", 0));
+    GO_ASSIGN_OR_RETURN(const Json* points, field("points"));
+    if (!points->is_array()) return ParseError(where + ": \"points\" must be an array");
+    for (size_t k = 0; k < points->size(); ++k) {
+      const Json& p = (*points)[k];
+      const std::string at = where + ": points[" + std::to_string(k) + "]";
+      if (!p.is_array() || p.size() != 3) return ParseError(at + " is not [seconds, plans, step_time_us]");
+      GO_ASSIGN_OR_RETURN(const double seconds, JsonNumber(p[0], at + "[0] (seconds)", 0));
+      GO_ASSIGN_OR_RETURN(const int64_t plans, JsonInt(p[1], at + "[1] (plans)", 0));
+      GO_ASSIGN_OR_RETURN(const double best_us, JsonNumber(p[2], at + "[2] (step_time_us)", 0));
+      s.seconds.push_back(seconds);
+      s.plans.push_back(plans);
+      s.best_us.push_back(best_us);
     }
-  } catch (const std::exception& e) {
-    return ParseError(path + ": " + e.what());
+    out.push_back(std::move(s));
   }
   return out;
+}
+
+StatusOr<std::vector<ConvergenceSeries>> ReadConvergenceFile(const std::string& path) {
+  if (!FileExists(path)) return std::vector<ConvergenceSeries>();
+  GO_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ConvergenceFromJson(text, path);
 }
 
 Status WriteConvergenceFile(const std::vector<ConvergenceSeries>& series, const std::string& path) {
@@ -138,6 +163,10 @@ std::string ConvergenceChartSvg(const std::vector<ConvergenceSeries>& series, Co
         y_hi = std::max(y_hi, std::min(ratio, 3.0));
       }
     }
+    // The axes stay finite whatever the series hold (a 1e308 end time would make the
+    // decade ticks run forever): x up to 1e15, ratios from 0.
+    x_max = std::min(x_max, 1e15);
+    y_lo = std::max(y_lo, 0.0);
     const double x_min = by_plans ? 1 : 0.1;
     const double lx0 = std::log10(x_min), lx1 = std::log10(std::max(x_max * 1.1, x_min * 10));
     y_lo = std::floor(y_lo * 10 - 0.5) / 10;

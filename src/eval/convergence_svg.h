@@ -35,6 +35,9 @@ struct ConvergenceSeries {
   int64_t end_plans = 0;
 };
 
+// Parses a convergence file's text; `source` names the file in errors. Times, step
+// times and plan counts must be non-negative numbers (plan counts integers).
+StatusOr<std::vector<ConvergenceSeries>> ConvergenceFromJson(const std::string& text, const std::string& source);
 // Reads a convergence file; a missing file is an empty list.
 StatusOr<std::vector<ConvergenceSeries>> ReadConvergenceFile(const std::string& path);
 // Writes atomically.
