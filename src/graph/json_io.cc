@@ -1,5 +1,6 @@
 #include "graph/json_io.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <type_traits>
 
@@ -204,10 +205,15 @@ StatusOr<Graph> GraphFromJson(const std::string& text, const std::string& source
     for (TensorId t : op.inputs) {
       if (t < 0 || t >= n_tensors) return r.Error(at, "input tensor " + std::to_string(t) + " does not exist");
     }
-    for (TensorId t : op.outputs) {
+    for (size_t k = 0; k < op.outputs.size(); ++k) {
+      const TensorId t = op.outputs[k];
       if (t < 0 || t >= n_tensors) return r.Error(at, "output tensor " + std::to_string(t) + " does not exist");
       if (g.tensor(t).producer != kNoId) {
         return r.Error(at, "tensor '" + g.tensor(t).name + "' is already produced by op '" + g.op(g.tensor(t).producer).name + "'");
+      }
+      const auto earlier = op.outputs.begin() + static_cast<std::ptrdiff_t>(k);
+      if (std::find(op.outputs.begin(), earlier, t) != earlier) {
+        return r.Error(at, "tensor '" + g.tensor(t).name + "' is listed twice in its outputs");
       }
     }
     auto attrs_it = jo.find("attrs");

@@ -70,6 +70,15 @@ TEST(JsonValidationTest, NumbersBeyondADoubleAreAnErrorNotACrash) {
   ExpectError(Tiny("[-1e999]"), "not valid JSON");
 }
 
+TEST(JsonValidationTest, AnOutputListedTwiceIsAnErrorNotACrash) {
+  // Found by fuzz/graph_fuzz: only producers of earlier ops were checked, and the
+  // graph's own check aborted on the second producer.
+  ExpectError(R"({"format":"graphopt-graph","version":1,"name":"x",
+                  "tensors":[{"name":"a","shape":[1],"dtype":"f32"}],
+                  "ops":[{"name":"o","kind":"Input","inputs":[],"outputs":[0,0]}]})",
+              "ops[0] ('o'): tensor 'a' is listed twice in its outputs");
+}
+
 TEST(JsonValidationTest, AttributesAreTypedExactly) {
   ExpectError(Tiny("[1]", R"(,"attrs":{"axis":{"i":1.5}})"), "ops[0] ('o').attrs.axis: must be an integer");
   ExpectError(Tiny("[1]", R"(,"attrs":{"pads":{"ints":[1, 2.5]}})"), "attrs.pads[1]");
