@@ -4,7 +4,8 @@
 #   scripts/setup.sh            install + build
 #   scripts/setup.sh --test     install + build + run the test suite, then build with
 #                               AddressSanitizer + UndefinedBehaviorSanitizer into
-#                               build-asan/ and run the test suite again
+#                               build-asan/ and run the test suite again, then run
+#                               every fuzz target for 5 s (scripts/fuzz.sh --brief)
 #   scripts/setup.sh --sanitize install + build the sanitizer build only
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,8 @@ PACKAGES=(
   # The learned optimizer: LibTorch (CPU), the OpenMP build of OpenBLAS (the
   # reference BLAS is ~10x slower), the BLAS link library, tcmalloc.
   libtorch-dev libopenblas0-openmp libblas-dev libtcmalloc-minimal4
+  # Fuzzing (scripts/fuzz.sh): clang and its libFuzzer and sanitizer runtimes.
+  clang libclang-rt-14-dev
 )
 
 missing=()
@@ -58,6 +61,7 @@ case "$MODE" in
     run_tests build
     build build-asan -DGRAPHOPT_SANITIZE=ON -DGRAPHOPT_BUILD_BENCH=OFF
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_tests build-asan
+    FUZZ_JOBS="$JOBS" bash scripts/fuzz.sh --brief
     ;;
   --sanitize)
     build build-asan -DGRAPHOPT_SANITIZE=ON -DGRAPHOPT_BUILD_BENCH=OFF
