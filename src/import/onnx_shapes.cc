@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 
+#include "import/onnx_inference_guard.h"
 #include "import/onnx_op_table.h"
 
 namespace graphopt {
@@ -234,7 +235,10 @@ Status ShapeEvaluator::Evaluate(const ox::NodeProto& node, const std::string& no
       outs[0] = TensorInfo{*s, InputInfo(node, 0) != nullptr ? InputInfo(node, 0)->elem_type : ox::TensorProto::FLOAT};
     }
   }
-  if (!outs.empty() && !outs[0] && !axes_input_reduce) RunOnnxInference(node, &outs, &onnx_error);
+  if (!outs.empty() && !outs[0] && !axes_input_reduce) {
+    GO_RETURN_IF_ERROR(CheckOnnxInferenceAttributes(node, InputInfo(node, 0), path_ + ": " + node_ref));
+    RunOnnxInference(node, &outs, &onnx_error);
+  }
   if (default_domain && type == "NonZero" && !outs[0]) {
     if (const TensorInfo* in = InputInfo(node, 0)) {
       // Data-dependent: the number of non-zero elements is bounded by the input's size.
