@@ -36,6 +36,16 @@ inline StatusOr<nlohmann::json> ParseJsonText(const std::string& text, const std
   }
 }
 
+// The member `name` of the object `obj`, or an error naming `where` and the member
+// (`where` names the object: "state.json" or "state.json: best").
+inline StatusOr<const nlohmann::json*> JsonMember(const nlohmann::json& obj, const std::string& name,
+                                                  const std::string& where) {
+  if (!obj.is_object()) return ParseError(where + ": must be a JSON object, got " + std::string(obj.type_name()));
+  auto it = obj.find(name);
+  if (it == obj.end()) return ParseError(where + ": \"" + name + "\" is missing");
+  return &*it;
+}
+
 // An integer in [lo, hi]. Floats (even 2.0), strings, booleans and null are errors.
 inline StatusOr<int64_t> JsonInt(const nlohmann::json& v, const std::string& where, int64_t lo = std::numeric_limits<int64_t>::min(),
                                  int64_t hi = std::numeric_limits<int64_t>::max()) {

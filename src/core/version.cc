@@ -1,0 +1,7 @@
+#include "core/version.h"
+
+namespace graphopt {
+
+const char* GraphoptVersion() { return GRAPHOPT_VERSION; }
+
+}  // namespace graphopt
