@@ -10,6 +10,7 @@
 
 #include "core/files.h"
 #include "core/strings.h"
+#include "policy/archive_io.h"
 #include "policy/kernels.h"
 #include "policy/seq2seq.h"  // WithTorchSeed
 
@@ -411,34 +412,23 @@ constexpr int64_t kCheckpointVersion = 2;
 }  // namespace
 
 Status SaveGoPolicy(GoPolicy& policy, const std::string& path) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  torch::serialize::OutputArchive archive;
   try {
-    torch::serialize::OutputArchive archive;
     archive.write("graphopt_format", c10::IValue(std::string(kFormat)));
     archive.write("graphopt_version", c10::IValue(kCheckpointVersion));
     archive.write("graphopt_feature_version", c10::IValue(static_cast<int64_t>(kFeatureVersion)));
     archive.write("graphopt_config", c10::IValue(policy->config().ToString()));
     policy->save(archive);
-    archive.save_to(tmp);
   } catch (const c10::Error& e) {
-    std::remove(tmp.c_str());
     return IoError("cannot write policy checkpoint " + path + ": " + e.what_without_backtrace());
-  } catch (const std::exception& e) {
-    std::remove(tmp.c_str());
-    return IoError("cannot write policy checkpoint " + path + ": " + e.what());
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return IoError("cannot write policy checkpoint " + path + ": rename failed");
-  }
-  return Status::Ok();
+  return SaveArchiveAtomic(archive, path);
 }
 
 StatusOr<GoPolicy> LoadGoPolicy(const std::string& path) {
-  if (!FileExists(path)) return NotFound("policy checkpoint " + path + " does not exist");
+  torch::serialize::InputArchive archive;
+  if (Status loaded = LoadArchive(path, &archive); !loaded.ok()) return loaded.WithContext("policy checkpoint");
   try {
-    torch::serialize::InputArchive archive;
-    archive.load_from(path);
     c10::IValue value;
     if (!archive.try_read("graphopt_format", value) || !value.isString() || value.toStringRef() != kFormat) {
       return ParseError("policy checkpoint " + path +

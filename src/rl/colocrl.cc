@@ -1,7 +1,5 @@
 #include "rl/colocrl.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -11,7 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/files.h"
+#include "core/json_fields.h"
 #include "core/strings.h"
+#include "policy/archive_io.h"
+#include "rl/checkpoint.h"
 #include "rl/rollout.h"
 #include "rl/score_json.h"
 
@@ -28,25 +29,6 @@ std::string FormatDouble(double v) {
     if (std::strtod(buf, nullptr) == v) break;
   }
   return buf;
-}
-
-// Writes via a temporary beside `path`, then renames.
-Status SaveArchive(torch::serialize::OutputArchive& archive, const std::string& path) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  try {
-    archive.save_to(tmp);
-  } catch (const c10::Error& e) {
-    std::remove(tmp.c_str());
-    return IoError("cannot write " + path + ": " + e.what_without_backtrace());
-  } catch (const std::exception& e) {
-    std::remove(tmp.c_str());
-    return IoError("cannot write " + path + ": " + e.what());
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return IoError("cannot write " + path + ": rename failed");
-  }
-  return Status::Ok();
 }
 
 }  // namespace
@@ -287,6 +269,10 @@ std::string StatePath(const std::string& dir, const ReinforceCheckpointId& id) {
 std::string StateFormat(const ReinforceCheckpointId& id) { return "graphopt-" + id.method + "-trainer"; }
 }  // namespace
 
+std::vector<std::string> ReinforceCheckpointFiles(const std::string& method) {
+  return {method + "_policy.pt", method + "_optimizer.pt", method + "_state.json"};
+}
+
 Status SaveReinforceCheckpoint(const std::string& dir, const ReinforceCheckpointId& id, const Simulator& sim,
                                const PolicyInput& input, torch::nn::Module& module, torch::optim::Optimizer& optimizer,
                                const ReinforceState& state) {
@@ -295,10 +281,10 @@ Status SaveReinforceCheckpoint(const std::string& dir, const ReinforceCheckpoint
     policy.write("graphopt_format", c10::IValue(StateFormat(id) + "-policy"));
     policy.write("graphopt_config", c10::IValue(id.config));
     for (const auto& item : module.named_parameters()) policy.write("param/" + item.key(), item.value());
-    GO_RETURN_IF_ERROR(SaveArchive(policy, PolicyPath(dir, id)));
+    GO_RETURN_IF_ERROR(SaveArchiveAtomic(policy, PolicyPath(dir, id)));
     torch::serialize::OutputArchive opt;
     optimizer.save(opt);
-    GO_RETURN_IF_ERROR(SaveArchive(opt, OptimizerPath(dir, id)));
+    GO_RETURN_IF_ERROR(SaveArchiveAtomic(opt, OptimizerPath(dir, id)));
   } catch (const c10::Error& e) {
     return IoError("cannot write the " + id.method + " checkpoint in " + dir + ": " + e.what_without_backtrace());
   } catch (const std::exception& e) {
@@ -331,58 +317,69 @@ Status LoadReinforceCheckpoint(const std::string& dir, const ReinforceCheckpoint
   for (const std::string& path : {state_path, policy_path, optimizer_path}) {
     if (!FileExists(path)) return NotFound(id.method + " checkpoint: " + path + " does not exist");
   }
-  // 1. The state file: identity, then the values.
+  // 1. The state file: identity, then the values, each checked.
   ReinforceState s;
-  GO_ASSIGN_OR_RETURN(std::string text, ReadFile(state_path));
-  try {
-    const Json j = Json::parse(text);
-    if (j.value("format", "") != StateFormat(id) || j.value("version", 0) != kReinforceStateVersion) {
-      return ParseError(state_path + ": not a " + id.method + " trainer state (format " + StateFormat(id) +
-                        ", version 1)");
-    }
-    auto mismatch = [&](const std::string& what, const std::string& theirs, const std::string& ours) {
-      return FailedPrecondition(state_path + ": the checkpoint is for " + what + " " + theirs + ", not " + ours);
-    };
-    const std::string graph = j.at("graph").get<std::string>();
-    const int num_ops = j.at("num_ops").get<int>();
-    if (graph != sim.graph().name() || num_ops != input.num_ops || j.at("num_units").get<int>() != input.num_units) {
+  GO_ASSIGN_OR_RETURN(const std::string text, ReadFile(state_path));
+  GO_ASSIGN_OR_RETURN(const Json j, ParseJsonText(text, state_path));
+  GO_RETURN_IF_ERROR(CheckJsonHeader(j, state_path, StateFormat(id), kReinforceStateVersion));
+  auto member = [&](const char* name) { return JsonMember(j, name, state_path); };
+  auto mismatch = [&](const std::string& what, const std::string& theirs, const std::string& ours) {
+    return FailedPrecondition(state_path + ": the checkpoint is for " + what + " " + theirs + ", not " + ours);
+  };
+  {
+    GO_ASSIGN_OR_RETURN(const Json* g, member("graph"));
+    GO_ASSIGN_OR_RETURN(const std::string graph, JsonString(*g, state_path + ": graph"));
+    GO_ASSIGN_OR_RETURN(const Json* n, member("num_ops"));
+    GO_ASSIGN_OR_RETURN(const int64_t num_ops, JsonInt(*n, state_path + ": num_ops", 0));
+    GO_ASSIGN_OR_RETURN(const Json* u, member("num_units"));
+    GO_ASSIGN_OR_RETURN(const int64_t num_units, JsonInt(*u, state_path + ": num_units", 0));
+    if (graph != sim.graph().name() || num_ops != input.num_ops || num_units != input.num_units) {
       return mismatch("graph", graph + " (" + std::to_string(num_ops) + " ops)",
                       sim.graph().name() + " (" + std::to_string(input.num_ops) + " ops)");
     }
-    const std::string cluster = j.at("cluster").get<std::string>();
+    GO_ASSIGN_OR_RETURN(const Json* c, member("cluster"));
+    GO_ASSIGN_OR_RETURN(const std::string cluster, JsonString(*c, state_path + ": cluster"));
     if (cluster != sim.cluster().name()) return mismatch("cluster", cluster, sim.cluster().name());
-    const std::string config = j.at("config").get<std::string>();
+    GO_ASSIGN_OR_RETURN(const Json* cf, member("config"));
+    GO_ASSIGN_OR_RETURN(const std::string config, JsonString(*cf, state_path + ": config"));
     if (config != id.config) return mismatch("config", "\"" + config + "\"", "\"" + id.config + "\"");
-    const uint64_t seed = j.at("seed").get<uint64_t>();
-    if (seed != id.seed) return mismatch("seed", std::to_string(seed), std::to_string(id.seed));
-    s.step = j.at("step").get<int64_t>();
-    s.plans_simulated = j.at("plans_simulated").get<int64_t>();
-    s.baseline = j.at("baseline").get<double>();
-    s.has_baseline = j.at("has_baseline").get<bool>();
-    s.reference_us = j.at("reference_us").get<double>();
-    s.best_score = PlanScoreFromJson(j.at("best"));
-    s.best_unit_device = j.at("best_unit_device").get<std::vector<int32_t>>();
-  } catch (const std::exception& e) {
-    return ParseError(state_path + ": " + e.what());
+    GO_ASSIGN_OR_RETURN(const Json* sd, member("seed"));
+    if (!sd->is_number_unsigned() || sd->get<uint64_t>() != id.seed) {
+      return mismatch("seed", sd->dump(), std::to_string(id.seed));
+    }
   }
-  if (!s.best_unit_device.empty()) {
+  constexpr int64_t kMaxCount = int64_t{1} << 50;
+  GO_ASSIGN_OR_RETURN(const Json* step, member("step"));
+  GO_ASSIGN_OR_RETURN(s.step, JsonInt(*step, state_path + ": step", 0, kMaxCount));
+  GO_ASSIGN_OR_RETURN(const Json* plans, member("plans_simulated"));
+  GO_ASSIGN_OR_RETURN(s.plans_simulated, JsonInt(*plans, state_path + ": plans_simulated", 0, kMaxCount));
+  GO_ASSIGN_OR_RETURN(const Json* baseline, member("baseline"));
+  GO_ASSIGN_OR_RETURN(s.baseline, JsonNumber(*baseline, state_path + ": baseline"));
+  GO_ASSIGN_OR_RETURN(const Json* has_baseline, member("has_baseline"));
+  GO_ASSIGN_OR_RETURN(s.has_baseline, JsonBool(*has_baseline, state_path + ": has_baseline"));
+  GO_ASSIGN_OR_RETURN(const Json* reference, member("reference_us"));
+  GO_ASSIGN_OR_RETURN(s.reference_us, JsonNumber(*reference, state_path + ": reference_us", 1e-9, 1e18));
+  GO_ASSIGN_OR_RETURN(const Json* best, member("best"));
+  GO_ASSIGN_OR_RETURN(const PlanScore recorded_best, PlanScoreFromJson(*best, state_path + ": best"));
+  GO_ASSIGN_OR_RETURN(const Json* best_devices, member("best_unit_device"));
+  GO_RETURN_IF_ERROR(JsonIntArray(*best_devices, state_path + ": best_unit_device", &s.best_unit_device, 0,
+                                  input.num_devices - 1));
+  if (!s.best_unit_device.empty() || recorded_best.scored()) {
     if (s.best_unit_device.size() != static_cast<size_t>(input.num_units)) {
       return ParseError(state_path + ": best_unit_device has " + std::to_string(s.best_unit_device.size()) +
                         " entries, the graph has " + std::to_string(input.num_units) + " units");
     }
-    for (int32_t d : s.best_unit_device) {
-      if (d < 0 || d >= input.num_devices)
-        return ParseError(state_path + ": best_unit_device has device " + std::to_string(d));
-    }
     Actions a;
     a.unit_device = s.best_unit_device;
     s.best_plan = ActionsToPlan(sim.graph(), sim.cluster(), sim.cost_model(), input, a, critical_path_priorities);
+    // The best plan, re-simulated: the state's word for its score is not taken.
+    GO_ASSIGN_OR_RETURN(s.best_score, VerifyCheckpointPlan(sim, s.best_plan, recorded_best, state_path + ": best"));
   }
   // 2. The parameters, all read and checked before any is copied.
   std::vector<std::pair<torch::Tensor, torch::Tensor>> copies;
+  torch::serialize::InputArchive archive;
+  GO_RETURN_IF_ERROR(LoadArchive(policy_path, &archive));
   try {
-    torch::serialize::InputArchive archive;
-    archive.load_from(policy_path);
     c10::IValue value;
     if (!archive.try_read("graphopt_format", value) || !value.isString() ||
         value.toStringRef() != StateFormat(id) + "-policy") {
@@ -408,8 +405,8 @@ Status LoadReinforceCheckpoint(const std::string& dir, const ReinforceCheckpoint
   // 3. The optimizer state, tried on a scratch optimizer over the same parameters
   // first (loading touches no parameter values), so a bad file changes nothing.
   torch::serialize::InputArchive opt_archive;
+  GO_RETURN_IF_ERROR(LoadArchive(optimizer_path, &opt_archive));
   try {
-    opt_archive.load_from(optimizer_path);
     torch::optim::Adam scratch(module.parameters(),
                                static_cast<const torch::optim::AdamOptions&>(optimizer.defaults()));
     scratch.load(opt_archive);

@@ -179,6 +179,8 @@ Status SaveReinforceCheckpoint(const std::string& dir, const ReinforceCheckpoint
 // Restores them into `module`, `optimizer` and `state` (the best plan rebuilt from
 // its actions); fails naming the file if one is missing, corrupt, or made for
 // another graph, cluster, method, config or seed. Nothing is changed on failure.
+// The files of a REINFORCE checkpoint of `method` ("<method>_policy.pt", ...).
+std::vector<std::string> ReinforceCheckpointFiles(const std::string& method);
 Status LoadReinforceCheckpoint(const std::string& dir, const ReinforceCheckpointId& id, const Simulator& sim,
                                const PolicyInput& input, bool critical_path_priorities, torch::nn::Module& module,
                                torch::optim::Adam& optimizer, ReinforceState* state);
@@ -218,6 +220,7 @@ class ColocRlTrainer : public Trainer {
   int64_t plans_simulated() const override { return state_.plans_simulated; }
   Status SaveCheckpoint(const std::string& dir) override;
   Status LoadCheckpoint(const std::string& dir) override;
+  std::vector<std::string> CheckpointFiles() const override { return ReinforceCheckpointFiles(method()); }
 
   // For tests and inspection.
   const ColocRlConfig& config() const { return config_; }

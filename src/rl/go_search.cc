@@ -10,9 +10,11 @@
 
 #include "baselines/baseline.h"
 #include "core/files.h"
+#include "core/json_fields.h"
 #include "core/strings.h"
 #include "policy/features.h"
 #include "policy/go_policy.h"
+#include "rl/checkpoint.h"
 #include "rl/methods.h"
 #include "rl/ppo.h"
 #include "rl/rollout.h"
@@ -26,7 +28,7 @@ using Json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kStateFormat = "graphopt-go-search";
-constexpr int kStateVersion = 1;
+constexpr int kStateVersion = 2;  // 2: the identity (rl/checkpoint.h)
 
 uint64_t PolishSeed(uint64_t seed, int64_t step) {
   uint64_t z = (seed + 0x51ED270B27D5A1ull) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step);
@@ -73,6 +75,7 @@ struct GoSearch::Impl {
   Plan explore_plan;
   PlanScore explore_score;
   PlanScore explore_seen;
+  CheckpointIdentity identity;  // set by Create when checkpoints are on
   GoSearchResult result;
   double elapsed_offset = 0;  // seconds of earlier runs (resume)
   Clock::time_point start;
@@ -197,6 +200,21 @@ struct GoSearch::Impl {
     return Status::Ok();
   }
 
+  // Every option that changes the search's decisions (budgets, threads and the
+  // checkpoint cadence may change between runs of one checkpoint).
+  std::string IdentityConfig() const {
+    const GoSearchConfig& c = config;
+    const LocalSearchConfig& p = c.polish_config;
+    return StrFormat(
+        "method_options=%s;policy=%s;ppo=%s;baselines=%d,warm_start=%d,ppo=%d,polish=%d,polish_samples=%d,"
+        "units_per_device=%d,plan_units=%d,explore=%.17g,polish_evaluations=%lld;"
+        "polish_config=%d,%.17g,%d,%d,%d,%d",
+        c.method_options.c_str(), policy_config.ToString().c_str(), ppo_config.ToString().c_str(), c.baselines,
+        c.warm_start, c.ppo_enabled, c.polish, c.polish_samples, c.units_per_device, c.plan_units, c.explore,
+        static_cast<long long>(c.polish_evaluations), p.batch, p.min_improvement, p.min_block_ops, p.placement_moves,
+        p.fusion_moves, p.priority_moves);
+  }
+
   Status SaveCheckpoint() {
     const std::string& dir = config.checkpoint_dir;
     if (dir.empty()) return Status::Ok();
@@ -204,10 +222,7 @@ struct GoSearch::Impl {
     GO_RETURN_IF_ERROR(WritePlanJson(sim.graph(), best, dir + "/best_plan.json"));
     Json state{{"format", kStateFormat},
                {"version", kStateVersion},
-               {"graph", sim.graph().name()},
-               {"num_ops", sim.graph().num_ops()},
-               {"cluster", sim.cluster().name()},
-               {"seed", config.seed},
+               {"identity", identity.ToJson()},
                {"seconds", Seconds()},
                {"seconds_to_best", result.seconds_to_best},
                {"steps", result.steps},
@@ -222,11 +237,8 @@ struct GoSearch::Impl {
       const LocalSearch::Cursor c = polish->cursor();
       state["polish"] = Json{{"scale", c.scale}, {"failed_scales", c.failed_scales}};
     }
-    state["method"] = config.method;
-    if (trainer) {
-      GO_RETURN_IF_ERROR(trainer->SaveCheckpoint(dir));
-      state["trainer"] = true;
-    }
+    if (trainer) GO_RETURN_IF_ERROR(trainer->SaveCheckpoint(dir));
+    state["trainer"] = trainer != nullptr;
     if (exploring && explore_seen.scored()) {
       const LocalSearch::Cursor c = sample_polish->cursor();
       state["explore"] = Json{{"score", PlanScoreToJson(explore_score)},
@@ -241,77 +253,143 @@ struct GoSearch::Impl {
     return WriteFileAtomic(dir + "/state.json", state.dump() + "\n");
   }
 
-  // Restores a checkpoint if the folder has one; returns whether it did.
+  // The files of a checkpoint besides state.json.
+  std::vector<std::string> CheckpointFiles() const {
+    std::vector<std::string> files{"best_plan.json", "units_plan.json", "explore_plan.json"};
+    if (trainer) {
+      for (const std::string& f : trainer->CheckpointFiles()) files.push_back(f);
+    }
+    return files;
+  }
+
+  // Restores a checkpoint if the folder has one; returns whether it did. Every value
+  // is checked before use (checkpoint.h): identity, ranges, files, re-simulated plans.
   StatusOr<bool> LoadCheckpoint() {
     const std::string& dir = config.checkpoint_dir;
-    if (dir.empty() || !FileExists(dir + "/state.json")) return false;
+    if (dir.empty()) return false;
+    RemoveStaleTemporaries(dir);
+    GO_RETURN_IF_ERROR(RefuseOrphanCheckpointFiles(dir, "state.json", CheckpointFiles()));
     const std::string path = dir + "/state.json";
-    GO_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-    try {
-      const Json state = Json::parse(text);
-      if (state.value("format", "") != kStateFormat || state.value("version", 0) != kStateVersion) {
-        return ParseError(path + ": not a GO search checkpoint (format " + kStateFormat + ", version 1)");
-      }
-      if (state.at("num_ops").get<int>() != sim.graph().num_ops() || state.at("graph").get<std::string>() != sim.graph().name()) {
-        return FailedPrecondition(path + ": the checkpoint is for graph " + state.at("graph").get<std::string>() + " (" +
-                                  std::to_string(state.at("num_ops").get<int>()) + " ops), not " + sim.graph().name());
-      }
-      if (state.at("cluster").get<std::string>() != sim.cluster().name()) {
-        return FailedPrecondition(path + ": the checkpoint is for cluster " + state.at("cluster").get<std::string>() +
-                                  ", not " + sim.cluster().name());
-      }
-      GO_ASSIGN_OR_RETURN(Plan plan, ReadPlanJson(dir + "/best_plan.json", sim.graph()));
+    if (!FileExists(path)) {
+      // A fresh checkpoint folder: fail now, not after the first steps, if it cannot be written.
+      ::mkdir(dir.c_str(), 0755);
+      GO_RETURN_IF_ERROR(CheckOutputWritable(path, "--checkpoint"));
+      return false;
+    }
+    GO_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+    GO_ASSIGN_OR_RETURN(const Json state, ParseJsonText(text, path));
+    GO_RETURN_IF_ERROR(CheckJsonHeader(state, path, kStateFormat, kStateVersion));
+    GO_ASSIGN_OR_RETURN(const Json* recorded_identity, JsonMember(state, "identity", path));
+    GO_RETURN_IF_ERROR(identity.Verify(*recorded_identity, path));
+    auto member = [&](const char* name) { return JsonMember(state, name, path); };
+    auto number = [&](const char* name, double lo, double hi) -> StatusOr<double> {
+      GO_ASSIGN_OR_RETURN(const Json* v, member(name));
+      return JsonNumber(*v, path + ": " + name, lo, hi);
+    };
+    auto integer = [&](const char* name, int64_t hi) -> StatusOr<int64_t> {
+      GO_ASSIGN_OR_RETURN(const Json* v, member(name));
+      return JsonInt(*v, path + ": " + name, 0, hi);
+    };
+    auto flag = [&](const char* name) -> StatusOr<bool> {
+      GO_ASSIGN_OR_RETURN(const Json* v, member(name));
+      return JsonBool(*v, path + ": " + name);
+    };
+    constexpr double kMaxSeconds = 1e9;       // 31 years
+    constexpr int64_t kMaxCount = int64_t{1} << 50;
+    GO_ASSIGN_OR_RETURN(elapsed_offset, number("seconds", 0, kMaxSeconds));
+    GO_ASSIGN_OR_RETURN(result.seconds_to_best, number("seconds_to_best", 0, elapsed_offset));
+    GO_ASSIGN_OR_RETURN(result.steps, integer("steps", kMaxCount));
+    GO_ASSIGN_OR_RETURN(result.plans_simulated, integer("plans_simulated", kMaxCount));
+    GO_ASSIGN_OR_RETURN(const double ppo_best, number("ppo_best_us", -1, 1e18));
+    if (ppo_best != -1 && ppo_best <= 0) return ParseError(path + ": ppo_best_us must be -1 (none) or positive");
+    result.ppo_best_us = ppo_best < 0 ? std::numeric_limits<double>::infinity() : ppo_best;
+    GO_ASSIGN_OR_RETURN(const int64_t imp_ppo, integer("improvements_ppo", kMaxCount));
+    GO_ASSIGN_OR_RETURN(const int64_t imp_polish, integer("improvements_polish", kMaxCount));
+    GO_ASSIGN_OR_RETURN(const int64_t imp_sample, integer("improvements_sample_polish", kMaxCount));
+    result.improvements_ppo = static_cast<int>(std::min<int64_t>(imp_ppo, INT32_MAX));
+    result.improvements_polish = static_cast<int>(std::min<int64_t>(imp_polish, INT32_MAX));
+    result.improvements_sample_polish = static_cast<int>(std::min<int64_t>(imp_sample, INT32_MAX));
+    GO_ASSIGN_OR_RETURN(const Json* trace, member("trace"));
+    if (!trace->is_array()) return ParseError(path + ": trace must be an array");
+    for (size_t i = 0; i < trace->size(); ++i) {
+      const Json& p = (*trace)[i];
+      const std::string where = path + ": trace[" + std::to_string(i) + "]";
+      ConvergencePoint c;
+      auto field = [&](const char* name) { return JsonMember(p, name, where); };
+      GO_ASSIGN_OR_RETURN(const Json* seconds, field("seconds"));
+      GO_ASSIGN_OR_RETURN(c.seconds, JsonNumber(*seconds, where + ".seconds", 0, elapsed_offset));
+      GO_ASSIGN_OR_RETURN(const Json* plans, field("plans"));
+      GO_ASSIGN_OR_RETURN(c.plans, JsonInt(*plans, where + ".plans", 0, result.plans_simulated));
+      GO_ASSIGN_OR_RETURN(const Json* step, field("step"));
+      GO_ASSIGN_OR_RETURN(c.step, JsonInt(*step, where + ".step", 0, kMaxCount));
+      GO_ASSIGN_OR_RETURN(const Json* us, field("best_step_time_us"));
+      GO_ASSIGN_OR_RETURN(c.best_step_us, JsonNumber(*us, where + ".best_step_time_us", 1e-9, 1e18));
+      GO_ASSIGN_OR_RETURN(const Json* fits, field("fits"));
+      GO_ASSIGN_OR_RETURN(c.fits, JsonBool(*fits, where + ".fits"));
+      GO_ASSIGN_OR_RETURN(const Json* source, field("source"));
+      GO_ASSIGN_OR_RETURN(c.source, JsonString(*source, where + ".source"));
+      result.trace.push_back(std::move(c));
+    }
+    // The best plan, re-simulated: the checkpoint's word for its score is not taken.
+    GO_ASSIGN_OR_RETURN(const Json* best_json, member("best"));
+    GO_ASSIGN_OR_RETURN(const PlanScore recorded_best, PlanScoreFromJson(*best_json, path + ": best"));
+    if (recorded_best.scored()) {
+      const std::string best_path = dir + "/best_plan.json";
+      GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {"best_plan.json"}, "the state records a best plan"));
+      GO_ASSIGN_OR_RETURN(Plan plan, ReadPlanJson(best_path, sim.graph()));
+      GO_ASSIGN_OR_RETURN(best_score, VerifyCheckpointPlan(sim, plan, recorded_best, best_path));
       best = std::move(plan);
-      best_score = PlanScoreFromJson(state.at("best"));
-      elapsed_offset = state.at("seconds").get<double>();
-      result.seconds_to_best = state.at("seconds_to_best").get<double>();
-      result.steps = state.at("steps").get<int64_t>();
-      result.plans_simulated = state.at("plans_simulated").get<int64_t>();
-      const double ppo_best = state.at("ppo_best_us").get<double>();
-      result.ppo_best_us = ppo_best < 0 ? std::numeric_limits<double>::infinity() : ppo_best;
-      result.improvements_ppo = state.at("improvements_ppo").get<int>();
-      result.improvements_polish = state.at("improvements_polish").get<int>();
-      result.improvements_sample_polish = state.value("improvements_sample_polish", 0);
-      for (const Json& p : state.at("trace")) {
-        result.trace.push_back(ConvergencePoint{p.at("seconds").get<double>(), p.at("plans").get<int64_t>(),
-                                                p.at("step").get<int64_t>(), p.at("best_step_time_us").get<double>(),
-                                                p.at("fits").get<bool>(), p.at("source").get<std::string>()});
-      }
-      if (polish && state.contains("polish")) {
-        polish->set_cursor(LocalSearch::Cursor{state["polish"].at("scale").get<int>(), 0,
-                                               state["polish"].at("failed_scales").get<int>()});
-      }
-      if (state.value("method", std::string("go")) != config.method) {
-        return FailedPrecondition(path + ": the checkpoint is for method " + state.value("method", std::string("go")) +
-                                  ", not " + config.method);
-      }
-      if (state.value("units_plan", false) && ppo) {
-        const std::string units_path = dir + "/units_plan.json";
-        if (!FileExists(units_path)) {
-          return FailedPrecondition(units_path + " is missing: the checkpoint's policy decides units split by that plan");
-        }
-        GO_ASSIGN_OR_RETURN(Plan split, ReadPlanJson(units_path, sim.graph()));
-        GO_RETURN_IF_ERROR(SplitUnitsBy(split));  // the trainer's checkpoint restores its state
-      }
-      exploring = ppo != nullptr && state.value("exploring", false);
-      if (state.contains("explore") && Explores() && sample_polish) {
-        const std::string explore_path = dir + "/explore_plan.json";
-        if (!FileExists(explore_path)) {
-          return FailedPrecondition(explore_path + " is missing: the checkpoint was polishing that plan of the policy");
-        }
-        GO_ASSIGN_OR_RETURN(explore_plan, ReadPlanJson(explore_path, sim.graph()));
-        const Json& e = state["explore"];
-        explore_score = PlanScoreFromJson(e.at("score"));
-        explore_seen = PlanScoreFromJson(e.at("seen"));
-        sample_polish->set_cursor(LocalSearch::Cursor{e.at("scale").get<int>(), 0, e.at("failed_scales").get<int>()});
-      }
-      if (trainer && state.value("trainer", false)) {
-        GO_RETURN_IF_ERROR(trainer->LoadCheckpoint(dir));
-        // The overall best joins the batches if the trainer's own is worse.
-        if (TrainerImitates()) trainer->OfferPlan(best, best_score);
-      }
-    } catch (const std::exception& e) {
-      return ParseError(path + ": " + e.what());
+    }
+    if (polish && state.contains("polish")) {
+      const Json& p = state["polish"];
+      GO_ASSIGN_OR_RETURN(const Json* scale, JsonMember(p, "scale", path + ": polish"));
+      GO_ASSIGN_OR_RETURN(const Json* failed, JsonMember(p, "failed_scales", path + ": polish"));
+      LocalSearch::Cursor c{0, 0, 0};
+      GO_RETURN_IF_ERROR(JsonIntTo(*scale, path + ": polish.scale", &c.scale, 0, 64));
+      GO_RETURN_IF_ERROR(JsonIntTo(*failed, path + ": polish.failed_scales", &c.failed_scales, 0, 64));
+      polish->set_cursor(c);
+    }
+    GO_ASSIGN_OR_RETURN(const bool saved_units, flag("units_plan"));
+    if (saved_units && ppo) {
+      const std::string units_path = dir + "/units_plan.json";
+      GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {"units_plan.json"},
+                                                "the checkpoint's policy decides units split by that plan"));
+      GO_ASSIGN_OR_RETURN(Plan split, ReadPlanJson(units_path, sim.graph()));
+      if (Status valid = ValidatePlan(sim.graph(), sim.cluster(), split); !valid.ok()) return valid.WithContext(units_path);
+      GO_RETURN_IF_ERROR(SplitUnitsBy(split));  // the trainer's checkpoint restores its state
+    }
+    GO_ASSIGN_OR_RETURN(const bool was_exploring, flag("exploring"));
+    exploring = ppo != nullptr && was_exploring;
+    if (state.contains("explore") && Explores() && sample_polish) {
+      const std::string explore_path = dir + "/explore_plan.json";
+      GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {"explore_plan.json"},
+                                                "the checkpoint was polishing that plan of the policy"));
+      const Json& e = state["explore"];
+      const std::string where = path + ": explore";
+      GO_ASSIGN_OR_RETURN(const Json* score, JsonMember(e, "score", where));
+      GO_ASSIGN_OR_RETURN(const PlanScore recorded_explore, PlanScoreFromJson(*score, where + ".score"));
+      GO_ASSIGN_OR_RETURN(const Json* seen, JsonMember(e, "seen", where));
+      GO_ASSIGN_OR_RETURN(explore_seen, PlanScoreFromJson(*seen, where + ".seen"));
+      GO_ASSIGN_OR_RETURN(Plan plan, ReadPlanJson(explore_path, sim.graph()));
+      GO_ASSIGN_OR_RETURN(explore_score, VerifyCheckpointPlan(sim, plan, recorded_explore, explore_path));
+      explore_plan = std::move(plan);
+      GO_ASSIGN_OR_RETURN(const Json* scale, JsonMember(e, "scale", where));
+      GO_ASSIGN_OR_RETURN(const Json* failed, JsonMember(e, "failed_scales", where));
+      LocalSearch::Cursor c{0, 0, 0};
+      GO_RETURN_IF_ERROR(JsonIntTo(*scale, where + ".scale", &c.scale, 0, 64));
+      GO_RETURN_IF_ERROR(JsonIntTo(*failed, where + ".failed_scales", &c.failed_scales, 0, 64));
+      sample_polish->set_cursor(c);
+    }
+    GO_ASSIGN_OR_RETURN(const bool saved_trainer, flag("trainer"));
+    if (saved_trainer != (trainer != nullptr)) {
+      return FailedPrecondition(path + ": the checkpoint " + (saved_trainer ? "has" : "has no") + " trainer state, this run " +
+                                (trainer ? "trains one" : "trains none"));
+    }
+    if (trainer) {
+      GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, trainer->CheckpointFiles(), "the state says the trainer saved it"));
+      GO_RETURN_IF_ERROR(trainer->LoadCheckpoint(dir));
+      // The overall best joins the batches if the trainer's own is worse.
+      if (TrainerImitates()) trainer->OfferPlan(best, best_score);
     }
     return true;
   }
@@ -356,6 +434,9 @@ StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator,
     } catch (const std::exception& e) {
       return InternalError("creating the " + impl->config.method + " policy: " + e.what());
     }
+  }
+  if (!impl->config.checkpoint_dir.empty()) {
+    impl->identity = CheckpointIdentity::Of(simulator, impl->config.method, impl->IdentityConfig(), impl->config.seed);
   }
   return std::unique_ptr<GoSearch>(new GoSearch(std::move(impl)));
 }

@@ -145,6 +145,7 @@ class HdpTrainer : public Trainer {
   int64_t plans_simulated() const override { return state_.plans_simulated; }
   Status SaveCheckpoint(const std::string& dir) override;
   Status LoadCheckpoint(const std::string& dir) override;
+  std::vector<std::string> CheckpointFiles() const override { return ReinforceCheckpointFiles(method()); }
 
   // For tests and inspection.
   const HdpConfig& config() const { return config_; }

@@ -7,12 +7,21 @@
 #include <nlohmann/json.hpp>
 
 #include "core/files.h"
+#include "core/json_fields.h"
 #include "core/strings.h"
+#include "policy/archive_io.h"
+#include "rl/checkpoint.h"
 #include "rl/rollout.h"
 #include "rl/score_json.h"
 #include "rl/training_util.h"
 
 namespace graphopt {
+namespace {
+
+constexpr const char* kPpoStateFormat = "graphopt-ppo-state";
+constexpr int kPpoStateVersion = 1;
+
+}  // namespace
 
 Status PpoConfig::Validate() const {
   auto bad = [](const std::string& m) { return InvalidArgument("PPO config: " + m); };
@@ -274,19 +283,19 @@ void PpoTrainer::set_state(const State& s) {
 }
 
 Status PpoTrainer::SaveCheckpoint(const std::string& dir) {
-  try {
-    GO_RETURN_IF_ERROR(SaveGoPolicy(policy_, dir + "/policy.pt"));
-    const std::string tmp = dir + "/optimizer.pt.tmp";
+  GO_RETURN_IF_ERROR(SaveGoPolicy(policy_, dir + "/policy.pt"));
+  {
     torch::serialize::OutputArchive archive;
-    optimizer_->save(archive);
-    archive.save_to(tmp);
-    if (std::rename(tmp.c_str(), (dir + "/optimizer.pt").c_str()) != 0) return IoError("cannot write " + dir + "/optimizer.pt");
-  } catch (const std::exception& e) {
-    return IoError("cannot write the checkpoint in " + dir + ": " + e.what());
+    try {
+      optimizer_->save(archive);
+    } catch (const c10::Error& e) {
+      return IoError("cannot write " + dir + "/optimizer.pt: " + e.what_without_backtrace());
+    }
+    GO_RETURN_IF_ERROR(SaveArchiveAtomic(archive, dir + "/optimizer.pt"));
   }
   const State s = state();
-  nlohmann::json j{{"format", "graphopt-ppo-state"},
-                   {"version", 1},
+  nlohmann::json j{{"format", kPpoStateFormat},
+                   {"version", kPpoStateVersion},
                    {"config", config_.ToString()},
                    {"step", s.step},
                    {"plans_simulated", s.plans_simulated},
@@ -301,52 +310,92 @@ Status PpoTrainer::SaveCheckpoint(const std::string& dir) {
   return WriteFileAtomic(dir + "/ppo_state.json", j.dump() + "\n");
 }
 
+// Everything is read and checked before anything is changed: the state, the policy,
+// the optimizer state (tried on a scratch optimizer), the best plan (re-simulated).
 Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
+  GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, CheckpointFiles(), "a PPO checkpoint has all three files"));
   const std::string path = dir + "/ppo_state.json";
-  GO_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  GO_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  GO_ASSIGN_OR_RETURN(const nlohmann::json j, ParseJsonText(text, path));
+  GO_RETURN_IF_ERROR(CheckJsonHeader(j, path, kPpoStateFormat, kPpoStateVersion));
+  auto member = [&](const char* name) { return JsonMember(j, name, path); };
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* config, member("config"));
+  GO_ASSIGN_OR_RETURN(const std::string config_text, JsonString(*config, path + ": config"));
+  if (config_text != config_.ToString()) {
+    return FailedPrecondition(path + ": the checkpoint's PPO config (" + config_text + ") differs from this run's (" +
+                              config_.ToString() + ")");
+  }
+  constexpr int64_t kMaxCount = int64_t{1} << 50;
+  State s;
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* step, member("step"));
+  GO_ASSIGN_OR_RETURN(s.step, JsonInt(*step, path + ": step", 0, kMaxCount));
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* plans, member("plans_simulated"));
+  GO_ASSIGN_OR_RETURN(s.plans_simulated, JsonInt(*plans, path + ": plans_simulated", 0, kMaxCount));
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* baseline, member("running_baseline"));
+  GO_ASSIGN_OR_RETURN(s.running_baseline, JsonNumber(*baseline, path + ": running_baseline"));
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* has_baseline, member("has_baseline"));
+  GO_ASSIGN_OR_RETURN(s.has_baseline, JsonBool(*has_baseline, path + ": has_baseline"));
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* entropy, member("entropy_coef"));
+  GO_ASSIGN_OR_RETURN(s.entropy_coef, JsonNumber(*entropy, path + ": entropy_coef", 0, 1e6));
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* reference, member("reference_us"));
+  GO_ASSIGN_OR_RETURN(s.reference_us, JsonNumber(*reference, path + ": reference_us", 0, 1e18));
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* best_json, member("best"));
+  GO_ASSIGN_OR_RETURN(const PlanScore recorded_best, PlanScoreFromJson(*best_json, path + ": best"));
+  Actions a;
+  {
+    GO_ASSIGN_OR_RETURN(const nlohmann::json* ja, member("best_actions"));
+    const std::string where = path + ": best_actions";
+    GO_ASSIGN_OR_RETURN(const nlohmann::json* devices, JsonMember(*ja, "unit_device", where));
+    GO_RETURN_IF_ERROR(JsonIntArray(*devices, where + ".unit_device", &a.unit_device, 0, input_.num_devices - 1));
+    GO_ASSIGN_OR_RETURN(const nlohmann::json* levels, JsonMember(*ja, "priority_level", where));
+    GO_RETURN_IF_ERROR(JsonIntArray(*levels, where + ".priority_level", &a.priority_level, 0,
+                                    policy_->config().priority_levels - 1));
+    GO_ASSIGN_OR_RETURN(const nlohmann::json* fuse, JsonMember(*ja, "fuse", where));
+    GO_RETURN_IF_ERROR(JsonIntArray(*fuse, where + ".fuse", &a.fuse, 0, 1));
+    const size_t units = static_cast<size_t>(input_.num_units);
+    const size_t ops = static_cast<size_t>(input_.num_ops);
+    const bool sizes_ok = a.unit_device.size() == units && (a.priority_level.empty() || a.priority_level.size() == ops) &&
+                          (a.fuse.empty() || a.fuse.size() == ops);
+    if (recorded_best.scored() && !sizes_ok) {
+      return ParseError(where + ": " + std::to_string(a.unit_device.size()) + " unit devices, " +
+                        std::to_string(a.priority_level.size()) + " priority levels and " + std::to_string(a.fuse.size()) +
+                        " fusion flags do not fit the graph's " + std::to_string(units) + " units and " +
+                        std::to_string(ops) + " ops");
+    }
+  }
+  Plan best_plan;
+  PlanScore best_score;
+  if (recorded_best.scored()) {
+    // The best plan, re-simulated: the state's word for its score is not taken.
+    best_plan = builder_.Build(a);
+    GO_ASSIGN_OR_RETURN(best_score, VerifyCheckpointPlan(sim_, best_plan, recorded_best, path + ": best_actions"));
+  }
   GO_ASSIGN_OR_RETURN(GoPolicy loaded, LoadGoPolicy(dir + "/policy.pt"));
   if (loaded->config().ToString() != policy_->config().ToString()) {
     return FailedPrecondition(dir + "/policy.pt: the checkpoint's policy config (" + loaded->config().ToString() +
                               ") differs from this run's (" + policy_->config().ToString() + ")");
   }
+  const std::string optimizer_path = dir + "/optimizer.pt";
+  torch::serialize::InputArchive archive;
+  GO_RETURN_IF_ERROR(LoadArchive(optimizer_path, &archive));
   try {
-    const nlohmann::json j = nlohmann::json::parse(text);
-    if (j.value("format", "") != "graphopt-ppo-state" || j.value("version", 0) != 1) {
-      return ParseError(path + ": not a PPO trainer state (format graphopt-ppo-state, version 1)");
-    }
-    {
-      torch::NoGradGuard no_grad;
-      auto dst = policy_->named_parameters();
-      for (const auto& item : loaded->named_parameters()) dst[item.key()].copy_(item.value());
-      auto dst_buffers = policy_->named_buffers();
-      for (const auto& item : loaded->named_buffers()) dst_buffers[item.key()].copy_(item.value());
-    }
-    if (FileExists(dir + "/optimizer.pt")) {
-      torch::serialize::InputArchive archive;
-      archive.load_from(dir + "/optimizer.pt");
-      optimizer_->load(archive);
-    }
-    State s;
-    s.step = j.at("step").get<int64_t>();
-    s.plans_simulated = j.at("plans_simulated").get<int64_t>();
-    s.running_baseline = j.at("running_baseline").get<double>();
-    s.has_baseline = j.at("has_baseline").get<bool>();
-    s.entropy_coef = j.at("entropy_coef").get<double>();
-    s.reference_us = j.at("reference_us").get<double>();
-    set_state(s);
-    Actions a;
-    const nlohmann::json& ja = j.at("best_actions");
-    a.unit_device = ja.at("unit_device").get<std::vector<int32_t>>();
-    a.priority_level = ja.at("priority_level").get<std::vector<int32_t>>();
-    a.fuse = ja.at("fuse").get<std::vector<uint8_t>>();
-    const PlanScore best = PlanScoreFromJson(j.at("best"));
-    if (a.unit_device.size() == static_cast<size_t>(input_.num_units) && best.scored()) {
-      set_best(builder_.Build(a),
-               best, &a);
-    }
+    torch::optim::Adam scratch(loaded->parameters(), static_cast<const torch::optim::AdamOptions&>(optimizer_->defaults()));
+    scratch.load(archive);
+  } catch (const c10::Error& e) {
+    return ParseError(optimizer_path + ": not this policy's optimizer state: " + e.what_without_backtrace());
   } catch (const std::exception& e) {
-    return ParseError(path + ": " + e.what());
+    return ParseError(optimizer_path + ": not this policy's optimizer state: " + e.what());
   }
+  {
+    torch::NoGradGuard no_grad;
+    auto dst = policy_->named_parameters();
+    for (const auto& item : loaded->named_parameters()) dst[item.key()].copy_(item.value());
+    auto dst_buffers = policy_->named_buffers();
+    for (const auto& item : loaded->named_buffers()) dst_buffers[item.key()].copy_(item.value());
+  }
+  optimizer_->load(archive);
+  set_state(s);
+  if (recorded_best.scored()) set_best(best_plan, best_score, &a);
   return Status::Ok();
 }
 

@@ -109,6 +109,7 @@ class PpoTrainer : public Trainer {
   // policy.pt, optimizer.pt and ppo_state.json in `dir`.
   Status SaveCheckpoint(const std::string& dir) override;
   Status LoadCheckpoint(const std::string& dir) override;
+  std::vector<std::string> CheckpointFiles() const override { return {"policy.pt", "optimizer.pt", "ppo_state.json"}; }
   GoPolicy& policy() { return policy_; }
   torch::optim::Adam& optimizer() { return *optimizer_; }
   const PpoConfig& config() const { return config_; }

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_fields.h"
 #include "rl/local_search.h"
 
 namespace graphopt {
@@ -14,14 +15,23 @@ inline nlohmann::json PlanScoreToJson(const PlanScore& s) {
                         {"overflow_bytes", s.scored() ? s.overflow_bytes : int64_t{-1}}};
 }
 
-// Throws nlohmann::json::exception on a missing or mistyped field.
-inline PlanScore PlanScoreFromJson(const nlohmann::json& j) {
+// A checked read: step_time_us -1 (never scored) or a positive finite time,
+// overflow_bytes a non-negative integer; `where` names the file and field.
+inline StatusOr<PlanScore> PlanScoreFromJson(const nlohmann::json& j, const std::string& where) {
   PlanScore s;
-  const double t = j.at("step_time_us").get<double>();
-  if (t < 0) return s;
-  s.step_time_us = t;
-  s.oom = j.at("oom").get<bool>();
-  s.overflow_bytes = j.at("overflow_bytes").get<int64_t>();
+  auto get = [&](const char* name) { return JsonMember(j, name, where); };
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* t, get("step_time_us"));
+  GO_ASSIGN_OR_RETURN(const double step_us, JsonNumber(*t, where + ".step_time_us", -1));
+  if (step_us < 0) {
+    if (step_us != -1) return ParseError(where + ".step_time_us: " + t->dump() + " (-1 for no plan, or a positive time)");
+    return s;
+  }
+  if (step_us == 0) return ParseError(where + ".step_time_us: 0 (no plan runs in no time)");
+  s.step_time_us = step_us;
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* oom, get("oom"));
+  GO_ASSIGN_OR_RETURN(s.oom, JsonBool(*oom, where + ".oom"));
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* over, get("overflow_bytes"));
+  GO_ASSIGN_OR_RETURN(s.overflow_bytes, JsonInt(*over, where + ".overflow_bytes", 0));
   return s;
 }
 

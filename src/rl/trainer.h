@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 #include "rl/local_search.h"  // PlanScore
@@ -72,6 +73,9 @@ class Trainer {
 
   virtual Status SaveCheckpoint(const std::string& dir) = 0;
   virtual Status LoadCheckpoint(const std::string& dir) = 0;
+  // The names (inside the folder) of the files SaveCheckpoint writes; LoadCheckpoint
+  // needs every one of them.
+  virtual std::vector<std::string> CheckpointFiles() const = 0;
 };
 
 }  // namespace graphopt

@@ -19,6 +19,7 @@ namespace {
 using testing::kSmallGoPolicy;
 using testing::RemoveDir;
 using testing::ScratchDir;
+using testing::ToySearch;
 using testing::TwoChainsOptimumUs;
 using Toy = testing::ChainsToy;
 
@@ -31,21 +32,6 @@ TEST(GoSearchOptionsTest, UnitsPerDeviceAndImitationAreRouted) {
   EXPECT_DOUBLE_EQ(ppo->imitation, 0.5);
   EXPECT_EQ(GoSearchConfig{}.units_per_device, 4);
   EXPECT_FALSE(ParseGoSearchOptions("units_per_device=-1", GoSearchConfig{}).ok());
-}
-
-GoSearchConfig ToySearch(const std::string& dir, int64_t steps) {
-  GoSearchConfig c;
-  c.policy = kSmallGoPolicy;
-  c.ppo = "samples=8,epochs=2";
-  c.polish = false;  // exact resume needs no time-sliced state
-  c.max_steps = steps;
-  c.time_limit_s = 0;
-  c.threads = 1;
-  c.seed = 2;
-  c.checkpoint_dir = dir;
-  c.checkpoint_every = 1;
-  c.explore = 1;  // the phase switch has its own test
-  return c;
 }
 
 TEST(GoSearchTest, ResumedRunMatchesUninterruptedRun) {

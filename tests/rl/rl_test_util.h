@@ -10,6 +10,7 @@
 
 #include "../sim/sim_test_util.h"
 #include "policy/features.h"
+#include "rl/go_search.h"
 #include "sim/simulator.h"
 
 namespace graphopt::testing {
@@ -57,6 +58,23 @@ inline std::string ScratchDir(const std::string& name) {
   const std::string dir = ::testing::TempDir() + "graphopt_rl_" + name + "_" + std::to_string(::getpid());
   std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str());
   return dir;
+}
+
+// A GO search on a toy: the small policy, 8 samples, no polish, `steps` steps, one
+// thread, checkpoints in `dir` ("": none) after every step.
+inline GoSearchConfig ToySearch(const std::string& dir, int64_t steps) {
+  GoSearchConfig c;
+  c.policy = kSmallGoPolicy;
+  c.ppo = "samples=8,epochs=2";
+  c.polish = false;  // exact resume needs no time-sliced state
+  c.max_steps = steps;
+  c.time_limit_s = 0;
+  c.threads = 1;
+  c.seed = 2;
+  c.checkpoint_dir = dir;
+  c.checkpoint_every = 1;
+  c.explore = 1;  // the phase switch has its own test
+  return c;
 }
 
 inline void RemoveDir(const std::string& dir) { std::system(("rm -rf '" + dir + "'").c_str()); }

@@ -1,0 +1,154 @@
+// A GO search resumed from a checkpoint that was altered, damaged or is incomplete:
+// each case is an error naming the file (rl/checkpoint.h), never a silent restart or
+// a trusted number.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "baselines/baseline.h"
+#include "core/files.h"
+#include "rl/go_search.h"
+#include "rl_test_util.h"
+
+namespace graphopt {
+namespace {
+
+using testing::RemoveDir;
+using testing::ScratchDir;
+using testing::ToySearch;
+using Toy = testing::ChainsToy;
+
+// A folder holding the checkpoint of a 2-step toy search.
+std::string Checkpointed(const Toy& toy, const std::string& name) {
+  const std::string dir = ScratchDir(name);
+  auto search = GoSearch::Create(toy.sim, ToySearch(dir, 2));
+  EXPECT_TRUE(search.ok()) << search.status().message();
+  auto r = (*search)->Run();
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return dir;
+}
+
+Status Resume(const Toy& toy, const GoSearchConfig& config) {
+  auto search = GoSearch::Create(toy.sim, config);
+  if (!search.ok()) return search.status();
+  auto r = (*search)->Run();
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+void EditJson(const std::string& path, const std::function<void(nlohmann::json&)>& edit) {
+  nlohmann::json j = nlohmann::json::parse(*ReadFile(path));
+  edit(j);
+  ASSERT_TRUE(WriteFileAtomic(path, j.dump()).ok());
+}
+
+void ExpectErrorWith(const Status& s, const std::string& fragment) {
+  ASSERT_FALSE(s.ok()) << "expected an error with: " << fragment;
+  EXPECT_NE(s.message().find(fragment), std::string::npos) << s.message();
+}
+
+TEST(GoSearchCheckpointTest, AnIntactCheckpointResumes) {
+  Toy toy;
+  const std::string dir = Checkpointed(toy, "intact");
+  EXPECT_TRUE(Resume(toy, ToySearch(dir, 3)).ok());
+  RemoveDir(dir);
+}
+
+TEST(GoSearchCheckpointTest, ABestPlanIsReSimulatedNotTrusted) {
+  Toy toy;
+  const std::string dir = Checkpointed(toy, "best_plan");
+  // A slower plan put in place of the best: the recorded score no longer holds.
+  ASSERT_TRUE(WritePlanJson(toy.graph, SingleDevicePlan(toy.graph, toy.cluster), dir + "/best_plan.json").ok());
+  ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), dir + "/best_plan.json: the checkpoint records this plan as");
+  // A device the cluster does not have.
+  Plan far = SingleDevicePlan(toy.graph, toy.cluster);
+  far.device[0] = 99;
+  ASSERT_TRUE(WritePlanJson(toy.graph, far, dir + "/best_plan.json").ok());
+  ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), dir + "/best_plan.json: the checkpoint's plan is not valid");
+  RemoveDir(dir);
+}
+
+TEST(GoSearchCheckpointTest, ImpossibleOrOutOfRangeStateValuesAreErrors) {
+  Toy toy;
+  const std::string dir = Checkpointed(toy, "ranges");
+  const std::string state = dir + "/state.json";
+  const std::string saved = *ReadFile(state);
+  auto restore = [&] { ASSERT_TRUE(WriteFileAtomic(state, saved).ok()); };
+  EditJson(state, [](nlohmann::json& j) { j["best"]["step_time_us"] = 0; });
+  ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), "state.json: best.step_time_us: 0");
+  restore();
+  EditJson(state, [](nlohmann::json& j) { j["steps"] = -5; });
+  ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), "state.json: steps: -5 is out of range");
+  restore();
+  EditJson(state, [](nlohmann::json& j) { j["seconds"] = 1e300; });
+  ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), "state.json: seconds: 1e+300 is out of range");
+  restore();
+  EditJson(state, [](nlohmann::json& j) { j["plans_simulated"] = "many"; });
+  ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), "state.json: plans_simulated: must be an integer");
+  restore();
+  EditJson(state, [](nlohmann::json& j) { j["identity"]["seed"] = "3"; });
+  ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), "state.json: the checkpoint is for seed \"3\", this run's is \"2\"");
+  restore();
+  // Another seed, or other decisions, for this run: the checkpoint is not its own.
+  GoSearchConfig other_seed = ToySearch(dir, 4);
+  other_seed.seed = 5;
+  ExpectErrorWith(Resume(toy, other_seed), "the checkpoint is for seed \"2\", this run's is \"5\"");
+  GoSearchConfig other_ppo = ToySearch(dir, 4);
+  other_ppo.ppo = "samples=4,epochs=2";
+  ExpectErrorWith(Resume(toy, other_ppo),
+                  "state.json: the checkpoint is for another config: ppo=samples=8 in the checkpoint, ppo=samples=4 in this run");
+  // The trainer's own state is checked the same way.
+  EditJson(dir + "/ppo_state.json", [](nlohmann::json& j) {
+    j["best"]["step_time_us"] = j["best"]["step_time_us"].get<double>() / 2;
+  });
+  ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), dir + "/ppo_state.json: best_actions: the checkpoint records this plan");
+  RemoveDir(dir);
+}
+
+TEST(GoSearchCheckpointTest, MissingFilesAreErrorsNotSilentRestarts) {
+  Toy toy;
+  const std::string dir = Checkpointed(toy, "missing");
+  std::filesystem::remove(dir + "/optimizer.pt");
+  ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), dir + "/optimizer.pt is missing");
+  // Without its state the folder is not a fresh one: the policy would be overwritten.
+  std::filesystem::remove(dir + "/state.json");
+  const std::string policy_before = *ReadFile(dir + "/policy.pt");
+  ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), dir + "/state.json is missing but " + dir + "/best_plan.json exists");
+  EXPECT_EQ(*ReadFile(dir + "/policy.pt"), policy_before);
+  RemoveDir(dir);
+}
+
+TEST(GoSearchCheckpointTest, ATruncatedOptimizerStateIsBlamedOnItsFile) {
+  Toy toy;
+  const std::string dir = Checkpointed(toy, "truncated");
+  const std::string path = dir + "/optimizer.pt";
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
+  const Status s = Resume(toy, ToySearch(dir, 4));
+  ExpectErrorWith(s, path + ": not a readable archive");
+  EXPECT_EQ(s.message().find("ppo_state.json"), std::string::npos) << s.message();
+  EXPECT_EQ(s.message().find("Exception raised from"), std::string::npos) << s.message();  // no backtrace
+  RemoveDir(dir);
+}
+
+TEST(GoSearchCheckpointTest, StaleTemporariesAreRemovedOnResume) {
+  Toy toy;
+  const std::string dir = Checkpointed(toy, "stale");
+  std::ofstream(dir + "/state.json.tmp.99999") << "{\"half";
+  std::ofstream(dir + "/optimizer.pt.tmp") << "half";
+  ASSERT_TRUE(Resume(toy, ToySearch(dir, 3)).ok());
+  EXPECT_FALSE(FileExists(dir + "/state.json.tmp.99999"));
+  EXPECT_FALSE(FileExists(dir + "/optimizer.pt.tmp"));
+  RemoveDir(dir);
+}
+
+TEST(GoSearchCheckpointTest, AnUnwritableFolderFailsBeforeTheFirstStep) {
+  Toy toy;
+  const Status s = Resume(toy, ToySearch("/nonexistent-graphopt-parent/checkpoint", 1000000));
+  ExpectErrorWith(s, "--checkpoint");
+  ExpectErrorWith(s, "/nonexistent-graphopt-parent");
+}
+
+}  // namespace
+}  // namespace graphopt
