@@ -1,6 +1,7 @@
 #include "cli/args.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <thread>
 
 #include "core/files.h"
@@ -26,17 +27,17 @@ StatusOr<Args> Args::Parse(const std::string& command, int argc, char** argv, in
       for (const auto& s : specs) {
         if (s.name == name) spec = &s;
       }
-      if (spec == nullptr) return InvalidArgument(command + ": unknown flag --" + name + " (see graphopt " + command + " --help)");
+      if (spec == nullptr) return InvalidArgument("unknown flag --" + name + " (see graphopt " + command + " --help)");
       if (spec->takes_value && !has_inline) {
-        if (i + 1 >= argc) return InvalidArgument(command + ": flag --" + name + " needs a value");
+        if (i + 1 >= argc) return InvalidArgument("flag --" + name + " needs a value");
         const std::string next = argv[i + 1];
         if (next.size() >= 2 && next[0] == '-' && next[1] == '-') {
-          return InvalidArgument(command + ": flag --" + name + " needs a value, got the flag " + next +
+          return InvalidArgument("flag --" + name + " needs a value, got the flag " + next +
                                  " (write --" + name + "=" + next + " if that is the value)");
         }
         value = argv[++i];
       } else if (!spec->takes_value && has_inline) {
-        return InvalidArgument(command + ": flag --" + name + " takes no value");
+        return InvalidArgument("flag --" + name + " takes no value");
       }
       args.values_[name] = value;
     } else {
@@ -54,15 +55,15 @@ std::string Args::Get(const std::string& flag, const std::string& fallback) cons
 StatusOr<int64_t> Args::GetInt(const std::string& flag, int64_t fallback) const {
   auto it = values_.find(flag);
   if (it == values_.end()) return fallback;
-  return ParseInt(it->second, command_ + ": --" + flag);
+  return ParseInt(it->second, "--" + flag);
 }
 
 StatusOr<int64_t> Args::GetIntInRange(const std::string& flag, int64_t fallback, int64_t lo, int64_t hi) const {
   auto it = values_.find(flag);
   if (it == values_.end()) return fallback;
-  GO_ASSIGN_OR_RETURN(const int64_t v, ParseInt(it->second, command_ + ": --" + flag));
+  GO_ASSIGN_OR_RETURN(const int64_t v, ParseInt(it->second, "--" + flag));
   if (v < lo || v > hi) {
-    return InvalidArgument(StrFormat("%s: --%s must be between %lld and %lld, got %lld", command_.c_str(), flag.c_str(),
+    return InvalidArgument(StrFormat("--%s must be between %lld and %lld, got %lld", flag.c_str(),
                                      static_cast<long long>(lo), static_cast<long long>(hi), static_cast<long long>(v)));
   }
   return v;
@@ -71,7 +72,7 @@ StatusOr<int64_t> Args::GetIntInRange(const std::string& flag, int64_t fallback,
 Status Args::CheckOutputs(const std::vector<std::string>& flags) const {
   for (const std::string& flag : flags) {
     auto it = values_.find(flag);
-    if (it != values_.end()) GO_RETURN_IF_ERROR(CheckOutputWritable(it->second, command_ + ": --" + flag));
+    if (it != values_.end()) GO_RETURN_IF_ERROR(CheckOutputWritable(it->second, "--" + flag));
   }
   return Status::Ok();
 }
@@ -79,7 +80,7 @@ Status Args::CheckOutputs(const std::vector<std::string>& flags) const {
 StatusOr<double> Args::GetDouble(const std::string& flag, double fallback) const {
   auto it = values_.find(flag);
   if (it == values_.end()) return fallback;
-  return ParseDouble(it->second, command_ + ": --" + flag);
+  return ParseDouble(it->second, "--" + flag);
 }
 
 int MaxThreads() {
@@ -110,6 +111,11 @@ std::string FlagsHelp(const std::vector<FlagSpec>& specs) {
     out += left + " " + s.help + "\n";
   }
   return out;
+}
+
+int CommandError(const std::string& command, const std::string& message) {
+  std::fprintf(stderr, "error: %s: %s\n", command.c_str(), message.c_str());
+  return 1;
 }
 
 }  // namespace graphopt

@@ -55,4 +55,8 @@ StatusOr<LoadOptions> ModelLoadOptions(const Args& args);
 // "  --name VALUE   help" lines for a usage message.
 std::string FlagsHelp(const std::vector<FlagSpec>& specs);
 
+// The one way a command reports a failure: "error: COMMAND: MESSAGE" on stderr;
+// returns the exit code 1. (Args' own errors do not name the command: this does.)
+int CommandError(const std::string& command, const std::string& message);
+
 }  // namespace graphopt

@@ -23,10 +23,7 @@ namespace {
 constexpr const char* kRunDefaultModel = "gnmt:layers=4";
 constexpr const char* kRunDefaultCluster = "4xV100";
 
-int Fail(const std::string& command, const std::string& message) {
-  std::fprintf(stderr, "error: %s: %s\n", command.c_str(), message.c_str());
-  return 1;
-}
+int Fail(const std::string& command, const std::string& message) { return CommandError(command, message); }
 
 std::string Seconds(double us) { return StrFormat("%.4f s", us / 1e6); }
 

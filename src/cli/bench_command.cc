@@ -27,10 +27,7 @@ namespace {
 
 constexpr const char* kDefaultResults = "results/placement.json";
 
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "error: bench: %s\n", message.c_str());
-  return 1;
-}
+int Fail(const std::string& message) { return CommandError("bench", message); }
 
 std::vector<FlagSpec> BenchFlags() {
   std::string methods;
@@ -90,8 +87,7 @@ std::string Timings(const SuiteResults& ran, double total_seconds) {
 int RunBenchCommand(int argc, char** argv) {
   auto args = Args::Parse("bench", argc, argv, 2, BenchFlags());
   if (!args.ok()) {
-    std::fprintf(stderr, "error: %s\n%s", args.status().message().c_str(), Usage().c_str());
-    return 1;
+    return Fail(args.status().message() + "\n" + Usage());
   }
   if (args->Has("help")) {
     std::printf("%s", Usage().c_str());

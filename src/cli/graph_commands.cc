@@ -17,10 +17,7 @@
 namespace graphopt {
 namespace {
 
-int Fail(const Status& status) {
-  std::fprintf(stderr, "error: %s\n", status.message().c_str());
-  return 1;
-}
+int Fail(const std::string& command, const Status& status) { return CommandError(command, status.message()); }
 
 bool WantsHelp(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
@@ -66,7 +63,7 @@ int RunCorpusCheck(const std::string& dir, const std::string& only) {
     from = comma + 1;
   }
   auto rows = CheckOnnxCorpus(dir, names);
-  if (!rows.ok()) return Fail(rows.status());
+  if (!rows.ok()) return Fail("inspect", rows.status());
   constexpr double kMacsTolerance = 0.01;
   std::printf("| model | ops | params | params (exporter) | MACs | MACs (independent) | MACs diff | import | check |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
@@ -117,13 +114,13 @@ int RunModelsCommand(int argc, char** argv) {
     return 0;
   }
   auto args = Args::Parse("models", argc, argv, 2, specs);
-  if (!args.ok()) return Fail(args.status());
+  if (!args.ok()) return Fail("models", args.status());
   std::printf("%-16s %10s %10s %12s  %s\n", "model", "fwd ops", "train ops", "params", "description");
   for (const auto& m : BuiltinModels()) {
     auto fwd = BuildBuiltinForward(m.name);
-    if (!fwd.ok()) return Fail(fwd.status());
+    if (!fwd.ok()) return Fail("models", fwd.status());
     auto train = BuildTrainingGraph(*fwd);
-    if (!train.ok()) return Fail(train.status());
+    if (!train.ok()) return Fail("models", train.status());
     std::printf("%-16s %10d %10d %12s  %s\n", m.name.c_str(), fwd->num_ops(), train->num_ops(),
                 HumanBytes(static_cast<double>(fwd->TotalParamBytes())).c_str(), m.description.c_str());
     std::printf("%-16s %10s %10s %12s  defaults: %s\n", "", "", "", "", m.parameters.c_str());
@@ -143,10 +140,10 @@ int RunInspectCommand(int argc, char** argv) {
     return 0;
   }
   auto args = Args::Parse("inspect", argc, argv, 2, specs);
-  if (!args.ok()) return Fail(args.status());
+  if (!args.ok()) return Fail("inspect", args.status());
   if (args->Has("check")) return RunCorpusCheck(args->Get("check"), args->Get("only"));
   auto graph = LoadFromArgs(*args, "inspect");
-  if (!graph.ok()) return Fail(graph.status());
+  if (!graph.ok()) return Fail("inspect", graph.status());
   const Graph& g = *graph;
   int64_t param_elems = 0, param_bytes = 0, state_bytes = 0, activation_bytes = 0;
   double fwd_macs = 0, fwd_flops = 0;
@@ -198,7 +195,7 @@ int RunInspectCommand(int argc, char** argv) {
     return a.second.first != b.second.first ? a.second.first > b.second.first : a.first < b.first;
   });
   auto top = args->GetInt("top", static_cast<int64_t>(sorted.size()));
-  if (!top.ok()) return Fail(top.status());
+  if (!top.ok()) return Fail("inspect", top.status());
   std::printf("\n%-32s %8s %14s\n", "op kind", "count", "FLOPs");
   for (size_t i = 0; i < sorted.size() && static_cast<int64_t>(i) < *top; ++i) {
     std::printf("%-32s %8d %14s\n", sorted[i].first.c_str(), sorted[i].second.first, HumanCount(sorted[i].second.second).c_str());
@@ -217,18 +214,18 @@ int RunConvertCommand(int argc, char** argv) {
     return 0;
   }
   auto args = Args::Parse("convert", argc, argv, 2, specs);
-  if (!args.ok()) return Fail(args.status());
+  if (!args.ok()) return Fail("convert", args.status());
   const std::string to = args->Get("to");
-  if (to != "json" && to != "dot") return Fail(InvalidArgument("convert: --to must be json or dot, got '" + to + "'"));
+  if (to != "json" && to != "dot") return Fail("convert", InvalidArgument("--to must be json or dot, got '" + to + "'"));
   auto graph = LoadFromArgs(*args, "convert");
-  if (!graph.ok()) return Fail(graph.status());
-  if (args->Has("plan") && to != "dot") return Fail(InvalidArgument("convert: --plan only applies to --to dot"));
+  if (!graph.ok()) return Fail("convert", graph.status());
+  if (args->Has("plan") && to != "dot") return Fail("convert", InvalidArgument("--plan only applies to --to dot"));
   std::vector<DeviceId> devices;
   if (args->Has("plan")) {
     auto plan = ReadPlanJson(args->Get("plan"), *graph);
-    if (!plan.ok()) return Fail(plan.status());
+    if (!plan.ok()) return Fail("convert", plan.status());
     Status complete = CompletePlan(*graph, &*plan);
-    if (!complete.ok()) return Fail(complete.WithContext(args->Get("plan")));
+    if (!complete.ok()) return Fail("convert", complete.WithContext(args->Get("plan")));
     devices = plan->device;
   }
   const std::string text = to == "json" ? GraphToJson(*graph) : GraphToDot(*graph, devices.empty() ? nullptr : &devices);
@@ -237,7 +234,7 @@ int RunConvertCommand(int argc, char** argv) {
     return 0;
   }
   Status written = WriteFileAtomic(args->Get("out"), text);
-  if (!written.ok()) return Fail(written);
+  if (!written.ok()) return Fail("convert", written);
   std::fprintf(stderr, "wrote %s (%d ops, %s)\n", args->Get("out").c_str(), graph->num_ops(), HumanBytes(static_cast<double>(text.size())).c_str());
   return 0;
 }

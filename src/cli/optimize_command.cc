@@ -31,10 +31,7 @@ namespace {
 constexpr const char* kDefaultModel = "gnmt:layers=4";
 constexpr const char* kDefaultCluster = "4xV100";
 
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "error: optimize: %s\n", message.c_str());
-  return 1;
-}
+int Fail(const std::string& message) { return CommandError("optimize", message); }
 
 #ifdef GRAPHOPT_HAVE_RL
 std::atomic<bool> g_stop{false};

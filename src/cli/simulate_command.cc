@@ -46,10 +46,7 @@ std::string FormatTime(double us) {
   return StrFormat("%.3f s", us / 1e6);
 }
 
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "error: simulate: %s\n", message.c_str());
-  return 1;
-}
+int Fail(const std::string& message) { return CommandError("simulate", message); }
 
 std::string DescribePlan(const Graph& graph, const Cluster& cluster, const Plan& plan, const std::string& source) {
   if (source.empty())
@@ -79,9 +76,7 @@ int RunSimulateCommand(int argc, char** argv) {
   Status outputs = args->CheckOutputs({"trace"});
   if (!outputs.ok()) return Fail(outputs.message());
   if (args->positional().size() != 1) {
-    std::fprintf(stderr, "error: simulate: expected one MODEL, got %zu arguments\n%s", args->positional().size(),
-                 Usage().c_str());
-    return 1;
+    return Fail(StrFormat("expected one MODEL, got %zu arguments\n", args->positional().size()) + Usage());
   }
   const std::string model = args->positional()[0];
   auto load = ModelLoadOptions(*args);

@@ -94,6 +94,16 @@ TEST(CliTest, BadInputGetsOneClearMessage) {
   ExpectCleanFailure("inspect /no/such/file.onnx", "/no/such/file.onnx");
   ExpectCleanFailure("inspect gnmt --frobnicate", "unknown flag --frobnicate");
   ExpectCleanFailure("convert gnmt --to yaml", "--to must be json or dot");
+  // Each message names its command once, whatever reported it.
+  ExpectCleanFailure("inspect gnmt --frobnicate", "error: inspect: unknown flag --frobnicate (see graphopt inspect --help)");
+  ExpectCleanFailure("convert gnmt --to yaml", "error: convert: --to must be json or dot");
+  ExpectCleanFailure("bench --seed x", "error: bench: --seed");
+  for (const char* command : {"inspect", "convert", "simulate", "baseline", "run", "bench", "optimize"}) {
+    CliRun r = Graphopt(std::string(command) + " --frobnicate");
+    EXPECT_EQ(r.output.find(std::string(command) + ": " + command + ":"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(std::string("error: ") + command + ": unknown flag --frobnicate"), std::string::npos)
+        << r.output;
+  }
 }
 
 TEST(CliTest, CorruptFilesFailCleanly) {
