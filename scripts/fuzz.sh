@@ -12,7 +12,8 @@
 # resident size over 2 GB. The offending input is kept in build-fuzz/fuzz/artifacts/,
 # the grown corpus in build-fuzz/fuzz/corpus/<target>/. FUZZ_JOBS sets the build's
 # parallelism (default: every core). Seeds: ../shared/data (ONNX models, PipeDream
-# profiles), data/onnx_corpus, docs/results, and files graphopt itself writes.
+# profiles), data/onnx_corpus, docs/results, files graphopt itself writes, and the
+# inputs of fuzz/regressions/<target>/ that once crashed or hung a loader.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -66,6 +67,10 @@ else
   echo "fuzz.sh: $DATA not found: seeding without the shared models and profiles" >&2
 fi
 copy_small "$SEEDS/onnx" 32768 data/onnx_corpus/*.onnx
+# Inputs that once crashed or hung a loader (each fixed, with a test): replayed first.
+for t in "${ALL_TARGETS[@]}"; do
+  if [[ -d fuzz/regressions/$t ]]; then cp fuzz/regressions/$t/* "$SEEDS/$t/"; fi
+done
 copy_small "$SEEDS/results" 65536 docs/results/*.json docs/results/*/*.json
 shopt -s nullglob
 for f in "$SEEDS"/results/*.convergence.json; do mv "$f" "$SEEDS/convergence/"; done
