@@ -43,6 +43,15 @@ std::string StrFormat(const char* fmt, ...) {
   return out;
 }
 
+std::string FormatDouble(double v) {
+  char buf[64];
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
 std::string HumanBytes(double bytes) {
   const char* units[] = {"B", "KB", "MB", "GB", "TB", "PB"};
   int u = 0;
@@ -83,10 +92,30 @@ StatusOr<int64_t> ParseInt(const std::string& text, const std::string& context) 
   errno = 0;
   char* end = nullptr;
   const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (errno != 0 || end == text.c_str() || *end != '\0') {
+  if (end == text.c_str() || *end != '\0') {
     return InvalidArgument(context + ": expected an integer, got '" + text + "'");
   }
+  if (errno == ERANGE) {
+    return InvalidArgument(context + ": " + text + " is out of range [-9223372036854775808, 9223372036854775807]");
+  }
   return static_cast<int64_t>(v);
+}
+
+StatusOr<uint64_t> ParseUint(const std::string& text, const std::string& context) {
+  const std::string digits = Trim(text);
+  if (!digits.empty() && digits[0] == '-') {
+    GO_RETURN_IF_ERROR(ParseInt(text, context).status());
+    return InvalidArgument(context + ": " + text + " is out of range [0, 18446744073709551615]");
+  }
+  if (text.empty()) return InvalidArgument(context + ": expected an integer, got nothing");
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (end == text.c_str() || *end != '\0') {
+    return InvalidArgument(context + ": expected an integer, got '" + text + "'");
+  }
+  if (errno == ERANGE) return InvalidArgument(context + ": " + text + " is out of range [0, 18446744073709551615]");
+  return static_cast<uint64_t>(v);
 }
 
 StatusOr<double> ParseDouble(const std::string& text, const std::string& context) {
@@ -94,7 +123,8 @@ StatusOr<double> ParseDouble(const std::string& text, const std::string& context
   errno = 0;
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
-  if (errno != 0 || end == text.c_str() || *end != '\0' || !std::isfinite(v)) {
+  const bool hex = text.find_first_of("xX") != std::string::npos;  // strtod also reads "0x1p3"
+  if (errno != 0 || end == text.c_str() || *end != '\0' || !std::isfinite(v) || hex) {
     return InvalidArgument(context + ": expected a number, got '" + text + "'");
   }
   return v;

@@ -18,10 +18,19 @@ bool StartsWith(const std::string& s, const std::string& prefix);
 std::string HumanBytes(double bytes);
 std::string HumanCount(double count);
 std::string StrFormat(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+// The shortest decimal form of v that parses back to v ("0.001", "1e-05", "0.1").
+std::string FormatDouble(double v);
 
-// Parses "a=1,b=2" into a map; context names the argument in errors.
+// Parses "a=1,b=2" into a map; context names the argument in errors. Keys and values
+// are trimmed; a key given twice fails. For a config struct use core/options.h,
+// which adds typed fields, ranges and the list of known keys on top.
 StatusOr<std::map<std::string, std::string>> ParseKeyValues(const std::string& text, const std::string& context);
+// A decimal integer: "1.5", "1e9", "0x10" and trailing junk fail; so does a value
+// beyond int64 ("... is out of range").
 StatusOr<int64_t> ParseInt(const std::string& text, const std::string& context);
+// A decimal integer in [0, 2^64 - 1]; a negative value is out of range.
+StatusOr<uint64_t> ParseUint(const std::string& text, const std::string& context);
+// A finite number ("nan", "inf" and "1e999" fail).
 StatusOr<double> ParseDouble(const std::string& text, const std::string& context);
 // 1/true or 0/false; anything else fails, naming `context`.
 StatusOr<bool> ParseBool(const std::string& text, const std::string& context);

@@ -21,16 +21,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-// Shortest decimal form of v that parses back to v.
-std::string FormatDouble(double v) {
-  char buf[64];
-  for (int precision = 6; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------
