@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/files.h"
+#include "core/options.h"
 #include "core/strings.h"
 
 namespace graphopt {
@@ -61,12 +62,7 @@ StatusOr<int64_t> Args::GetInt(const std::string& flag, int64_t fallback) const 
 StatusOr<int64_t> Args::GetIntInRange(const std::string& flag, int64_t fallback, int64_t lo, int64_t hi) const {
   auto it = values_.find(flag);
   if (it == values_.end()) return fallback;
-  GO_ASSIGN_OR_RETURN(const int64_t v, ParseInt(it->second, "--" + flag));
-  if (v < lo || v > hi) {
-    return InvalidArgument(StrFormat("--%s must be between %lld and %lld, got %lld", flag.c_str(),
-                                     static_cast<long long>(lo), static_cast<long long>(hi), static_cast<long long>(v)));
-  }
-  return v;
+  return ParseIntInRange(it->second, "--" + flag, lo, hi);
 }
 
 Status Args::CheckOutputs(const std::vector<std::string>& flags) const {

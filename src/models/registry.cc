@@ -1,5 +1,6 @@
 #include "models/registry.h"
 
+#include "core/options.h"
 #include "core/strings.h"
 #include "graph/training.h"
 #include "graph/verifier.h"
@@ -14,16 +15,11 @@ int64_t ParamReader::Int(const std::string& key, int64_t fallback, int64_t min, 
   int64_t v = fallback;
   auto it = values_.find(key);
   if (it != values_.end()) {
-    auto parsed = ParseInt(it->second, model_ + ": parameter '" + key + "'");
-    if (!parsed.ok()) {
-      if (status_.ok()) status_ = parsed.status();
-      return fallback;
-    }
-    v = *parsed;
-    if ((v < min || v > max) && status_.ok()) {
-      status_ = InvalidArgument(model_ + ": parameter '" + key + "' must be in [" + std::to_string(min) + ", " +
-                                std::to_string(max) + "], got " + std::to_string(v));
-      v = fallback;
+    auto parsed = ParseIntInRange(it->second, model_ + ": parameter '" + key + "'", min, max);
+    if (parsed.ok()) {
+      v = *parsed;
+    } else if (status_.ok()) {
+      status_ = parsed.status();
     }
   }
   used_[key] = std::to_string(v);
@@ -34,19 +30,14 @@ double ParamReader::Float(const std::string& key, double fallback, double min, d
   double v = fallback;
   auto it = values_.find(key);
   if (it != values_.end()) {
-    auto parsed = ParseDouble(it->second, model_ + ": parameter '" + key + "'");
-    if (!parsed.ok()) {
-      if (status_.ok()) status_ = parsed.status();
-      return fallback;
-    }
-    v = *parsed;
-    if ((v < min || v > max) && status_.ok()) {
-      status_ = InvalidArgument(model_ + ": parameter '" + key + "' must be in [" + StrFormat("%g", min) + ", " +
-                                StrFormat("%g", max) + "], got " + it->second);
-      v = fallback;
+    auto parsed = ParseNumberInRange(it->second, model_ + ": parameter '" + key + "'", InRange(min, max));
+    if (parsed.ok()) {
+      v = *parsed;
+    } else if (status_.ok()) {
+      status_ = parsed.status();
     }
   }
-  used_[key] = StrFormat("%g", v);
+  used_[key] = FormatDouble(v);
   return v;
 }
 
@@ -54,14 +45,11 @@ std::string ParamReader::Choice(const std::string& key, const std::string& fallb
   std::string v = fallback;
   auto it = values_.find(key);
   if (it != values_.end()) {
-    bool ok = false;
-    for (const auto& c : choices) ok |= c == it->second;
-    if (ok) {
-      v = it->second;
+    auto parsed = ParseWord(it->second, model_ + ": parameter '" + key + "'", choices);
+    if (parsed.ok()) {
+      v = *parsed;
     } else if (status_.ok()) {
-      std::string list;
-      for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
-      status_ = InvalidArgument(model_ + ": parameter '" + key + "' must be one of " + list + ", got '" + it->second + "'");
+      status_ = parsed.status();
     }
   }
   used_[key] = v;

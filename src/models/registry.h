@@ -4,6 +4,11 @@
 // (e.g. "gnmt:layers=4,batch=128"). Each builder reads its parameters through a
 // ParamReader, which checks types and ranges and rejects unknown keys, and returns
 // the forward graph; BuildBuiltinModel expands it into the training-step graph.
+// Values follow the rule of every option string (core/options.h): decimal
+// integers, "WHERE: VALUE is out of range [lo, hi]", words from a fixed set. The
+// builders declare their parameters where they use them rather than in an
+// OptionTable: most families have no parameter struct, and a parameter's range
+// often sits beside the arithmetic it protects.
 #pragma once
 
 #include <functional>
