@@ -83,65 +83,11 @@
 #include "core/status.h"
 #include "policy/actions.h"
 #include "policy/features.h"
+#include "policy/go_policy_config.h"
 
 namespace graphopt {
 
 inline constexpr float kMaskedLogit = -1e9f;
-
-// The tasks a policy decides (bit set).
-enum PolicyTask : uint32_t {
-  kTaskPlacement = 1u << 0,
-  kTaskScheduling = 1u << 1,
-  kTaskFusion = 1u << 2,
-  kAllTasks = kTaskPlacement | kTaskScheduling | kTaskFusion,
-};
-// "placement+scheduling+fusion" <-> bit set; "all" is accepted.
-std::string TasksToString(uint32_t tasks);
-StatusOr<uint32_t> TasksFromString(const std::string& text);
-
-struct GoPolicyConfig {
-  int hidden = 64;
-  int sage_layers = 2;
-  int attention_layers = 2;
-  int heads = 4;               // hidden must be a multiple of heads
-  int segment = 64;            // ops per attention segment
-  int memory = 64;             // positions of the previous segment attended to, <= segment
-  int ff_multiplier = 2;       // feed-forward width = ff_multiplier * hidden
-  int relative_buckets = 32;   // relative-position buckets (half before, half after)
-  bool detach_memory = false;  // stop gradients through the memory (as Transformer-XL); see AttentionLayer
-  bool superposition = true;
-  bool task_feedback = true;
-  bool feedback_attention = false;
-  int priority_levels = 8;
-  // Initial logit advantage of priority level 0 (added to the scheduling head's
-  // bias): with every op on one level the critical path alone schedules, which is
-  // the sensible schedule to start from; a uniform start gives each of N ops a
-  // random level and each sample a random schedule (README, "Why a sampled plan was
-  // so bad"). 5 gives level 0 a probability of 0.95 with 8 levels.
-  int level_prior = 5;
-  // Width of the scheduling and fusion heads' hidden layer: the part computed per
-  // sample of a batch (B x N x head_hidden), so it is kept small.
-  int head_hidden = 16;
-  // Scheduling decided per unit, as placement is (policy/units.h): one priority level
-  // per unit, from the unit's state (the same one the placement head reads) and the
-  // feedback of its placement; every op of the unit gets it. Per-op levels (false,
-  // GO's) give each sample tens of thousands of independent draws whose effects on
-  // the step time are diffuse: a sample's schedule scatters from the mode the way
-  // per-op placements did, and the head costs O(samples x ops) per step. Fusion stays
-  // per op (its effect is local: one launch and one tensor saved), its logit the sum
-  // of a term from the op's own state and one from its unit's state and placement
-  // feedback, so only a [samples x units] part is computed per sample (README, "The
-  // policy alone").
-  bool unit_tasks = true;
-  uint32_t tasks = kAllTasks;
-  uint64_t seed = 1;  // parameter initialization
-
-  Status Validate() const;
-  // "hidden=64,sage_layers=2,...": every field, parseable by FromString.
-  std::string ToString() const;
-  // Parses "key=value,..." over the defaults; unknown keys and bad values fail.
-  static StatusOr<GoPolicyConfig> FromString(const std::string& text);
-};
 
 // Placement-context features of an op given a placement (the multi-task feedback).
 inline constexpr int kNumPlacementContext = 5;

@@ -52,7 +52,7 @@
 // the method's name): <method>_policy.pt, <method>_optimizer.pt, <method>_state.json.
 //
 // This header also holds the REINFORCE plumbing HDP (rl/hdp.h) shares: option
-// parsing, reward, step seeds and the checkpoint files.
+// reward, step seeds and the checkpoint files.
 #pragma once
 
 #include <torch/torch.h>
@@ -60,13 +60,13 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "core/status.h"
 #include "policy/actions.h"
 #include "policy/features.h"
 #include "policy/seq2seq.h"
+#include "rl/colocrl_config.h"
 #include "rl/local_search.h"
 #include "rl/rollout.h"
 #include "rl/trainer.h"
@@ -75,34 +75,6 @@
 #include "sim/simulator.h"
 
 namespace graphopt {
-
-// Largest max_groups: a group's input has 2 x groups adjacency entries, so the
-// inputs are [groups, 2 x groups] and the encoder's input weights 4 x hidden x 2 x groups.
-inline constexpr int kMaxColocRlGroups = 5000;
-
-struct ColocRlConfig {
-  int max_groups = 1000;          // more units than this: merged into this many chunks
-  int hidden = 256;               // LSTM size
-  int type_embedding = 32;        // width of the op-type embedding
-  std::string attention = "dot";  // "dot" or "additive"
-  int attention_size = 64;
-  bool bidirectional = false;   // encoder
-  int samples_per_step = 8;     // placements simulated per step
-  double lr = 0.01;             // Adam
-  double max_grad_norm = 1.0;   // <= 0: no clipping
-  double baseline_decay = 0.9;  // b <- decay * b + (1 - decay) * mean reward
-  std::string reward = "sqrt";  // "sqrt": -sqrt(step / ref); "linear": -step / ref
-  double oom_step_factor = 10;  // a plan that does not fit counts as this x reference
-  double logit_temperature = 1.0;
-  double tanh_constant = 0;              // > 0: logits = C tanh(logits / temperature)
-  bool critical_path_priorities = true;  // rl/rollout.h ActionsToPlan
-
-  Status Validate() const;
-  // Every field as "key=value,...", parseable by FromString.
-  std::string ToString() const;
-  // "key=value,..." over the defaults; unknown keys and bad values fail naming the key.
-  static StatusOr<ColocRlConfig> FromString(const std::string& text);
-};
 
 // The grouping: group of every unit (non-decreasing in unit order), and the number
 // of groups (min(units, max_groups)); chunks of consecutive units with about
@@ -130,16 +102,6 @@ torch::Tensor GroupFeatures(const PolicyInput& input, const std::vector<float>& 
 
 // ---------------------------------------------------------------------------
 // REINFORCE plumbing, shared with HDP.
-
-// A typed option of a config, for ParseOptions/FormatOptions.
-struct OptionField {
-  std::string key;
-  std::variant<int*, double*, bool*, std::string*> target;
-};
-// Sets the fields named in "key=value,..."; `context` ("ColocRL config") prefixes
-// errors, which name the key (unknown key, bad number, bad boolean).
-Status ParseOptions(const std::string& text, const std::string& context, const std::vector<OptionField>& fields);
-std::string FormatOptions(const std::vector<OptionField>& fields);
 
 // -sqrt(step / reference) or -(step / reference); a plan that does not fit (or was
 // not scored) counts as oom_step_factor * reference.

@@ -46,6 +46,7 @@
 #include <string>
 #include <vector>
 
+#include "core/options.h"
 #include "core/status.h"
 #include "rl/local_search.h"
 #include "sim/plan.h"
@@ -88,20 +89,26 @@ struct GoSearchConfig {
   int checkpoint_every = 10;        // steps
 };
 
-// Parses "key=value,..." over `base`: the driver's keys (baselines, warm_start, ppo,
-// polish, polish_samples, plan_units: 0/1; polish_evaluations, max_steps, threads,
-// checkpoint_every, units_per_device: integers; time_limit: seconds; explore: a
-// fraction in [0, 1]); any other key goes to the PPO config if it knows it, else to
-// the policy config.
+// The driver's own keys (baselines, warm_start, ppo, polish, polish_samples,
+// plan_units, polish_evaluations, polish_batch, max_steps, time_limit, threads,
+// checkpoint_every, units_per_device, explore), their ranges and meanings
+// (core/options.h).
+extern const OptionTable<GoSearchConfig> kGoSearchOptions;
+
 // The defaults of a method: go runs every ingredient; the published placers (colocrl,
 // hdp) run as their papers describe them: no baseline seed, warm start or polish
 // (the baselines are still scored, for the report). Fails on an unknown method.
 StatusOr<GoSearchConfig> DefaultSearchConfig(const std::string& method);
 
-// Sets `base.method` before parsing: keys that are not the driver's go to the
-// method's own options (for go: the PPO config if it knows the key, else the policy
-// config).
+// Parses "key=value,..." over `base` (core/options.h has the rule), whose method
+// must be set: a key of kGoSearchOptions sets the driver's field; any other key goes
+// to the method's own options: for go, to the PPO config if kPpoOptions has it,
+// else to the policy config if kGoPolicyOptions has it, else it fails listing the
+// keys of all three; for colocrl and hdp, to method_options, checked by the method.
 StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchConfig base);
+// Every key ParseGoSearchOptions accepts for base.method, with its value in `base`
+// (or the method's default), its range and meaning: one line each, by config.
+std::string GoSearchOptionsHelp(const GoSearchConfig& base);
 
 struct ConvergencePoint {
   double seconds = 0;       // wall-clock since the search started (resumed runs continue)

@@ -1,67 +1,83 @@
-// The GO search's options (rl/go_search.h ParseGoSearchOptions, DefaultSearchConfig).
+// The GO search's options (rl/go_search.h kGoSearchOptions, ParseGoSearchOptions,
+// DefaultSearchConfig). No LibTorch: the configs' tables live in torch-free files.
 #include <algorithm>
 #include <string>
 
 #include "core/strings.h"
-#include "policy/go_policy.h"
+#include "policy/go_policy_config.h"
+#include "rl/colocrl_config.h"
 #include "rl/go_search.h"
+#include "rl/hdp_config.h"
 #include "rl/methods.h"
-#include "rl/ppo.h"
+#include "rl/ppo_config.h"
 
 namespace graphopt {
+
+const OptionTable<GoSearchConfig> kGoSearchOptions{
+    {"baselines", &GoSearchConfig::baselines, "start from the best baseline plan"},
+    {"warm_start", &GoSearchConfig::warm_start, "imitate the starting plan before PPO"},
+    {"ppo", &GoSearchConfig::ppo_enabled, "train the policy with PPO"},
+    {"polish", &GoSearchConfig::polish, "local search on the best plan after each step"},
+    {"polish_samples", &GoSearchConfig::polish_samples, "once converged, polish the policy's samples instead"},
+    {"plan_units", &GoSearchConfig::plan_units, "split the units by the polished best baseline's devices"},
+    {"units_per_device", &GoSearchConfig::units_per_device,
+     "decision units per device (METIS parts; 0: one per colocation group)", InRange(0, 1 << 20)},
+    {"explore", &GoSearchConfig::explore, "fraction of the budget the policy learns from its own samples alone",
+     InRange(0, 1)},
+    {"polish_evaluations", &GoSearchConfig::polish_evaluations,
+     "simulations of local search per step (<= 0: until converged)"},
+    {"polish_batch", &GoSearchConfig::polish_config, &LocalSearchConfig::batch,
+     "local-search candidates simulated together", AtLeast(1)},
+    {"max_steps", &GoSearchConfig::max_steps, "stop after this many steps (0: no limit)", AtLeast(0)},
+    {"time_limit", &GoSearchConfig::time_limit_s, "stop after this many seconds (<= 0: no limit)"},
+    {"threads", &GoSearchConfig::threads, "simulator and LibTorch threads (<= 0: every core)"},
+    {"checkpoint_every", &GoSearchConfig::checkpoint_every, "steps between checkpoints", AtLeast(1)},
+};
+
 namespace {
 
-bool IsPpoKey(const std::string& key) {
-  static const char* keys[] = {"samples", "samples_per_step", "epochs", "clip", "lr", "entropy", "entropy_decay",
-                               "entropy_min", "baseline_decay", "normalize_advantages", "oom_penalty", "temperature",
-                               "max_grad_norm", "include_best", "critical_path_priorities", "warm_start_level",
-                               "warm_start_steps", "warm_start_target", "imitation"};
-  for (const char* k : keys) {
-    if (key == k) return true;
-  }
-  return false;
-}
+constexpr const char* kContext = "optimizer options";
 
 std::string AppendKey(const std::string& list, const std::string& key, const std::string& value) {
   return list + (list.empty() ? "" : ",") + key + "=" + value;
+}
+
+// Whether `key` is an option of the method's own config.
+bool MethodHas(const std::string& method, const std::string& key) {
+  if (method == "go") return kPpoOptions.Has(key) || kGoPolicyOptions.Has(key);
+  if (method == "colocrl") return kColocRlOptions.Has(key);
+  if (method == "hdp") return kHdpOptions.Has(key);
+  return false;
+}
+
+std::string MethodKnownKeys(const std::string& method) {
+  if (method == "go") return "PPO: " + kPpoOptions.KnownKeys() + "; GO policy: " + kGoPolicyOptions.KnownKeys();
+  if (method == "colocrl") return "colocrl: " + kColocRlOptions.KnownKeys();
+  if (method == "hdp") return "hdp: " + kHdpOptions.KnownKeys();
+  return "";
+}
+
+template <class Config>
+Config ParsedOrDefault(const StatusOr<Config>& parsed) {
+  return parsed.ok() ? *parsed : Config{};
 }
 
 }  // namespace
 
 StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchConfig c) {
   if (Trim(text).empty()) return c;
-  GO_ASSIGN_OR_RETURN(auto values, ParseKeyValues(text, "optimizer options"));
+  const auto& names = LearnedMethodNames();
+  if (std::find(names.begin(), names.end(), c.method) == names.end()) return ValidateMethodOptions(c.method, "");
+  GO_ASSIGN_OR_RETURN(auto values, ParseKeyValues(text, kContext));
   for (const auto& [key, value] : values) {
-    const std::string context = "optimizer option " + key;
-    if (key == "baselines" || key == "warm_start" || key == "ppo" || key == "polish" || key == "polish_samples" ||
-        key == "plan_units") {
-      GO_ASSIGN_OR_RETURN(bool v, ParseBool(value, context));
-      (key == "baselines"          ? c.baselines
-       : key == "warm_start"       ? c.warm_start
-       : key == "ppo"              ? c.ppo_enabled
-       : key == "polish"           ? c.polish
-       : key == "plan_units"       ? c.plan_units
-                                   : c.polish_samples) = v;
-    } else if (key == "polish_evaluations" || key == "max_steps" || key == "threads" || key == "checkpoint_every" ||
-               key == "polish_batch" || key == "units_per_device") {
-      GO_ASSIGN_OR_RETURN(int64_t v, ParseInt(value, context));
-      if (key == "units_per_device") {
-        if (v < 0 || v > 1 << 20) return InvalidArgument(context + ": must be in [0, 1048576]");
-        c.units_per_device = static_cast<int>(v);
-      }
-      if (key == "polish_evaluations") c.polish_evaluations = v;
-      if (key == "max_steps") c.max_steps = v;
-      if (key == "threads") c.threads = static_cast<int>(v);
-      if (key == "checkpoint_every") c.checkpoint_every = static_cast<int>(std::max<int64_t>(1, v));
-      if (key == "polish_batch") c.polish_config.batch = static_cast<int>(std::max<int64_t>(1, v));
-    } else if (key == "time_limit") {
-      GO_ASSIGN_OR_RETURN(c.time_limit_s, ParseDouble(value, context));
-    } else if (key == "explore") {
-      GO_ASSIGN_OR_RETURN(c.explore, ParseDouble(value, context));
-      if (!(c.explore >= 0 && c.explore <= 1)) return InvalidArgument(context + ": must be a fraction in [0, 1]");
+    if (kGoSearchOptions.Has(key)) {
+      GO_RETURN_IF_ERROR(kGoSearchOptions.Set(key, value, &c, kContext));
+    } else if (!MethodHas(c.method, key)) {
+      return InvalidArgument(std::string(kContext) + ": unknown key \"" + key + "\" (known: driver: " +
+                             kGoSearchOptions.KnownKeys() + "; " + MethodKnownKeys(c.method) + ")");
     } else if (c.method != "go") {
       c.method_options = AppendKey(c.method_options, key, value);
-    } else if (IsPpoKey(key)) {
+    } else if (kPpoOptions.Has(key)) {
       c.ppo = AppendKey(c.ppo, key, value);
     } else {
       c.policy = AppendKey(c.policy, key, value);
@@ -74,6 +90,21 @@ StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchC
     GO_RETURN_IF_ERROR(ValidateMethodOptions(c.method, c.method_options));
   }
   return c;
+}
+
+std::string GoSearchOptionsHelp(const GoSearchConfig& base) {
+  std::string out = "driver (rl/go_search.h):\n" + kGoSearchOptions.Help(base);
+  if (base.method == "go") {
+    out += "PPO (rl/ppo.h):\n" + kPpoOptions.Help(ParsedOrDefault(PpoConfig::FromString(base.ppo)));
+    out += "GO policy (policy/go_policy.h):\n" +
+           kGoPolicyOptions.Help(ParsedOrDefault(GoPolicyConfig::FromString(base.policy)));
+  } else if (base.method == "colocrl") {
+    out += "colocrl (rl/colocrl.h):\n" +
+           kColocRlOptions.Help(ParsedOrDefault(ColocRlConfig::FromString(base.method_options)));
+  } else if (base.method == "hdp") {
+    out += "hdp (rl/hdp.h):\n" + kHdpOptions.Help(ParsedOrDefault(HdpConfig::FromString(base.method_options)));
+  }
+  return out;
 }
 
 StatusOr<GoSearchConfig> DefaultSearchConfig(const std::string& method) {

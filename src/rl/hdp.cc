@@ -10,79 +10,11 @@
 namespace graphopt {
 namespace {
 
-std::vector<OptionField> HdpFields(HdpConfig* c) {
-  return {{"groups", &c->groups},
-          {"hidden", &c->hidden},
-          {"grouper_hidden", &c->grouper_hidden},
-          {"type_embedding", &c->type_embedding},
-          {"attention", &c->attention},
-          {"attention_size", &c->attention_size},
-          {"bidirectional", &c->bidirectional},
-          {"groupings", &c->groupings},
-          {"placements", &c->placements},
-          {"lr", &c->lr},
-          {"lr_decay", &c->lr_decay},
-          {"lr_decay_steps", &c->lr_decay_steps},
-          {"lr_decay_start", &c->lr_decay_start},
-          {"max_grad_norm", &c->max_grad_norm},
-          {"baseline_decay", &c->baseline_decay},
-          {"reward", &c->reward},
-          {"oom_step_factor", &c->oom_step_factor},
-          {"logit_temperature", &c->logit_temperature},
-          {"tanh_constant", &c->tanh_constant},
-          {"logit_noise", &c->logit_noise},
-          {"noise_steps", &c->noise_steps},
-          {"critical_path_priorities", &c->critical_path_priorities}};
-}
-
 torch::Tensor LongTensor(const std::vector<int32_t>& v) {
   return torch::tensor(std::vector<int64_t>(v.begin(), v.end()), torch::kLong);
 }
 
 }  // namespace
-
-Status HdpConfig::Validate() const {
-  auto bad = [](const std::string& m) { return InvalidArgument("HDP config: " + m); };
-  if (groups < 0 || groups > 4096) return bad("groups must be in [0, 4096] (0: min(256, 20 x devices))");
-  if (hidden < 2) return bad("hidden must be >= 2");
-  if (bidirectional && hidden % 2 != 0) return bad("hidden must be even with bidirectional=1");
-  if (grouper_hidden < 1) return bad("grouper_hidden must be >= 1");
-  if (type_embedding < 1) return bad("type_embedding must be >= 1");
-  if (attention != "dot" && attention != "additive")
-    return bad("attention must be dot or additive, got \"" + attention + "\"");
-  if (attention_size < 1) return bad("attention_size must be >= 1");
-  if (groupings < 1) return bad("groupings must be >= 1");
-  if (placements < 1) return bad("placements must be >= 1");
-  if (!(lr > 0)) return bad("lr must be > 0");
-  if (!(lr_decay > 0 && lr_decay <= 1)) return bad("lr_decay must be in (0, 1]");
-  if (lr_decay_steps < 1) return bad("lr_decay_steps must be >= 1");
-  if (lr_decay_start < 0) return bad("lr_decay_start must be >= 0");
-  if (!(baseline_decay >= 0 && baseline_decay < 1)) return bad("baseline_decay must be in [0, 1)");
-  if (reward != "sqrt" && reward != "linear") return bad("reward must be sqrt or linear, got \"" + reward + "\"");
-  if (!(oom_step_factor >= 1)) return bad("oom_step_factor must be >= 1");
-  if (!(logit_temperature > 0)) return bad("logit_temperature must be > 0");
-  if (!(tanh_constant >= 0)) return bad("tanh_constant must be >= 0");
-  if (!(logit_noise >= 0)) return bad("logit_noise must be >= 0");
-  if (noise_steps < 0) return bad("noise_steps must be >= 0");
-  return Status::Ok();
-}
-
-std::string HdpConfig::ToString() const {
-  HdpConfig copy = *this;
-  return FormatOptions(HdpFields(&copy));
-}
-
-StatusOr<HdpConfig> HdpConfig::FromString(const std::string& text) {
-  HdpConfig c;
-  GO_RETURN_IF_ERROR(ParseOptions(text, "HDP config", HdpFields(&c)));
-  GO_RETURN_IF_ERROR(c.Validate());
-  return c;
-}
-
-double HdpConfig::LearningRate(int64_t step) const {
-  if (step < lr_decay_start || lr_decay == 1.0) return lr;
-  return lr * std::pow(lr_decay, static_cast<double>((step - lr_decay_start) / lr_decay_steps));
-}
 
 int HdpNumGroups(const HdpConfig& config, const PolicyInput& input) {
   if (config.groups > 0) return config.groups;

@@ -62,6 +62,7 @@
 #include "policy/features.h"
 #include "policy/seq2seq.h"
 #include "rl/colocrl.h"
+#include "rl/hdp_config.h"
 #include "rl/local_search.h"
 #include "rl/rollout.h"
 #include "rl/trainer.h"
@@ -69,37 +70,6 @@
 #include "sim/simulator.h"
 
 namespace graphopt {
-
-struct HdpConfig {
-  int groups = 0;  // G; 0: min(256, 20 x allowed devices)
-  int hidden = 512;
-  int grouper_hidden = 64;
-  int type_embedding = 16;             // grouper's op-type embedding
-  std::string attention = "additive";  // "additive" or "dot"
-  int attention_size = 64;
-  bool bidirectional = true;
-  int groupings = 1;       // m: groupings sampled per step
-  int placements = 4;      // k: placements sampled per grouping
-  double lr = 0.01;        // Adam (the paper: 0.1; see above)
-  double lr_decay = 0.95;  // multiplied in every lr_decay_steps steps from lr_decay_start on
-  int lr_decay_steps = 50;
-  int lr_decay_start = 400;
-  double max_grad_norm = 1.0;  // <= 0: no clipping
-  double baseline_decay = 0.9;
-  std::string reward = "sqrt";  // "sqrt" or "linear"
-  double oom_step_factor = 10;
-  double logit_temperature = 10;  // T
-  double tanh_constant = 5;       // C (<= 0: no squashing)
-  double logit_noise = 0.5;       // exploration noise, x the logits' RMS (0: none)
-  int noise_steps = 750;          // steps with logit noise
-  bool critical_path_priorities = true;
-
-  Status Validate() const;
-  std::string ToString() const;
-  static StatusOr<HdpConfig> FromString(const std::string& text);
-  // The learning rate at `step`.
-  double LearningRate(int64_t step) const;
-};
 
 // G for a graph: config.groups if > 0, else min(256, 20 x allowed devices).
 int HdpNumGroups(const HdpConfig& config, const PolicyInput& input);

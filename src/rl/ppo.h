@@ -37,6 +37,7 @@
 
 #include "core/status.h"
 #include "policy/go_policy.h"
+#include "rl/ppo_config.h"
 #include "rl/local_search.h"
 #include "rl/rollout.h"
 #include "rl/trainer.h"
@@ -44,40 +45,6 @@
 #include "sim/simulator.h"
 
 namespace graphopt {
-
-struct PpoConfig {
-  // 32, not 16: twice the plans per step for about 1.2x the step time (the trunk's
-  // forward and backward pass is shared by the batch), with the same plans at 60 s
-  // on five rows (README, "Coherent scheduling, cheaper steps").
-  int samples_per_step = 32;
-  int epochs = 1;
-  double clip = 0.2;
-  double lr = 1e-3;                 // Adam
-  double entropy = 0.01;            // entropy bonus (per decision) at step 0
-  double entropy_decay = 0.98;      // multiplied in at every step
-  double entropy_min = 0.001;
-  double baseline_decay = 0.8;      // running baseline: b <- decay * b + (1 - decay) * mean reward
-  bool normalize_advantages = true;
-  double oom_penalty = 2.0;         // subtracted from the reward of a plan that does not fit
-  double temperature = 1.0;         // sampling temperature
-  double max_grad_norm = 1.0;       // <= 0: no clipping
-  bool include_best = true;         // the best plan so far joins every batch
-  bool critical_path_priorities = true;  // rl/rollout.h: levels first, critical path breaks ties
-  int warm_start_level = 0;         // priority level of imitated plans
-  int warm_start_steps = 40;        // supervised steps towards the warm-start plan (at most)
-  double warm_start_target = 0.97;  // stop once the mean probability per decision exceeds this
-  // Self-imitation: weight of -log-probability (per decision, per task) of the best
-  // plan so far in every step's loss (needs include_best). With the policy alone the
-  // best plan is one of its own samples, so the policy is pulled towards the best it
-  // found and its samples explore around it; with the search around it, what the
-  // baselines and the local search find is distilled into the policy.
-  double imitation = 1.0;
-
-  Status Validate() const;
-  std::string ToString() const;
-  // "key=value,..." over the defaults; unknown keys fail.
-  static StatusOr<PpoConfig> FromString(const std::string& text);
-};
 
 using PpoStepStats = TrainerStepStats;
 

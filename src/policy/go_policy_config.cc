@@ -1,0 +1,92 @@
+#include "policy/go_policy_config.h"
+
+#include "core/strings.h"
+
+namespace graphopt {
+
+std::string TasksToString(uint32_t tasks) {
+  std::string s;
+  if (tasks & kTaskPlacement) s += "placement";
+  if (tasks & kTaskScheduling) s += std::string(s.empty() ? "" : "+") + "scheduling";
+  if (tasks & kTaskFusion) s += std::string(s.empty() ? "" : "+") + "fusion";
+  return s.empty() ? "none" : s;
+}
+
+StatusOr<uint32_t> TasksFromString(const std::string& text) {
+  if (text == "all") return static_cast<uint32_t>(kAllTasks);
+  uint32_t tasks = 0;
+  for (const std::string& part : Split(text, '+')) {
+    const std::string t = Trim(part);
+    if (t == "placement") {
+      tasks |= kTaskPlacement;
+    } else if (t == "scheduling") {
+      tasks |= kTaskScheduling;
+    } else if (t == "fusion") {
+      tasks |= kTaskFusion;
+    } else {
+      return InvalidArgument("unknown task \"" + t + "\" in \"" + text +
+                             "\" (tasks: placement, scheduling, fusion, all; join with +)");
+    }
+  }
+  if (tasks == 0) return InvalidArgument("no task in \"" + text + "\"");
+  return tasks;
+}
+
+namespace {
+
+OptionCodec<GoPolicyConfig> TasksCodec() {
+  return {[](const std::string& value, GoPolicyConfig* c) -> Status {
+            GO_ASSIGN_OR_RETURN(c->tasks, TasksFromString(value));
+            return Status::Ok();
+          },
+          [](const GoPolicyConfig& c) { return TasksToString(c.tasks); },
+          "placement, scheduling, fusion joined with +, or all"};
+}
+
+}  // namespace
+
+// The order is that of the canonical string, which saved policies carry: keep it.
+const OptionTable<GoPolicyConfig> kGoPolicyOptions{
+    {"hidden", &GoPolicyConfig::hidden, "width of every op state (a multiple of heads)", AtLeast(1)},
+    {"sage_layers", &GoPolicyConfig::sage_layers, "GraphSAGE layers", AtLeast(0)},
+    {"attention_layers", &GoPolicyConfig::attention_layers, "segment-recurrent attention layers", AtLeast(0)},
+    {"heads", &GoPolicyConfig::heads, "attention heads", AtLeast(1)},
+    {"segment", &GoPolicyConfig::segment, "ops per attention segment", AtLeast(1)},
+    {"memory", &GoPolicyConfig::memory, "positions of the previous segment attended to (at most segment)", AtLeast(0)},
+    {"ff_multiplier", &GoPolicyConfig::ff_multiplier, "feed-forward width over hidden", AtLeast(1)},
+    {"relative_buckets", &GoPolicyConfig::relative_buckets, "relative-position buckets", AtLeast(2)},
+    {"detach_memory", &GoPolicyConfig::detach_memory, "no gradient through the segment memory"},
+    {"superposition", &GoPolicyConfig::superposition, "condition the attention on a graph embedding (FiLM)"},
+    {"task_feedback", &GoPolicyConfig::task_feedback, "scheduling and fusion heads see the placement"},
+    {"feedback_attention", &GoPolicyConfig::feedback_attention,
+     "placed op states pass the last attention layer again (needs unit_tasks=0)"},
+    {"priority_levels", &GoPolicyConfig::priority_levels, "scheduling priority levels", AtLeast(1)},
+    {"level_prior", &GoPolicyConfig::level_prior, "initial logit advantage of priority level 0", InRange(0, 30)},
+    {"head_hidden", &GoPolicyConfig::head_hidden, "hidden width of the scheduling and fusion heads", AtLeast(1)},
+    {"unit_tasks", &GoPolicyConfig::unit_tasks, "one priority level per unit (0: per op)"},
+    {"tasks", TasksCodec(), "the tasks the policy decides"},
+    {"seed", &GoPolicyConfig::seed, "seed of the parameter initialization"},
+};
+
+Status GoPolicyConfig::Validate() const {
+  const std::string context = "GO policy config";
+  GO_RETURN_IF_ERROR(kGoPolicyOptions.Check(*this, context));
+  auto bad = [&](const std::string& m) { return InvalidArgument(context + ": " + m); };
+  if (hidden % heads != 0) return bad(StrFormat("hidden (%d) must be a multiple of heads (%d)", hidden, heads));
+  if (memory > segment) return bad(StrFormat("memory (%d) must be in [0, segment = %d]", memory, segment));
+  if (tasks == 0 || (tasks & ~static_cast<uint32_t>(kAllTasks)) != 0)
+    return bad("tasks must be a non-empty subset of placement, scheduling, fusion");
+  if (unit_tasks && feedback_attention)
+    return bad("feedback_attention feeds per-op states back and needs unit_tasks=0 (per-op scheduling)");
+  return Status::Ok();
+}
+
+std::string GoPolicyConfig::ToString() const { return kGoPolicyOptions.ToString(*this); }
+
+StatusOr<GoPolicyConfig> GoPolicyConfig::FromString(const std::string& text) {
+  GO_ASSIGN_OR_RETURN(GoPolicyConfig c, kGoPolicyOptions.FromString(text, "GO policy config"));
+  GO_RETURN_IF_ERROR(c.Validate());
+  return c;
+}
+
+}  // namespace graphopt

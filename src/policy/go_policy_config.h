@@ -1,0 +1,76 @@
+// The configuration of the GO policy network (policy/go_policy.h) and its option
+// table: what `graphopt optimize --policy` keys that are not the driver's or PPO's
+// set. No LibTorch here, so option parsing costs no LibTorch include.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/options.h"
+#include "core/status.h"
+
+namespace graphopt {
+
+// The tasks a policy decides (bit set).
+enum PolicyTask : uint32_t {
+  kTaskPlacement = 1u << 0,
+  kTaskScheduling = 1u << 1,
+  kTaskFusion = 1u << 2,
+  kAllTasks = kTaskPlacement | kTaskScheduling | kTaskFusion,
+};
+// "placement+scheduling+fusion" <-> bit set; "all" is accepted.
+std::string TasksToString(uint32_t tasks);
+StatusOr<uint32_t> TasksFromString(const std::string& text);
+
+struct GoPolicyConfig {
+  int hidden = 64;
+  int sage_layers = 2;
+  int attention_layers = 2;
+  int heads = 4;               // hidden must be a multiple of heads
+  int segment = 64;            // ops per attention segment
+  int memory = 64;             // positions of the previous segment attended to, <= segment
+  int ff_multiplier = 2;       // feed-forward width = ff_multiplier * hidden
+  int relative_buckets = 32;   // relative-position buckets (half before, half after)
+  bool detach_memory = false;  // stop gradients through the memory (as Transformer-XL); see AttentionLayer
+  bool superposition = true;
+  bool task_feedback = true;
+  bool feedback_attention = false;
+  int priority_levels = 8;
+  // Initial logit advantage of priority level 0 (added to the scheduling head's
+  // bias): with every op on one level the critical path alone schedules, which is
+  // the sensible schedule to start from; a uniform start gives each of N ops a
+  // random level and each sample a random schedule (README, "Why a sampled plan was
+  // so bad"). 5 gives level 0 a probability of 0.95 with 8 levels.
+  int level_prior = 5;
+  // Width of the scheduling and fusion heads' hidden layer: the part computed per
+  // sample of a batch (B x N x head_hidden), so it is kept small.
+  int head_hidden = 16;
+  // Scheduling decided per unit, as placement is (policy/units.h): one priority level
+  // per unit, from the unit's state (the same one the placement head reads) and the
+  // feedback of its placement; every op of the unit gets it. Per-op levels (false,
+  // GO's) give each sample tens of thousands of independent draws whose effects on
+  // the step time are diffuse: a sample's schedule scatters from the mode the way
+  // per-op placements did, and the head costs O(samples x ops) per step. Fusion stays
+  // per op (its effect is local: one launch and one tensor saved), its logit the sum
+  // of a term from the op's own state and one from its unit's state and placement
+  // feedback, so only a [samples x units] part is computed per sample (README, "The
+  // policy alone").
+  bool unit_tasks = true;
+  uint32_t tasks = kAllTasks;
+  uint64_t seed = 1;  // parameter initialization
+
+  // The ranges of kGoPolicyOptions, then the rules across fields (hidden a multiple
+  // of heads, memory <= segment, feedback_attention needs unit_tasks=0).
+  Status Validate() const;
+  // kGoPolicyOptions' canonical form, "hidden=64,sage_layers=2,...": every field.
+  // Saved policies carry it as their identity.
+  std::string ToString() const;
+  // Parses "key=value,..." over the defaults (core/options.h has the rule), then
+  // Validate.
+  static StatusOr<GoPolicyConfig> FromString(const std::string& text);
+};
+
+// The keys of GoPolicyConfig, their ranges and meanings (core/options.h).
+extern const OptionTable<GoPolicyConfig> kGoPolicyOptions;
+
+}  // namespace graphopt

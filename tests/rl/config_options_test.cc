@@ -1,0 +1,184 @@
+// The option tables of the learned methods' configs (core/options.h): their
+// canonical strings (the identity checkpoints carry), round trips, ranges, and the
+// routing of the search driver's option string.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "policy/go_policy_config.h"
+#include "rl/colocrl_config.h"
+#include "rl/go_search.h"
+#include "rl/hdp_config.h"
+#include "rl/ppo_config.h"
+
+namespace graphopt {
+namespace {
+
+bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// The default strings are those written before the option tables existed, so
+// saved policies and checkpoints keep their identity.
+TEST(ConfigOptionsTest, DefaultStringsAreUnchanged) {
+  EXPECT_EQ(GoPolicyConfig{}.ToString(),
+            "hidden=64,sage_layers=2,attention_layers=2,heads=4,segment=64,memory=64,ff_multiplier=2,"
+            "relative_buckets=32,detach_memory=0,superposition=1,task_feedback=1,feedback_attention=0,"
+            "priority_levels=8,level_prior=5,head_hidden=16,unit_tasks=1,tasks=placement+scheduling+fusion,seed=1");
+  EXPECT_EQ(PpoConfig{}.ToString(),
+            "samples=32,epochs=1,clip=0.2,lr=0.001,entropy=0.01,entropy_decay=0.98,entropy_min=0.001,"
+            "baseline_decay=0.8,normalize_advantages=1,oom_penalty=2,temperature=1,max_grad_norm=1,include_best=1,"
+            "critical_path_priorities=1,warm_start_level=0,warm_start_steps=40,warm_start_target=0.97,imitation=1");
+  EXPECT_EQ(ColocRlConfig{}.ToString(),
+            "max_groups=1000,hidden=256,type_embedding=32,attention=dot,attention_size=64,bidirectional=0,samples=8,"
+            "lr=0.01,max_grad_norm=1,baseline_decay=0.9,reward=sqrt,oom_step_factor=10,logit_temperature=1,"
+            "tanh_constant=0,critical_path_priorities=1");
+  EXPECT_EQ(HdpConfig{}.ToString(),
+            "groups=0,hidden=512,grouper_hidden=64,type_embedding=16,attention=additive,attention_size=64,"
+            "bidirectional=1,groupings=1,placements=4,lr=0.01,lr_decay=0.95,lr_decay_steps=50,lr_decay_start=400,"
+            "max_grad_norm=1,baseline_decay=0.9,reward=sqrt,oom_step_factor=10,logit_temperature=10,"
+            "tanh_constant=5,logit_noise=0.5,noise_steps=750,critical_path_priorities=1");
+}
+
+TEST(ConfigOptionsTest, GoPolicyConfigRoundTrips) {
+  GoPolicyConfig c;
+  c.hidden = 48;
+  c.heads = 3;
+  c.segment = 16;
+  c.memory = 8;
+  c.detach_memory = true;
+  c.unit_tasks = false;
+  c.feedback_attention = true;
+  c.tasks = kTaskPlacement | kTaskFusion;
+  c.seed = 18446744073709551615u;
+  auto parsed = GoPolicyConfig::FromString(c.ToString());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_EQ(parsed->ToString(), c.ToString());
+  EXPECT_EQ(parsed->tasks, c.tasks);
+  EXPECT_EQ(parsed->seed, c.seed);
+}
+
+TEST(ConfigOptionsTest, PpoConfigRoundTripsDoublesExactly) {
+  PpoConfig c;
+  c.lr = 1.0 / 3.0;  // "%g" wrote 0.333333
+  c.clip = 0.1 + 0.2;
+  c.entropy_decay = 0.999999999;
+  c.samples_per_step = 5;
+  c.include_best = false;
+  auto parsed = PpoConfig::FromString(c.ToString());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_EQ(parsed->lr, c.lr);
+  EXPECT_EQ(parsed->clip, c.clip);
+  EXPECT_EQ(parsed->entropy_decay, c.entropy_decay);
+  EXPECT_EQ(parsed->ToString(), c.ToString());
+}
+
+TEST(ConfigOptionsTest, ColocRlAndHdpConfigsRoundTrip) {
+  ColocRlConfig coloc;
+  coloc.attention = "additive";
+  coloc.reward = "linear";
+  coloc.tanh_constant = 2.5;
+  auto coloc_parsed = ColocRlConfig::FromString(coloc.ToString());
+  ASSERT_TRUE(coloc_parsed.ok()) << coloc_parsed.status().message();
+  EXPECT_EQ(coloc_parsed->ToString(), coloc.ToString());
+  HdpConfig hdp;
+  hdp.groups = 17;
+  hdp.attention = "dot";
+  hdp.lr_decay = 1;
+  auto hdp_parsed = HdpConfig::FromString(hdp.ToString());
+  ASSERT_TRUE(hdp_parsed.ok()) << hdp_parsed.status().message();
+  EXPECT_EQ(hdp_parsed->ToString(), hdp.ToString());
+}
+
+TEST(ConfigOptionsTest, RangesComeFromTheTables) {
+  EXPECT_EQ(PpoConfig::FromString("epochs=0").status().message(),
+            "PPO config: epochs: 0 is out of range [1, 1073741824]");
+  EXPECT_EQ(PpoConfig::FromString("entropy_decay=0").status().message(),
+            "PPO config: entropy_decay: 0 is out of range (0, 1]");
+  EXPECT_EQ(PpoConfig::FromString("samples=1e9").status().message(),
+            "PPO config: samples: expected an integer, got '1e9'");
+  EXPECT_EQ(GoPolicyConfig::FromString("level_prior=31").status().message(),
+            "GO policy config: level_prior: 31 is out of range [0, 30]");
+  EXPECT_EQ(GoPolicyConfig::FromString("tasks=placing").status().message(),
+            "GO policy config: tasks: unknown task \"placing\" in \"placing\" (tasks: placement, scheduling, fusion, "
+            "all; join with +)");
+  EXPECT_EQ(ColocRlConfig::FromString("max_groups=6000").status().message(),
+            "ColocRL config: max_groups: 6000 is out of range [1, 5000]");
+  EXPECT_EQ(HdpConfig::FromString("attention=cosine").status().message(),
+            "HDP config: attention: \"cosine\" is not one of dot, additive");
+}
+
+TEST(ConfigOptionsTest, RulesAcrossFieldsStayInValidate) {
+  EXPECT_EQ(GoPolicyConfig::FromString("hidden=30,heads=4").status().message(),
+            "GO policy config: hidden (30) must be a multiple of heads (4)");
+  EXPECT_TRUE(Contains(GoPolicyConfig::FromString("memory=200").status().message(), "memory (200)"));
+  EXPECT_TRUE(Contains(HdpConfig::FromString("hidden=7").status().message(), "even with bidirectional=1"));
+  PpoConfig ppo;
+  ppo.lr = 0;  // set in code: Validate applies the table's range
+  EXPECT_EQ(ppo.Validate().message(), "PPO config: lr: 0 is out of range (0, inf)");
+}
+
+TEST(ConfigOptionsTest, AnAliasAndItsNameAreOneKey) {
+  EXPECT_EQ(PpoConfig::FromString("samples_per_step=6")->samples_per_step, 6);
+  EXPECT_EQ(PpoConfig::FromString("samples=4,samples_per_step=8").status().message(),
+            "PPO config: 'samples_per_step' given twice (also as 'samples')");
+}
+
+TEST(GoSearchOptionsTest, TheDriverPpoAndPolicyTablesShareNoKey) {
+  std::set<std::string> seen;
+  auto add = [&](const std::string& name) { EXPECT_TRUE(seen.insert(name).second) << name << " is in two tables"; };
+  for (const auto& o : kGoSearchOptions.options())
+    for (const auto& n : o.names()) add(n);
+  for (const auto& o : kPpoOptions.options())
+    for (const auto& n : o.names()) add(n);
+  for (const auto& o : kGoPolicyOptions.options())
+    for (const auto& n : o.names()) add(n);
+}
+
+TEST(GoSearchOptionsTest, KeysAreRoutedByTheTables) {
+  auto c =
+      ParseGoSearchOptions("polish_batch=4,checkpoint_every=3,lr=0.01,hidden=32,samples_per_step=2", GoSearchConfig{});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->polish_config.batch, 4);
+  EXPECT_EQ(c->checkpoint_every, 3);
+  EXPECT_EQ(c->ppo, "lr=0.01,samples_per_step=2");
+  EXPECT_EQ(c->policy, "hidden=32");
+  GoSearchConfig colocrl;
+  colocrl.method = "colocrl";
+  auto m = ParseGoSearchOptions("samples=4,time_limit=5", colocrl);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->method_options, "samples=4");
+  EXPECT_EQ(m->time_limit_s, 5);
+}
+
+TEST(GoSearchOptionsTest, BadKeysAndValuesFollowTheRule) {
+  const std::string unknown = ParseGoSearchOptions("colour=blue", GoSearchConfig{}).status().message();
+  EXPECT_TRUE(Contains(unknown, "optimizer options: unknown key \"colour\" (known: driver: baselines,")) << unknown;
+  EXPECT_TRUE(Contains(unknown, "; PPO: samples (or samples_per_step),")) << unknown;
+  EXPECT_TRUE(Contains(unknown, "; GO policy: hidden,")) << unknown;
+  GoSearchConfig hdp;
+  hdp.method = "hdp";
+  const std::string not_hdp = ParseGoSearchOptions("imitation=1", hdp).status().message();
+  EXPECT_TRUE(Contains(not_hdp, "unknown key \"imitation\"")) << not_hdp;
+  EXPECT_TRUE(Contains(not_hdp, "hdp: groups,")) << not_hdp;
+  EXPECT_EQ(ParseGoSearchOptions("checkpoint_every=0", GoSearchConfig{}).status().message(),
+            "optimizer options: checkpoint_every: 0 is out of range [1, 1073741824]");
+  EXPECT_EQ(ParseGoSearchOptions("explore=1.5", GoSearchConfig{}).status().message(),
+            "optimizer options: explore: 1.5 is out of range [0, 1]");
+  EXPECT_EQ(ParseGoSearchOptions("ppo=2", GoSearchConfig{}).status().message(),
+            "optimizer options: ppo: expected 0/1/true/false, got '2'");
+  EXPECT_TRUE(Contains(ParseGoSearchOptions("lr=0", GoSearchConfig{}).status().message(), "PPO config: lr: 0"));
+}
+
+TEST(GoSearchOptionsTest, HelpListsEveryKeyOfTheMethod) {
+  const std::string help = GoSearchOptionsHelp(GoSearchConfig{});
+  for (const auto& keys : {kGoSearchOptions.Keys(), kPpoOptions.Keys(), kGoPolicyOptions.Keys()}) {
+    for (const std::string& key : keys) EXPECT_TRUE(Contains(help, "  " + key + "=")) << key;
+  }
+  GoSearchConfig colocrl;
+  colocrl.method = "colocrl";
+  colocrl.method_options = "samples=3";
+  EXPECT_TRUE(Contains(GoSearchOptionsHelp(colocrl), "  samples=3 "));
+}
+
+}  // namespace
+}  // namespace graphopt
