@@ -62,9 +62,9 @@ std::vector<FlagSpec> OptimizeFlags() {
       {"trace", true, "write the best plan's timeline (Chrome trace) to this .json file"},
       {"convergence", true, "write the convergence trace (best step time over time) to this .json file"},
       {"checkpoint", true, "checkpoint folder: saved every few steps and at the end; resumed from if it holds one"},
-      {"policy", true, "options \"key=value,...\": policy config (hidden=64,...), PPO config (samples=16,epochs=1,lr=...) "
+      {"policy", true, "options \"key=value,...\": policy config (hidden=64,...), PPO config (samples=32,epochs=1,lr=...) "
                        "and the optimizer's ingredients (baselines=1,warm_start=1,ppo=1,polish=1,polish_evaluations=48); "
-                       "for colocrl and hdp, their own options"},
+                       "for colocrl and hdp, their own options; --policy help lists every key"},
       DimFlag(),
       {"help", false, "show this help"},
   };
@@ -116,6 +116,11 @@ int RunOptimizeCommand(int argc, char** argv) {
   config.seed = static_cast<uint64_t>(*seed);
   config.threads = static_cast<int>(*threads);
   config.checkpoint_dir = args->Get("checkpoint");
+  if (args->Get("policy") == "help") {
+    std::printf("--policy \"key=value,...\" of --method %s: every key, its value in this run, its meaning and range\n%s",
+                method.c_str(), GoSearchOptionsHelp(config).c_str());
+    return 0;
+  }
   auto parsed = ParseGoSearchOptions(args->Get("policy"), config);
   if (!parsed.ok()) return Fail(parsed.status().message());
   config = std::move(*parsed);

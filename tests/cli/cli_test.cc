@@ -225,6 +225,18 @@ TEST(CliTest, BenchLearnedMethodWritesConvergenceCharts) {
   ExpectCleanFailure("bench --rows rnnlm-2 --methods go --go-options nosuchkey=1 --results " + results, "nosuchkey");
 }
 
+TEST(CliTest, OptimizePolicyHelpListsEveryKey) {
+  CliRun r = Graphopt("optimize --policy help --time-limit 30");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line : {"  time_limit=30 ", "  samples=32 ", "  level_prior=5 ", "(integer in [0, 30])"}) {
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  }
+  CliRun hdp = Graphopt("optimize --method hdp --policy help");
+  ASSERT_EQ(hdp.exit_code, 0) << hdp.output;
+  EXPECT_NE(hdp.output.find("  groupings=1 "), std::string::npos) << hdp.output;
+  EXPECT_EQ(hdp.output.find("  level_prior="), std::string::npos) << hdp.output;
+}
+
 TEST(CliTest, OptimizeRejectsBadOptions) {
   ExpectCleanFailure("optimize rnnlm:layers=2 --method simulated-annealing", "simulated-annealing");
   ExpectCleanFailure("optimize rnnlm:layers=2 --policy hidden=-3", "hidden");
