@@ -12,7 +12,6 @@ namespace graphopt {
 
 StatusOr<Args> Args::Parse(const std::string& command, int argc, char** argv, int first, const std::vector<FlagSpec>& specs) {
   Args args;
-  args.command_ = command;
   for (int i = first; i < argc; ++i) {
     std::string a = argv[i];
     if (a.size() > 2 && a[0] == '-' && a[1] == '-') {

@@ -38,7 +38,6 @@ class Args {
   StatusOr<double> GetDouble(const std::string& flag, double fallback) const;
 
  private:
-  std::string command_;
   std::vector<std::string> positional_;
   std::map<std::string, std::string> values_;
 };

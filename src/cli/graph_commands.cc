@@ -32,9 +32,9 @@ const std::vector<FlagSpec> kLoadFlags = {
     DimFlag(),
 };
 
-StatusOr<Graph> LoadFromArgs(const Args& args, const std::string& command) {
+StatusOr<Graph> LoadFromArgs(const Args& args) {
   if (args.positional().size() != 1) {
-    return InvalidArgument(command + ": expected exactly one MODEL argument (a file or a built-in name), got " +
+    return InvalidArgument("expected exactly one MODEL argument (a file or a built-in name), got " +
                            std::to_string(args.positional().size()));
   }
   GO_ASSIGN_OR_RETURN(LoadOptions options, ModelLoadOptions(args));
@@ -142,7 +142,7 @@ int RunInspectCommand(int argc, char** argv) {
   auto args = Args::Parse("inspect", argc, argv, 2, specs);
   if (!args.ok()) return Fail("inspect", args.status());
   if (args->Has("check")) return RunCorpusCheck(args->Get("check"), args->Get("only"));
-  auto graph = LoadFromArgs(*args, "inspect");
+  auto graph = LoadFromArgs(*args);
   if (!graph.ok()) return Fail("inspect", graph.status());
   const Graph& g = *graph;
   int64_t param_elems = 0, param_bytes = 0, state_bytes = 0, activation_bytes = 0;
@@ -217,7 +217,7 @@ int RunConvertCommand(int argc, char** argv) {
   if (!args.ok()) return Fail("convert", args.status());
   const std::string to = args->Get("to");
   if (to != "json" && to != "dot") return Fail("convert", InvalidArgument("--to must be json or dot, got '" + to + "'"));
-  auto graph = LoadFromArgs(*args, "convert");
+  auto graph = LoadFromArgs(*args);
   if (!graph.ok()) return Fail("convert", graph.status());
   if (args->Has("plan") && to != "dot") return Fail("convert", InvalidArgument("--plan only applies to --to dot"));
   std::vector<DeviceId> devices;
