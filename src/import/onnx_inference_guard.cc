@@ -28,7 +28,9 @@ std::vector<int64_t> LastInts(const ox::NodeProto& node, const std::string& name
 
 }  // namespace
 
-Status CheckOnnxInferenceAttributes(const ox::NodeProto& node, const TensorInfo* input, const std::string& where) {
+Status CheckOnnxInferenceAttributes(const ox::NodeProto& node, const std::function<const TensorInfo*(int)>& input_info,
+                                    const std::string& where) {
+  const TensorInfo* input = input_info(0);
   for (const char* name : {"strides", "dilations", "kernel_shape"}) {
     for (const ox::AttributeProto* a : AttrsNamed(node, name)) {
       for (int i = 0; i < a->ints_size(); ++i) {
@@ -55,6 +57,18 @@ Status CheckOnnxInferenceAttributes(const ox::NodeProto& node, const TensorInfo*
                                std::to_string(dim) + ") holds more than 2^28 strides of " + std::to_string(strides[i]) +
                                ": too large for SAME padding");
       }
+    }
+  }
+  // The convolutions whose inference reads the kernel from the weights (input 1;
+  // input 3 for QLinearConv) when "kernel_shape" is absent.
+  const std::string& type = node.op_type();
+  const int weights = type == "Conv" || type == "ConvInteger" ? 1 : type == "QLinearConv" ? 3 : -1;
+  if (weights >= 0 && AttrsNamed(node, "kernel_shape").empty() && input != nullptr) {
+    const TensorInfo* w = input_info(weights);
+    if (w != nullptr && w->shape.size() != input->shape.size()) {
+      return InvalidArgument(where + ": the weights (input " + std::to_string(weights) + ") have rank " +
+                             std::to_string(w->shape.size()) + " but the input has rank " +
+                             std::to_string(input->shape.size()) + ": they must be equal");
     }
   }
   return Status::Ok();

@@ -236,7 +236,8 @@ Status ShapeEvaluator::Evaluate(const ox::NodeProto& node, const std::string& no
     }
   }
   if (!outs.empty() && !outs[0] && !axes_input_reduce) {
-    GO_RETURN_IF_ERROR(CheckOnnxInferenceAttributes(node, InputInfo(node, 0), path_ + ": " + node_ref));
+    GO_RETURN_IF_ERROR(CheckOnnxInferenceAttributes(
+        node, [&](int i) { return InputInfo(node, i); }, path_ + ": " + node_ref));
     RunOnnxInference(node, &outs, &onnx_error);
   }
   if (default_domain && type == "NonZero" && !outs[0]) {

@@ -88,5 +88,22 @@ TEST(OnnxInferenceGuardTest, SamePaddingOfAHugeDimensionIsAnErrorNotAnEndlessLoo
   EXPECT_EQ(FindTensor(*ok, "y")->shape, (Shape{1, 1, 5}));
 }
 
+TEST(OnnxInferenceGuardTest, ConvolutionWeightsOfAnotherRankThanTheInputAreAnError) {
+  // Found by fuzz/onnx_fuzz: without kernel_shape, ONNX's convolution inference read
+  // the kernel from 4-D weights and indexed the dilations of a 2-D input with it.
+  onnx::ModelProto m = NewModel();
+  AddInput(&m, "x", {1, 2});
+  AddInitializer(&m, "w", {4, 2, 3, 3});
+  AddNode(&m, "Conv", {"x", "w"}, {"y"}, "c");
+  ExpectError(m, "node 'c' (Conv): the weights (input 1) have rank 4 but the input has rank 2");
+  // With the input's rank it imports.
+  auto* shape = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  shape->add_dim()->set_dim_value(8);
+  shape->add_dim()->set_dim_value(8);
+  const StatusOr<Graph> ok = ImportBytes(m);
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(FindTensor(*ok, "y")->shape, (Shape{1, 4, 6, 6}));
+}
+
 }  // namespace
 }  // namespace graphopt
