@@ -199,6 +199,16 @@ int RunOptimizeCommand(int argc, char** argv) {
                 result->ppo_best_us / result->score.step_time_us);
   }
   std::printf("\n");
+  // How far the policy's samples were from the best plan they explore around or imitate.
+  for (const auto& [phase, d] : {std::pair{"exploring", result->explore_distance},
+                                 std::pair{"imitating", result->imitate_distance}}) {
+    if (d.steps == 0) continue;
+    std::string tasks = StrFormat("%.1f%% of units placed elsewhere", 100 * d.units);
+    if (d.levels >= 0) tasks += StrFormat(", %.1f%% of ops at another priority level", 100 * d.levels);
+    if (d.fuse >= 0) tasks += StrFormat(", %.1f%% of fusion flags flipped", 100 * d.fuse);
+    std::printf("policy samples against the best plan while %s (mean of %lld steps): %s\n", phase,
+                static_cast<long long>(d.steps), tasks.c_str());
+  }
   if (!result->best_baseline.empty()) {
     std::printf("best baseline: %s (%s); the found plan is %.2fx faster\n", result->best_baseline.c_str(),
                 Seconds(result->best_baseline_score.step_time_us).c_str(),

@@ -200,21 +200,6 @@ struct GoSearch::Impl {
     return Status::Ok();
   }
 
-  // Every option that changes the search's decisions (budgets, threads and the
-  // checkpoint cadence may change between runs of one checkpoint).
-  std::string IdentityConfig() const {
-    const GoSearchConfig& c = config;
-    const LocalSearchConfig& p = c.polish_config;
-    return StrFormat(
-        "method_options=%s;policy=%s;ppo=%s;baselines=%d,warm_start=%d,ppo=%d,polish=%d,polish_samples=%d,"
-        "units_per_device=%d,plan_units=%d,explore=%.17g,polish_evaluations=%lld;"
-        "polish_config=%d,%.17g,%d,%d,%d,%d",
-        c.method_options.c_str(), policy_config.ToString().c_str(), ppo_config.ToString().c_str(), c.baselines,
-        c.warm_start, c.ppo_enabled, c.polish, c.polish_samples, c.units_per_device, c.plan_units, c.explore,
-        static_cast<long long>(c.polish_evaluations), p.batch, p.min_improvement, p.min_block_ops, p.placement_moves,
-        p.fusion_moves, p.priority_moves);
-  }
-
   Status SaveCheckpoint() {
     const std::string& dir = config.checkpoint_dir;
     if (dir.empty()) return Status::Ok();
@@ -395,6 +380,16 @@ struct GoSearch::Impl {
   }
 };
 
+void GoSearchResult::SampleDistance::Add(double units_off, double levels_off, double fuse_off) {
+  if (units_off < 0) return;
+  const double n = static_cast<double>(steps);
+  auto mean = [&](double old, double v) { return v < 0 ? old : (old < 0 ? v : (old * n + v) / (n + 1)); };
+  units = mean(units, units_off);
+  levels = mean(levels, levels_off);
+  fuse = mean(fuse, fuse_off);
+  ++steps;
+}
+
 GoSearch::GoSearch(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 GoSearch::~GoSearch() = default;
 
@@ -436,7 +431,7 @@ StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator,
     }
   }
   if (!impl->config.checkpoint_dir.empty()) {
-    impl->identity = CheckpointIdentity::Of(simulator, impl->config.method, impl->IdentityConfig(), impl->config.seed);
+    impl->identity = CheckpointIdentity::Of(simulator, impl->config.method, GoSearchIdentityConfig(impl->config, impl->policy_config.ToString(), impl->ppo_config.ToString()), impl->config.seed);
   }
   return std::unique_ptr<GoSearch>(new GoSearch(std::move(impl)));
 }
@@ -535,6 +530,7 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
         return InternalError(m.config.method + " training step: " + e.what());
       }
       m.result.plans_simulated += m.trainer->plans_simulated() - before;
+      (m.Explores() ? m.result.explore_distance : m.result.imitate_distance).Add(s.units_off, s.levels_off, s.fuse_off);
       last_batch_best = s.best_step_us_in_batch;
       if (std::isfinite(s.best_step_us_in_batch)) m.result.ppo_best_us = std::min(m.result.ppo_best_us, s.best_step_us_in_batch);
       // (Exploring, the policy's plans are polished by the sample polish instead.)

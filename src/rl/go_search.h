@@ -106,6 +106,11 @@ StatusOr<GoSearchConfig> DefaultSearchConfig(const std::string& method);
 // else to the policy config if kGoPolicyOptions has it, else it fails listing the
 // keys of all three; for colocrl and hdp, to method_options, checked by the method.
 StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchConfig base);
+// The options of `c` that change the search's decisions, as one string (a checkpoint's
+// identity: rl/checkpoint.h): the method's options, the policy and PPO configs in
+// canonical form (`policy`, `ppo`) and the driver's ingredients. Budgets, threads and
+// the checkpoint cadence are left out: they may change between runs of a checkpoint.
+std::string GoSearchIdentityConfig(const GoSearchConfig& c, const std::string& policy, const std::string& ppo);
 // Every key ParseGoSearchOptions accepts for base.method, with its value in `base`
 // (or the method's default), its range and meaning: one line each, by config.
 std::string GoSearchOptionsHelp(const GoSearchConfig& base);
@@ -153,6 +158,14 @@ struct GoSearchResult {
   int num_units = 0;           // decision units of the GO policy at the end (0: no GO policy)
   bool units_split = false;    // the units were split by the polished best baseline (plan_units)
   double explore_seconds = 0;  // when the exploration ended (0: it did not happen or has not ended)
+  // How far the policy's samples were from the best plan (TrainerStepStats::units_off
+  // and the rest), averaged over this run's steps of each phase (-1: not measured).
+  struct SampleDistance {
+    double units = -1, levels = -1, fuse = -1;
+    int64_t steps = 0;
+    void Add(double units_off, double levels_off, double fuse_off);
+  };
+  SampleDistance explore_distance, imitate_distance;
   std::string stop_reason;     // "steps", "time limit", "interrupted", "converged"
   bool resumed = false;
 };

@@ -64,6 +64,17 @@ Config ParsedOrDefault(const StatusOr<Config>& parsed) {
 
 }  // namespace
 
+std::string GoSearchIdentityConfig(const GoSearchConfig& c, const std::string& policy, const std::string& ppo) {
+  const LocalSearchConfig& p = c.polish_config;
+  return StrFormat(
+      "method_options=%s;policy=%s;ppo=%s;baselines=%d,warm_start=%d,ppo=%d,polish=%d,polish_samples=%d,"
+      "units_per_device=%d,plan_units=%d,explore=%.17g,polish_evaluations=%lld;"
+      "polish_config=%d,%.17g,%d,%d,%d,%d",
+      c.method_options.c_str(), policy.c_str(), ppo.c_str(), c.baselines, c.warm_start, c.ppo_enabled, c.polish,
+      c.polish_samples, c.units_per_device, c.plan_units, c.explore, static_cast<long long>(c.polish_evaluations),
+      p.batch, p.min_improvement, p.min_block_ops, p.placement_moves, p.fusion_moves, p.priority_moves);
+}
+
 StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchConfig c) {
   if (Trim(text).empty()) return c;
   const auto& names = LearnedMethodNames();

@@ -21,6 +21,27 @@ namespace {
 constexpr const char* kPpoStateFormat = "graphopt-ppo-state";
 constexpr int kPpoStateVersion = 1;
 
+// The mean fraction of `samples`' decisions that differ from `best`'s, per task
+// (TrainerStepStats::units_off and the rest).
+void SampleDistance(const std::vector<Actions>& samples, const Actions& best, TrainerStepStats* stats) {
+  auto off = [&](auto member) {
+    const auto& b = best.*member;
+    if (b.empty() || samples.empty()) return -1.0;
+    double sum = 0;
+    for (const Actions& a : samples) {
+      const auto& v = a.*member;
+      if (v.size() != b.size()) return -1.0;
+      size_t differ = 0;
+      for (size_t i = 0; i < v.size(); ++i) differ += v[i] != b[i];
+      sum += static_cast<double>(differ) / static_cast<double>(v.size());
+    }
+    return sum / static_cast<double>(samples.size());
+  };
+  stats->units_off = off(&Actions::unit_device);
+  stats->levels_off = off(&Actions::priority_level);
+  stats->fuse_off = off(&Actions::fuse);
+}
+
 }  // namespace
 
 PpoTrainer::PpoTrainer(const Simulator& simulator, BatchSimulator* batch, const PolicyInput& input, GoPolicy policy,
@@ -101,6 +122,7 @@ PpoStepStats PpoTrainer::Step() {
     actions = policy_->Sample(tensors_, out, rng, config_.samples_per_step, config_.temperature);
   }
   const int sampled = static_cast<int>(actions.size());
+  if (has_best_actions_) SampleDistance(actions, best_actions_, &stats);
   const bool best_in_batch = config_.include_best && has_best_actions_;
   if (best_in_batch) actions.push_back(best_actions_);
   const std::vector<Plan> plans = builder_.BuildAll(actions, batch_->num_threads());

@@ -40,6 +40,13 @@ struct TrainerStepStats {
   double entropy = 0;  // mean entropy per decision
   double seconds = 0;
   bool improved = false;  // the best plan changed in this step
+  // How far the step's samples were from the trainer's best plan before the step:
+  // the mean fraction of units placed elsewhere, of ops at another priority level,
+  // of ops with another fusion flag (-1: no best plan yet, the task is not decided,
+  // or the trainer does not measure it).
+  double units_off = -1;
+  double levels_off = -1;
+  double fuse_off = -1;
 };
 
 class Trainer {

@@ -92,6 +92,32 @@ TEST(PpoTest, WarmStartImitatesTheOfferedPlan) {
   EXPECT_EQ(trainer->GreedyPlan().device, target.device);
 }
 
+// TrainerStepStats::units_off: the fraction of units a step's samples place
+// elsewhere than the best plan: many for an untrained policy on two devices,
+// a few percent once the policy imitates the plan.
+TEST(PpoTest, SamplesMoveCloserToTheBestPlanAsThePolicyImitatesIt) {
+  ConfigureTorchThreads(1);
+  Toy toy;
+  BatchSimulator batch(toy.sim, 1);
+  PpoConfig config = ToyPpo();
+  config.warm_start_steps = 100;
+  config.warm_start_target = 0.95;
+  auto fresh = MakeTrainer(toy, &batch, 5, config);
+  EXPECT_EQ(fresh->Step().units_off, -1);  // no best plan to compare with yet
+  auto trainer = MakeTrainer(toy, &batch, 5, config);
+  Plan target = DefaultPlan(toy.graph);
+  for (OpId o = toy.graph.num_ops() / 2; o < toy.graph.num_ops(); ++o) target.device[static_cast<size_t>(o)] = 1;
+  ASSERT_TRUE(trainer->OfferPlan(target, PlanScore::Of(*toy.sim.Simulate(target))));
+  const PpoStepStats before = trainer->Step();
+  EXPECT_GT(before.units_off, 0.1);
+  EXPECT_LE(before.units_off, 1.0);
+  ASSERT_GE(trainer->WarmStart(), 0.95);
+  const PpoStepStats after = trainer->Step();
+  EXPECT_GE(after.units_off, 0.0);
+  EXPECT_LT(after.units_off, 0.2);
+  EXPECT_LT(after.units_off, before.units_off);
+}
+
 TEST(PpoConfigTest, ParsesOverridesAndRejectsUnknownKeys) {
   auto c = PpoConfig::FromString("samples=4,lr=0.5,include_best=0,imitation=0.25");
   ASSERT_TRUE(c.ok()) << c.status().message();
