@@ -115,6 +115,30 @@ inline StatusOr<std::string> JsonString(const nlohmann::json& v, const std::stri
   return v.get<std::string>();
 }
 
+// The member `name` of `obj` read by the readers above; errors name "WHERE: NAME"
+// (`where` names the object: "state.json").
+inline StatusOr<int64_t> JsonMemberInt(const nlohmann::json& obj, const std::string& name, const std::string& where,
+                                       int64_t lo = std::numeric_limits<int64_t>::min(),
+                                       int64_t hi = std::numeric_limits<int64_t>::max()) {
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* v, JsonMember(obj, name, where));
+  return JsonInt(*v, where + ": " + name, lo, hi);
+}
+inline StatusOr<double> JsonMemberNumber(const nlohmann::json& obj, const std::string& name, const std::string& where,
+                                         double lo = -std::numeric_limits<double>::max(),
+                                         double hi = std::numeric_limits<double>::max()) {
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* v, JsonMember(obj, name, where));
+  return JsonNumber(*v, where + ": " + name, lo, hi);
+}
+inline StatusOr<bool> JsonMemberBool(const nlohmann::json& obj, const std::string& name, const std::string& where) {
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* v, JsonMember(obj, name, where));
+  return JsonBool(*v, where + ": " + name);
+}
+inline StatusOr<std::string> JsonMemberString(const nlohmann::json& obj, const std::string& name,
+                                              const std::string& where) {
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* v, JsonMember(obj, name, where));
+  return JsonString(*v, where + ": " + name);
+}
+
 // The header of a graphopt file: "format" must be present and equal `format`,
 // "version" must be present and equal `version`. `source` names the file.
 inline Status CheckJsonHeader(const nlohmann::json& root, const std::string& source, const std::string& format,

@@ -208,46 +208,35 @@ Status LoadReinforceCheckpoint(const std::string& dir, const ReinforceCheckpoint
   GO_ASSIGN_OR_RETURN(const std::string text, ReadFile(state_path));
   GO_ASSIGN_OR_RETURN(const Json j, ParseJsonText(text, state_path));
   GO_RETURN_IF_ERROR(CheckJsonHeader(j, state_path, StateFormat(id), kReinforceStateVersion));
-  auto member = [&](const char* name) { return JsonMember(j, name, state_path); };
   auto mismatch = [&](const std::string& what, const std::string& theirs, const std::string& ours) {
     return FailedPrecondition(state_path + ": the checkpoint is for " + what + " " + theirs + ", not " + ours);
   };
   {
-    GO_ASSIGN_OR_RETURN(const Json* g, member("graph"));
-    GO_ASSIGN_OR_RETURN(const std::string graph, JsonString(*g, state_path + ": graph"));
-    GO_ASSIGN_OR_RETURN(const Json* n, member("num_ops"));
-    GO_ASSIGN_OR_RETURN(const int64_t num_ops, JsonInt(*n, state_path + ": num_ops", 0));
-    GO_ASSIGN_OR_RETURN(const Json* u, member("num_units"));
-    GO_ASSIGN_OR_RETURN(const int64_t num_units, JsonInt(*u, state_path + ": num_units", 0));
+    GO_ASSIGN_OR_RETURN(const std::string graph, JsonMemberString(j, "graph", state_path));
+    GO_ASSIGN_OR_RETURN(const int64_t num_ops, JsonMemberInt(j, "num_ops", state_path, 0));
+    GO_ASSIGN_OR_RETURN(const int64_t num_units, JsonMemberInt(j, "num_units", state_path, 0));
     if (graph != sim.graph().name() || num_ops != input.num_ops || num_units != input.num_units) {
       return mismatch("graph", graph + " (" + std::to_string(num_ops) + " ops)",
                       sim.graph().name() + " (" + std::to_string(input.num_ops) + " ops)");
     }
-    GO_ASSIGN_OR_RETURN(const Json* c, member("cluster"));
-    GO_ASSIGN_OR_RETURN(const std::string cluster, JsonString(*c, state_path + ": cluster"));
+    GO_ASSIGN_OR_RETURN(const std::string cluster, JsonMemberString(j, "cluster", state_path));
     if (cluster != sim.cluster().name()) return mismatch("cluster", cluster, sim.cluster().name());
-    GO_ASSIGN_OR_RETURN(const Json* cf, member("config"));
-    GO_ASSIGN_OR_RETURN(const std::string config, JsonString(*cf, state_path + ": config"));
+    GO_ASSIGN_OR_RETURN(const std::string config, JsonMemberString(j, "config", state_path));
     if (config != id.config) return mismatch("config", "\"" + config + "\"", "\"" + id.config + "\"");
-    GO_ASSIGN_OR_RETURN(const Json* sd, member("seed"));
+    GO_ASSIGN_OR_RETURN(const Json* sd, JsonMember(j, "seed", state_path));
     if (!sd->is_number_unsigned() || sd->get<uint64_t>() != id.seed) {
       return mismatch("seed", sd->dump(), std::to_string(id.seed));
     }
   }
   constexpr int64_t kMaxCount = int64_t{1} << 50;
-  GO_ASSIGN_OR_RETURN(const Json* step, member("step"));
-  GO_ASSIGN_OR_RETURN(s.step, JsonInt(*step, state_path + ": step", 0, kMaxCount));
-  GO_ASSIGN_OR_RETURN(const Json* plans, member("plans_simulated"));
-  GO_ASSIGN_OR_RETURN(s.plans_simulated, JsonInt(*plans, state_path + ": plans_simulated", 0, kMaxCount));
-  GO_ASSIGN_OR_RETURN(const Json* baseline, member("baseline"));
-  GO_ASSIGN_OR_RETURN(s.baseline, JsonNumber(*baseline, state_path + ": baseline"));
-  GO_ASSIGN_OR_RETURN(const Json* has_baseline, member("has_baseline"));
-  GO_ASSIGN_OR_RETURN(s.has_baseline, JsonBool(*has_baseline, state_path + ": has_baseline"));
-  GO_ASSIGN_OR_RETURN(const Json* reference, member("reference_us"));
-  GO_ASSIGN_OR_RETURN(s.reference_us, JsonNumber(*reference, state_path + ": reference_us", 1e-9, 1e18));
-  GO_ASSIGN_OR_RETURN(const Json* best, member("best"));
+  GO_ASSIGN_OR_RETURN(s.step, JsonMemberInt(j, "step", state_path, 0, kMaxCount));
+  GO_ASSIGN_OR_RETURN(s.plans_simulated, JsonMemberInt(j, "plans_simulated", state_path, 0, kMaxCount));
+  GO_ASSIGN_OR_RETURN(s.baseline, JsonMemberNumber(j, "baseline", state_path));
+  GO_ASSIGN_OR_RETURN(s.has_baseline, JsonMemberBool(j, "has_baseline", state_path));
+  GO_ASSIGN_OR_RETURN(s.reference_us, JsonMemberNumber(j, "reference_us", state_path, 1e-9, 1e18));
+  GO_ASSIGN_OR_RETURN(const Json* best, JsonMember(j, "best", state_path));
   GO_ASSIGN_OR_RETURN(const PlanScore recorded_best, PlanScoreFromJson(*best, state_path + ": best"));
-  GO_ASSIGN_OR_RETURN(const Json* best_devices, member("best_unit_device"));
+  GO_ASSIGN_OR_RETURN(const Json* best_devices, JsonMember(j, "best_unit_device", state_path));
   GO_RETURN_IF_ERROR(JsonIntArray(*best_devices, state_path + ": best_unit_device", &s.best_unit_device, 0,
                                   input.num_devices - 1));
   if (!s.best_unit_device.empty() || recorded_best.scored()) {

@@ -266,18 +266,17 @@ struct GoSearch::Impl {
     GO_RETURN_IF_ERROR(CheckJsonHeader(state, path, kStateFormat, kStateVersion));
     GO_ASSIGN_OR_RETURN(const Json* recorded_identity, JsonMember(state, "identity", path));
     GO_RETURN_IF_ERROR(identity.Verify(*recorded_identity, path));
-    auto member = [&](const char* name) { return JsonMember(state, name, path); };
-    auto number = [&](const char* name, double lo, double hi) -> StatusOr<double> {
-      GO_ASSIGN_OR_RETURN(const Json* v, member(name));
-      return JsonNumber(*v, path + ": " + name, lo, hi);
-    };
-    auto integer = [&](const char* name, int64_t hi) -> StatusOr<int64_t> {
-      GO_ASSIGN_OR_RETURN(const Json* v, member(name));
-      return JsonInt(*v, path + ": " + name, 0, hi);
-    };
-    auto flag = [&](const char* name) -> StatusOr<bool> {
-      GO_ASSIGN_OR_RETURN(const Json* v, member(name));
-      return JsonBool(*v, path + ": " + name);
+    auto number = [&](const char* name, double lo, double hi) { return JsonMemberNumber(state, name, path, lo, hi); };
+    auto integer = [&](const char* name, int64_t hi) { return JsonMemberInt(state, name, path, 0, hi); };
+    auto flag = [&](const char* name) { return JsonMemberBool(state, name, path); };
+    // A local search's cursor ({"scale", "failed_scales"}); `where` names the object.
+    auto cursor = [](const Json& obj, const std::string& where) -> StatusOr<LocalSearch::Cursor> {
+      GO_ASSIGN_OR_RETURN(const Json* scale, JsonMember(obj, "scale", where));
+      GO_ASSIGN_OR_RETURN(const Json* failed, JsonMember(obj, "failed_scales", where));
+      LocalSearch::Cursor c{0, 0, 0};
+      GO_RETURN_IF_ERROR(JsonIntTo(*scale, where + ".scale", &c.scale, 0, 64));
+      GO_RETURN_IF_ERROR(JsonIntTo(*failed, where + ".failed_scales", &c.failed_scales, 0, 64));
+      return c;
     };
     constexpr double kMaxSeconds = 1e9;       // 31 years
     constexpr int64_t kMaxCount = int64_t{1} << 50;
@@ -294,7 +293,7 @@ struct GoSearch::Impl {
     result.improvements_ppo = static_cast<int>(std::min<int64_t>(imp_ppo, INT32_MAX));
     result.improvements_polish = static_cast<int>(std::min<int64_t>(imp_polish, INT32_MAX));
     result.improvements_sample_polish = static_cast<int>(std::min<int64_t>(imp_sample, INT32_MAX));
-    GO_ASSIGN_OR_RETURN(const Json* trace, member("trace"));
+    GO_ASSIGN_OR_RETURN(const Json* trace, JsonMember(state, "trace", path));
     if (!trace->is_array()) return ParseError(path + ": trace must be an array");
     for (size_t i = 0; i < trace->size(); ++i) {
       const Json& p = (*trace)[i];
@@ -316,7 +315,7 @@ struct GoSearch::Impl {
       result.trace.push_back(std::move(c));
     }
     // The best plan, re-simulated: the checkpoint's word for its score is not taken.
-    GO_ASSIGN_OR_RETURN(const Json* best_json, member("best"));
+    GO_ASSIGN_OR_RETURN(const Json* best_json, JsonMember(state, "best", path));
     GO_ASSIGN_OR_RETURN(const PlanScore recorded_best, PlanScoreFromJson(*best_json, path + ": best"));
     if (recorded_best.scored()) {
       const std::string best_path = dir + "/best_plan.json";
@@ -326,12 +325,7 @@ struct GoSearch::Impl {
       best = std::move(plan);
     }
     if (polish && state.contains("polish")) {
-      const Json& p = state["polish"];
-      GO_ASSIGN_OR_RETURN(const Json* scale, JsonMember(p, "scale", path + ": polish"));
-      GO_ASSIGN_OR_RETURN(const Json* failed, JsonMember(p, "failed_scales", path + ": polish"));
-      LocalSearch::Cursor c{0, 0, 0};
-      GO_RETURN_IF_ERROR(JsonIntTo(*scale, path + ": polish.scale", &c.scale, 0, 64));
-      GO_RETURN_IF_ERROR(JsonIntTo(*failed, path + ": polish.failed_scales", &c.failed_scales, 0, 64));
+      GO_ASSIGN_OR_RETURN(const LocalSearch::Cursor c, cursor(state["polish"], path + ": polish"));
       polish->set_cursor(c);
     }
     GO_ASSIGN_OR_RETURN(const bool saved_units, flag("units_plan"));
@@ -358,11 +352,7 @@ struct GoSearch::Impl {
       GO_ASSIGN_OR_RETURN(Plan plan, ReadPlanJson(explore_path, sim.graph()));
       GO_ASSIGN_OR_RETURN(explore_score, VerifyCheckpointPlan(sim, plan, recorded_explore, explore_path));
       explore_plan = std::move(plan);
-      GO_ASSIGN_OR_RETURN(const Json* scale, JsonMember(e, "scale", where));
-      GO_ASSIGN_OR_RETURN(const Json* failed, JsonMember(e, "failed_scales", where));
-      LocalSearch::Cursor c{0, 0, 0};
-      GO_RETURN_IF_ERROR(JsonIntTo(*scale, where + ".scale", &c.scale, 0, 64));
-      GO_RETURN_IF_ERROR(JsonIntTo(*failed, where + ".failed_scales", &c.failed_scales, 0, 64));
+      GO_ASSIGN_OR_RETURN(const LocalSearch::Cursor c, cursor(e, where));
       sample_polish->set_cursor(c);
     }
     GO_ASSIGN_OR_RETURN(const bool saved_trainer, flag("trainer"));

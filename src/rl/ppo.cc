@@ -272,32 +272,24 @@ Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
   GO_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
   GO_ASSIGN_OR_RETURN(const nlohmann::json j, ParseJsonText(text, path));
   GO_RETURN_IF_ERROR(CheckJsonHeader(j, path, kPpoStateFormat, kPpoStateVersion));
-  auto member = [&](const char* name) { return JsonMember(j, name, path); };
-  GO_ASSIGN_OR_RETURN(const nlohmann::json* config, member("config"));
-  GO_ASSIGN_OR_RETURN(const std::string config_text, JsonString(*config, path + ": config"));
+  GO_ASSIGN_OR_RETURN(const std::string config_text, JsonMemberString(j, "config", path));
   if (config_text != config_.ToString()) {
     return FailedPrecondition(path + ": the checkpoint's PPO config (" + config_text + ") differs from this run's (" +
                               config_.ToString() + ")");
   }
   constexpr int64_t kMaxCount = int64_t{1} << 50;
   State s;
-  GO_ASSIGN_OR_RETURN(const nlohmann::json* step, member("step"));
-  GO_ASSIGN_OR_RETURN(s.step, JsonInt(*step, path + ": step", 0, kMaxCount));
-  GO_ASSIGN_OR_RETURN(const nlohmann::json* plans, member("plans_simulated"));
-  GO_ASSIGN_OR_RETURN(s.plans_simulated, JsonInt(*plans, path + ": plans_simulated", 0, kMaxCount));
-  GO_ASSIGN_OR_RETURN(const nlohmann::json* baseline, member("running_baseline"));
-  GO_ASSIGN_OR_RETURN(s.running_baseline, JsonNumber(*baseline, path + ": running_baseline"));
-  GO_ASSIGN_OR_RETURN(const nlohmann::json* has_baseline, member("has_baseline"));
-  GO_ASSIGN_OR_RETURN(s.has_baseline, JsonBool(*has_baseline, path + ": has_baseline"));
-  GO_ASSIGN_OR_RETURN(const nlohmann::json* entropy, member("entropy_coef"));
-  GO_ASSIGN_OR_RETURN(s.entropy_coef, JsonNumber(*entropy, path + ": entropy_coef", 0, 1e6));
-  GO_ASSIGN_OR_RETURN(const nlohmann::json* reference, member("reference_us"));
-  GO_ASSIGN_OR_RETURN(s.reference_us, JsonNumber(*reference, path + ": reference_us", 0, 1e18));
-  GO_ASSIGN_OR_RETURN(const nlohmann::json* best_json, member("best"));
+  GO_ASSIGN_OR_RETURN(s.step, JsonMemberInt(j, "step", path, 0, kMaxCount));
+  GO_ASSIGN_OR_RETURN(s.plans_simulated, JsonMemberInt(j, "plans_simulated", path, 0, kMaxCount));
+  GO_ASSIGN_OR_RETURN(s.running_baseline, JsonMemberNumber(j, "running_baseline", path));
+  GO_ASSIGN_OR_RETURN(s.has_baseline, JsonMemberBool(j, "has_baseline", path));
+  GO_ASSIGN_OR_RETURN(s.entropy_coef, JsonMemberNumber(j, "entropy_coef", path, 0, 1e6));
+  GO_ASSIGN_OR_RETURN(s.reference_us, JsonMemberNumber(j, "reference_us", path, 0, 1e18));
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* best_json, JsonMember(j, "best", path));
   GO_ASSIGN_OR_RETURN(const PlanScore recorded_best, PlanScoreFromJson(*best_json, path + ": best"));
   Actions a;
   {
-    GO_ASSIGN_OR_RETURN(const nlohmann::json* ja, member("best_actions"));
+    GO_ASSIGN_OR_RETURN(const nlohmann::json* ja, JsonMember(j, "best_actions", path));
     const std::string where = path + ": best_actions";
     GO_ASSIGN_OR_RETURN(const nlohmann::json* devices, JsonMember(*ja, "unit_device", where));
     GO_RETURN_IF_ERROR(JsonIntArray(*devices, where + ".unit_device", &a.unit_device, 0, input_.num_devices - 1));

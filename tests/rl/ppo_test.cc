@@ -77,6 +77,13 @@ TEST(PpoTest, SameSeedGivesSameRewardsAndPlans) {
   EXPECT_EQ(a->GreedyPlan().device, b->GreedyPlan().device);
 }
 
+// A plan to imitate: the ops of the second half of the graph on device 1.
+Plan SecondHalfOnDeviceOne(const Graph& graph) {
+  Plan plan = DefaultPlan(graph);
+  for (OpId o = graph.num_ops() / 2; o < graph.num_ops(); ++o) plan.device[static_cast<size_t>(o)] = 1;
+  return plan;
+}
+
 TEST(PpoTest, WarmStartImitatesTheOfferedPlan) {
   ConfigureTorchThreads(1);
   Toy toy;
@@ -85,8 +92,7 @@ TEST(PpoTest, WarmStartImitatesTheOfferedPlan) {
   config.warm_start_steps = 100;
   config.warm_start_target = 0.95;
   auto trainer = MakeTrainer(toy, &batch, 5, config);
-  Plan target = DefaultPlan(toy.graph);
-  for (OpId o = toy.graph.num_ops() / 2; o < toy.graph.num_ops(); ++o) target.device[static_cast<size_t>(o)] = 1;
+  const Plan target = SecondHalfOnDeviceOne(toy.graph);
   ASSERT_TRUE(trainer->OfferPlan(target, PlanScore::Of(*toy.sim.Simulate(target))));
   EXPECT_GE(trainer->WarmStart(), 0.95);
   EXPECT_EQ(trainer->GreedyPlan().device, target.device);
@@ -105,8 +111,7 @@ TEST(PpoTest, SamplesMoveCloserToTheBestPlanAsThePolicyImitatesIt) {
   auto fresh = MakeTrainer(toy, &batch, 5, config);
   EXPECT_EQ(fresh->Step().units_off, -1);  // no best plan to compare with yet
   auto trainer = MakeTrainer(toy, &batch, 5, config);
-  Plan target = DefaultPlan(toy.graph);
-  for (OpId o = toy.graph.num_ops() / 2; o < toy.graph.num_ops(); ++o) target.device[static_cast<size_t>(o)] = 1;
+  const Plan target = SecondHalfOnDeviceOne(toy.graph);
   ASSERT_TRUE(trainer->OfferPlan(target, PlanScore::Of(*toy.sim.Simulate(target))));
   const PpoStepStats before = trainer->Step();
   EXPECT_GT(before.units_off, 0.1);
