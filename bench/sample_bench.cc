@@ -112,9 +112,7 @@ int Main(int argc, char** argv) {
     while (elapsed() < train_seconds) trainer.Step();
     const double trained = elapsed();
 
-    PolicyInput broken = *input;
-    BreakDeviceSymmetry(&broken);
-    const PolicyTensors tensors = ToTensors(broken);
+    const PolicyTensors tensors = ToTensors(*input);
     GoPolicy& policy = trainer.policy();
     torch::NoGradGuard no_grad;
     const PolicyOutput out = policy->forward(tensors);

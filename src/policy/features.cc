@@ -99,7 +99,9 @@ const std::vector<std::string>& DeviceFeatureNames() {
                                                  "link_log_latency_mean",
                                                  "log_relative_graph_time",
                                                  "log_memory_over_params",
-                                                 "peak_share"};
+                                                 "peak_share",
+                                                 "index_cos",
+                                                 "index_sin"};
   return names;
 }
 
@@ -356,6 +358,9 @@ StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluste
     f[11] = allowed_peak > 0 && in.device_allowed[static_cast<size_t>(d)]
                 ? static_cast<float>(dev.peak_flops / allowed_peak)
                 : 0.0f;
+    const double angle = 2 * M_PI * d / num_devices;
+    f[12] = static_cast<float>(std::cos(angle));
+    f[13] = static_cast<float>(std::sin(angle));
   }
 
   // Graph scale.

@@ -26,8 +26,12 @@
 //  - per device [num_devices x kNumDeviceFeatures]: log peak FLOP/s, log memory
 //    bandwidth, log memory, launch overhead, is-CPU, mean/min/max log bandwidth and
 //    mean latency of its outgoing links, its speed on this graph relative to the
-//    reference device, its memory relative to the graph's parameter bytes, and its
-//    share of the allowed devices' peak.
+//    reference device, its memory relative to the graph's parameter bytes, its
+//    share of the allowed devices' peak, and its index on a circle (cos and sin of
+//    2 pi i / D). Identical devices (every preset's accelerators) would otherwise
+//    have identical embeddings, and the policy could never prefer one GPU over
+//    another; on a circle, a linear map of a unit's state can make any one device
+//    its favourite (a scalar index only ever favoured the first or the last).
 //  - per graph [kNumGraphFeatures]: the absolute scale that the per-op
 //    standardization removes (ops, edges, FLOPs, parameter bytes against device
 //    memory, total time, units, devices, depth): input to the graph embedding that
@@ -47,7 +51,7 @@
 namespace graphopt {
 
 inline constexpr int kNumOpFeatures = 32;
-inline constexpr int kNumDeviceFeatures = 12;
+inline constexpr int kNumDeviceFeatures = 14;
 inline constexpr int kNumGraphFeatures = 9;
 // Per unit: mean and first relative topological position, share of the compute time
 // and of the ops (times the number of units, / 4, clipped to 1), then sin and cos of

@@ -387,4 +387,16 @@ torch::Tensor Evaluation::TaskMeanLogProb() const {
          fusion_log_prob / fusion_decisions.clamp_min(1);
 }
 
+double Evaluation::LeastTaskProbability() const {
+  double least = 1;
+  const torch::Tensor* tasks[][2] = {{&placement_log_prob, &placement_decisions},
+                                     {&scheduling_log_prob, &scheduling_decisions},
+                                     {&fusion_log_prob, &fusion_decisions}};
+  for (const auto& [log_prob, decisions] : tasks) {
+    const double n = (*decisions)[0].item<double>();
+    if (n > 0) least = std::min(least, std::exp((*log_prob)[0].item<double>() / n));
+  }
+  return least;
+}
+
 }  // namespace graphopt

@@ -156,6 +156,9 @@ struct Evaluation {
   // tasks ([B]): every task weighs the same however many decisions it has (the 64
   // placement decisions of a block policy are not drowned by 24k scheduling ones).
   torch::Tensor TaskMeanLogProb() const;
+  // Of the first member of the batch: per active task, exp(mean log-probability per
+  // decision); the least of them (1 if no task is active).
+  double LeastTaskProbability() const;
 };
 
 // Sets the number of intra-op threads of LibTorch (n <= 0: all hardware threads).

@@ -64,7 +64,9 @@ class PpoTrainer : public Trainer {
   // best. Returns true if it became the best.
   bool OfferPlan(const Plan& plan, const PlanScore& score) override;
   // Supervised steps that raise the policy's probability of the best plan's actions
-  // (at most warm_start_steps); returns the mean probability per decision reached.
+  // (at most warm_start_steps), each task's mean log-probability per decision
+  // weighing the same; stops once every task's mean probability per decision reaches
+  // warm_start_target. Returns the least of them (Evaluation::LeastTaskProbability).
   // stop (may be null) is polled between steps.
   double WarmStart(const std::function<bool()>& stop = nullptr) override;
   PpoStepStats Step() override;

@@ -55,15 +55,6 @@ std::vector<Plan> PlanBuilder::BuildAll(const std::vector<Actions>& actions, int
   return plans;
 }
 
-void BreakDeviceSymmetry(PolicyInput* input) {
-  const int d = input->num_devices;
-  if (d < 2) return;
-  for (int i = 0; i < d; ++i) {
-    input->device_features[static_cast<size_t>(i * kNumDeviceFeatures + kNumDeviceFeatures - 1)] +=
-        static_cast<float>(static_cast<double>(i) / (d - 1) - 0.5);
-  }
-}
-
 Actions PlanToActions(const PolicyInput& input, const Plan& plan, int level) {
   Actions a;
   a.unit_device.resize(static_cast<size_t>(input.num_units));

@@ -55,13 +55,6 @@ class PlanBuilder {
   PlanLegalizer legalizer_;
 };
 
-// Identical devices (every preset's accelerators) have identical features, so the
-// policy's device embeddings, and with them its placement logits, are identical for
-// them: it could never prefer one GPU over another. Until the policy has a feature
-// of its own for this, the trainer breaks the symmetry in its copy of the input: the
-// device's index, centred and scaled to [-0.5, 0.5], is added to the "peak_share"
-// feature (the last one). Idempotent per input only if called once.
-void BreakDeviceSymmetry(PolicyInput* input);
 
 // `level` is the priority level every op gets (clamped to [0, levels - 1]).
 Actions PlanToActions(const PolicyInput& input, const Plan& plan, int level = 0);

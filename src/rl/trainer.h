@@ -65,7 +65,8 @@ class Trainer {
   // (the published ColocRL and HDP) ignores it and returns false.
   virtual bool OfferPlan(const Plan& plan, const PlanScore& score) = 0;
   // Supervised steps towards the best plan before reinforcement learning; returns the
-  // mean probability per decision reached (0 if the trainer has no warm start).
+  // mean probability per decision reached by the task that imitates it least (0 if
+  // the trainer has no warm start).
   virtual double WarmStart(const std::function<bool()>& stop) {
     (void)stop;
     return 0;

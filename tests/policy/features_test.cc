@@ -57,6 +57,25 @@ TEST(FeaturesTest, ValuesAreFiniteAndInRange) {
   for (int32_t k : in.op_kind) EXPECT_TRUE(k >= 0 && k < kNumKindIndices);
 }
 
+// Identical devices differ only by their index on a circle, and there so that
+// every one of them is the favourite of some linear map of the features (the
+// placement logits are linear in the device embedding's input at initialization).
+TEST(FeaturesTest, IdenticalDevicesAreEachTheFavouriteOfSomeDirection) {
+  const int d = 4;
+  const PolicyInput in = Build(MlpTrainingGraph(), testing::GpuCluster(d));
+  auto feature = [&](int device, int k) { return in.device_features[static_cast<size_t>(device * kNumDeviceFeatures + k)]; };
+  for (int k = 0; k < kNumDeviceFeatures - 2; ++k) EXPECT_EQ(feature(0, k), feature(d - 1, k)) << DeviceFeatureNames()[k];
+  for (int favourite = 0; favourite < d; ++favourite) {
+    auto score = [&](int device) {
+      return feature(favourite, kNumDeviceFeatures - 2) * feature(device, kNumDeviceFeatures - 2) +
+             feature(favourite, kNumDeviceFeatures - 1) * feature(device, kNumDeviceFeatures - 1);
+    };
+    for (int other = 0; other < d; ++other) {
+      if (other != favourite) EXPECT_GT(score(favourite), score(other) + 0.5f) << favourite << " vs " << other;
+    }
+  }
+}
+
 TEST(FeaturesTest, StandardizedColumnsHaveZeroMeanAndUnitVariance) {
   const PolicyInput in = Build(MlpTrainingGraph(), TwoGpus());
   const int n = in.num_ops;

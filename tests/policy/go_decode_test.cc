@@ -45,6 +45,27 @@ Fixture MakeFixture(int devices, int max_units = 6) {
 
 int UnitOf(const Fixture& f, int node) { return f.input.node_unit[static_cast<size_t>(node)]; }
 
+// Per task: exp(mean log-probability per decision) of the first sample; the least
+// over the tasks that decide something. 2 placements at log 0.5 each, 100 levels at
+// log 0.99 each, no fusion: 0.5, whatever the 100 levels (a mean over all 102
+// decisions would be 0.98).
+TEST(GoDecodeTest, LeastTaskProbabilityIsTheWorstImitatedTask) {
+  Evaluation e;
+  e.placement_log_prob = torch::tensor({2 * std::log(0.5), 0.0});
+  e.placement_decisions = torch::tensor({2.0, 2.0});
+  e.scheduling_log_prob = torch::tensor({100 * std::log(0.99), 0.0});
+  e.scheduling_decisions = torch::tensor({100.0, 100.0});
+  e.fusion_log_prob = torch::tensor({0.0, 0.0});
+  e.fusion_decisions = torch::tensor({0.0, 0.0});
+  EXPECT_NEAR(e.LeastTaskProbability(), 0.5, 1e-6);
+  e.placement_decisions = torch::tensor({0.0, 0.0});
+  e.placement_log_prob = torch::tensor({0.0, 0.0});
+  EXPECT_NEAR(e.LeastTaskProbability(), 0.99, 1e-6);
+  e.scheduling_decisions = torch::tensor({0.0, 0.0});
+  e.scheduling_log_prob = torch::tensor({0.0, 0.0});
+  EXPECT_EQ(e.LeastTaskProbability(), 1.0);
+}
+
 TEST(GoDecodeTest, UnitsHaveSeveralOps) {
   const Fixture f = MakeFixture(3);
   ASSERT_GE(f.input.num_units, 3);

@@ -61,9 +61,7 @@ double BestSampleUs(const Graph& g, const Cluster& c, const Simulator& sim, int 
   auto input = BuildPolicyInput(g, c, sim.cost_model(), options);
   EXPECT_TRUE(input.ok()) << input.status().message();
   if (!input.ok()) return 0;
-  PolicyInput broken = *input;
-  BreakDeviceSymmetry(&broken);
-  const PolicyTensors tensors = ToTensors(broken);
+  const PolicyTensors tensors = ToTensors(*input);
   auto config = GoPolicyConfig::FromString("hidden=16,heads=2,sage_layers=1,attention_layers=1,segment=16,memory=16,tasks=placement");
   EXPECT_TRUE(config.ok());
   GoPolicy policy(*config);
