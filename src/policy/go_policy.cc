@@ -282,6 +282,11 @@ PolicyOutput GoPolicyImpl::forward(const PolicyTensors& in) {
   for (int l = 0; l < config_.attention_layers; ++l)
     x = AttentionLayer(l, x, valid, out.film.defined() ? out.film[l] : torch::Tensor());
   out.node_states = FromSegments(x, n).squeeze(0);
+  return Heads(in, std::move(out));
+}
+
+PolicyOutput GoPolicyImpl::Heads(const PolicyTensors& in, PolicyOutput out) {
+  const int64_t h = config_.hidden;
   const bool unit_decisions = config_.unit_tasks && (config_.tasks & (kTaskScheduling | kTaskFusion)) != 0;
   if ((config_.tasks & kTaskPlacement) || unit_decisions)
     out.unit_states = SegmentMean(out.node_states, in.unit_offsets, in.unit_nodes) + unit_in_(in.unit_features);
@@ -294,6 +299,17 @@ PolicyOutput GoPolicyImpl::forward(const PolicyTensors& in) {
     out.placement_logits = logits.masked_fill(mask.logical_not(), kMaskedLogit);
   }
   return out;
+}
+
+std::vector<torch::Tensor> GoPolicyImpl::HeadParameters() {
+  std::vector<torch::Tensor> params;
+  for (torch::nn::Linear* layer : {&place_query_, &place_key_, &place_bias_, &unit_in_, &feedback_, &context_,
+                                   &feedback_states_, &context_states_, &priority_hidden_, &priority_out_,
+                                   &fusion_hidden_, &fusion_out_, &fusion_unit_}) {
+    if (!*layer) continue;
+    for (const torch::Tensor& p : (*layer)->parameters()) params.push_back(p);
+  }
+  return params;
 }
 
 // ---------------------------------------------------------------------------

@@ -176,6 +176,15 @@ class GoPolicyImpl : public torch::nn::Module {
 
   // The trunk and the placement logits. `in` must come from ToTensors.
   PolicyOutput forward(const PolicyTensors& in);
+  // The part of forward after the trunk: unit states and placement logits from
+  // `trunk`'s node states and device embeddings (forward = trunk, then Heads). With a
+  // trunk computed without gradient, training the heads alone costs a few small
+  // matrix products per step instead of the trunk's backward pass.
+  PolicyOutput Heads(const PolicyTensors& in, PolicyOutput trunk);
+  // The parameters of the heads: everything after the trunk (unit and placement
+  // heads, placement feedback, scheduling and fusion heads); not the encoder, the
+  // attention layers or the device embeddings.
+  std::vector<torch::Tensor> HeadParameters();
   // Scheduling and fusion logits given placements unit_device [B, U] (int64). B is
   // the batch size of the result; the devices themselves are ignored when placement
   // is inactive. An undefined unit_device means B = 1 and no placement.

@@ -28,7 +28,7 @@ using Json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kStateFormat = "graphopt-go-search";
-constexpr int kStateVersion = 2;  // 2: the identity (rl/checkpoint.h)
+constexpr int kStateVersion = 3;  // 2: the identity (rl/checkpoint.h); 3: the sample polish's descent in both phases
 
 uint64_t PolishSeed(uint64_t seed, int64_t step) {
   uint64_t z = (seed + 0x51ED270B27D5A1ull) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step);
@@ -69,12 +69,13 @@ struct GoSearch::Impl {
 
   Plan best;
   PlanScore best_score;
-  // Ingredient 6: whether the policy still explores; the policy's plan under polish,
-  // and the policy's best score when it was taken.
+  // Ingredient 6: whether the policy still explores.
   bool exploring = false;
-  Plan explore_plan;
-  PlanScore explore_score;
-  PlanScore explore_seen;
+  // Ingredient 5: the policy's plan under the sample polish, its score, and the score
+  // of the policy's plan it was taken from (unscored: no descent yet).
+  Plan descent_plan;
+  PlanScore descent_score;
+  PlanScore descent_seen;
   CheckpointIdentity identity;  // set by Create when checkpoints are on
   GoSearchResult result;
   double elapsed_offset = 0;  // seconds of earlier runs (resume)
@@ -167,22 +168,33 @@ struct GoSearch::Impl {
     return Status::Ok();
   }
 
-  // explore: one slice of the sample polish on the policy's plan. A better plan
-  // sampled by the policy since the last slice restarts the descent from it.
-  void PolishPolicyBest(const std::function<bool()>& stop) {
-    const PlanScore& policy_best = ppo->best_score();
-    if (!policy_best.scored()) return;
-    if (policy_best.BetterThan(explore_seen) || explore_seen.BetterThan(policy_best)) {
-      explore_plan = ppo->best_plan();
-      explore_score = policy_best;
-      explore_seen = policy_best;
+  // Ingredient 5: one slice of the sample polish on a plan of the policy; the descent
+  // goes on across steps until it converges. Exploring, it starts from the best plan
+  // the policy has sampled and restarts whenever the policy samples a better one.
+  // Imitating, it starts from the best sample of the last batch and takes a new one
+  // when it has converged or a sample beats the plan under descent: the policy's
+  // samples are the perturbations of an iterated local search, whose descents may end
+  // in basins the polish of the best plan does not reach. (A descent cut short after
+  // one slice, as every step's sample had before, never got below the best plan.)
+  void PolishPolicySample(const std::function<bool()>& stop) {
+    const PlanScore& sampled = exploring ? ppo->best_score() : ppo->last_sample_score();
+    if (!sampled.scored()) return;
+    const bool restart = exploring ? sampled.BetterThan(descent_seen) || descent_seen.BetterThan(sampled)
+                                   : !descent_seen.scored() || sample_polish->converged() || sampled.BetterThan(descent_score);
+    if (restart) {
+      descent_plan = exploring ? ppo->best_plan() : ppo->last_sample_plan();
+      descent_score = sampled;
+      descent_seen = sampled;
       sample_polish->Reset();
     }
     if (sample_polish->converged()) return;
     Rng rng(PolishSeed(config.seed ^ 0x5A5A5A5Aull, result.steps));
-    const LocalSearchStats ls = sample_polish->Polish(&explore_plan, &explore_score, rng, config.polish_evaluations, stop);
+    const LocalSearchStats ls = sample_polish->Polish(&descent_plan, &descent_score, rng, config.polish_evaluations, stop);
     result.plans_simulated += ls.evaluations;
-    Offer(explore_plan, explore_score, "ppo+polish");
+    if (Offer(descent_plan, descent_score, "ppo+polish") && !exploring) {
+      trainer->OfferPlan(best, best_score);
+      polish->Reset();
+    }
   }
 
   // Ingredients 2, 3 and 5 after the exploration (or from the start): the units are
@@ -190,6 +202,7 @@ struct GoSearch::Impl {
   // its batches.
   Status StartImitation(double reference, const std::function<bool()>& stop) {
     exploring = false;
+    descent_seen = PlanScore();  // the next descent starts from the imitating policy's samples
     if (!trainer || !best_score.scored()) return Status::Ok();
     if (ppo && config.plan_units && config.baselines) {
       GO_RETURN_IF_ERROR(SplitUnitsBy(best));
@@ -224,13 +237,13 @@ struct GoSearch::Impl {
     }
     if (trainer) GO_RETURN_IF_ERROR(trainer->SaveCheckpoint(dir));
     state["trainer"] = trainer != nullptr;
-    if (exploring && explore_seen.scored()) {
+    if (sample_polish && descent_seen.scored()) {
       const LocalSearch::Cursor c = sample_polish->cursor();
-      state["explore"] = Json{{"score", PlanScoreToJson(explore_score)},
-                              {"seen", PlanScoreToJson(explore_seen)},
+      state["descent"] = Json{{"score", PlanScoreToJson(descent_score)},
+                              {"seen", PlanScoreToJson(descent_seen)},
                               {"scale", c.scale},
                               {"failed_scales", c.failed_scales}};
-      GO_RETURN_IF_ERROR(WritePlanJson(sim.graph(), explore_plan, dir + "/explore_plan.json"));
+      GO_RETURN_IF_ERROR(WritePlanJson(sim.graph(), descent_plan, dir + "/descent_plan.json"));
     }
     state["exploring"] = exploring;
     state["units_plan"] = !units_plan.device.empty();
@@ -240,7 +253,7 @@ struct GoSearch::Impl {
 
   // The files of a checkpoint besides state.json.
   std::vector<std::string> CheckpointFiles() const {
-    std::vector<std::string> files{"best_plan.json", "units_plan.json", "explore_plan.json"};
+    std::vector<std::string> files{"best_plan.json", "units_plan.json", "descent_plan.json"};
     if (trainer) {
       for (const std::string& f : trainer->CheckpointFiles()) files.push_back(f);
     }
@@ -339,19 +352,19 @@ struct GoSearch::Impl {
     }
     GO_ASSIGN_OR_RETURN(const bool was_exploring, flag("exploring"));
     exploring = ppo != nullptr && was_exploring;
-    if (state.contains("explore") && Explores() && sample_polish) {
-      const std::string explore_path = dir + "/explore_plan.json";
-      GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {"explore_plan.json"},
+    if (state.contains("descent") && sample_polish && ppo) {
+      const std::string descent_path = dir + "/descent_plan.json";
+      GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {"descent_plan.json"},
                                                 "the checkpoint was polishing that plan of the policy"));
-      const Json& e = state["explore"];
-      const std::string where = path + ": explore";
+      const Json& e = state["descent"];
+      const std::string where = path + ": descent";
       GO_ASSIGN_OR_RETURN(const Json* score, JsonMember(e, "score", where));
-      GO_ASSIGN_OR_RETURN(const PlanScore recorded_explore, PlanScoreFromJson(*score, where + ".score"));
+      GO_ASSIGN_OR_RETURN(const PlanScore recorded_descent, PlanScoreFromJson(*score, where + ".score"));
       GO_ASSIGN_OR_RETURN(const Json* seen, JsonMember(e, "seen", where));
-      GO_ASSIGN_OR_RETURN(explore_seen, PlanScoreFromJson(*seen, where + ".seen"));
-      GO_ASSIGN_OR_RETURN(Plan plan, ReadPlanJson(explore_path, sim.graph()));
-      GO_ASSIGN_OR_RETURN(explore_score, VerifyCheckpointPlan(sim, plan, recorded_explore, explore_path));
-      explore_plan = std::move(plan);
+      GO_ASSIGN_OR_RETURN(descent_seen, PlanScoreFromJson(*seen, where + ".seen"));
+      GO_ASSIGN_OR_RETURN(Plan plan, ReadPlanJson(descent_path, sim.graph()));
+      GO_ASSIGN_OR_RETURN(descent_score, VerifyCheckpointPlan(sim, plan, recorded_descent, descent_path));
+      descent_plan = std::move(plan);
       GO_ASSIGN_OR_RETURN(const LocalSearch::Cursor c, cursor(e, where));
       sample_polish->set_cursor(c);
     }
@@ -538,21 +551,8 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
       });
       m.result.plans_simulated += ls.evaluations;
       if (m.Offer(plan, score, "polish") && m.TrainerImitates()) m.trainer->OfferPlan(m.best, m.best_score);
-    } else if (m.sample_polish && m.Explores()) {
-      m.PolishPolicyBest([&] { return stopped() || time_up(); });
-    } else if (m.sample_polish && m.ppo && m.ppo->last_sample_score().scored()) {
-      Plan plan = m.ppo->last_sample_plan();
-      PlanScore score = m.ppo->last_sample_score();
-      m.sample_polish->Reset();
-      Rng rng(PolishSeed(m.config.seed ^ 0x5A5A5A5Aull, m.result.steps));
-      const LocalSearchStats ls = m.sample_polish->Polish(&plan, &score, rng, m.config.polish_evaluations, [&] {
-        return stopped() || time_up();
-      });
-      m.result.plans_simulated += ls.evaluations;
-      if (m.Offer(plan, score, "ppo+polish")) {
-        m.trainer->OfferPlan(m.best, m.best_score);
-        m.polish->Reset();
-      }
+    } else if (m.sample_polish && m.ppo) {
+      m.PolishPolicySample([&] { return stopped() || time_up(); });
     }
     ++m.result.steps;
     ++steps_this_run;

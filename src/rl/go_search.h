@@ -17,9 +17,11 @@
 //     fixed number of simulations) on the best plan; improvements join the next PPO
 //     batch, so the policy is pulled towards them.
 //  5. sample polish: once the polish of the best plan has converged (a local
-//     optimum), plans of the policy are polished instead (slices of the same size):
-//     the policy proposes starting points in other basins, the local search descends
-//     from them, and a descent that ends below the best plan replaces it.
+//     optimum), plans of the policy are polished instead (slices of the same size,
+//     one descent carried across steps until it converges): the policy proposes
+//     starting points in other basins, the local search descends from them, and a
+//     descent that ends below the best plan replaces it (an iterated local search
+//     whose perturbations the policy samples).
 //  6. explore: for the first part of the budget (the fraction `explore` of this
 //     run's time limit, of max_steps, or, without either, of
 //     kExploreStepsWithoutLimit steps),
@@ -29,8 +31,9 @@
 //     descends from the best plan the policy has sampled (restarted whenever the
 //     policy samples a better one): the policy proposes basins the heuristics do not
 //     reach. Then the policy imitates the best plan found by any means (plan units,
-//     warm start, the best plan in every batch; ingredients 2 and 3) and each step's
-//     best sample is polished (ingredient 5). explore=0: imitation from the start.
+//     warm start, the best plan in every batch; ingredients 2 and 3) and the sample
+//     polish descends from its samples (ingredient 5), taking the best of the latest
+//     batch whenever a descent has converged. explore=0: imitation from the start.
 // The run stops at max_steps, the time limit, an external stop flag (Ctrl-C) or, with
 // PPO off, when the local search has converged. It records a convergence trace (best
 // step time against wall-clock seconds and plans simulated, with the ingredient that

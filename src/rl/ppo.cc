@@ -19,7 +19,7 @@ namespace graphopt {
 namespace {
 
 constexpr const char* kPpoStateFormat = "graphopt-ppo-state";
-constexpr int kPpoStateVersion = 1;
+constexpr int kPpoStateVersion = 2;  // 2: trunk_frozen
 
 // The mean fraction of `samples`' decisions that differ from `best`'s, per task
 // (TrainerStepStats::units_off and the rest).
@@ -84,14 +84,32 @@ void PpoTrainer::set_best(const Plan& plan, const PlanScore& score, const Action
   has_best_actions_ = true;
 }
 
+void PpoTrainer::FreezeTrunk() {
+  if (trunk_frozen_) return;
+  {
+    torch::NoGradGuard no_grad;
+    ScopedFlushDenormal flush;
+    trunk_ = policy_->forward(tensors_);
+  }
+  optimizer_ = std::make_unique<torch::optim::Adam>(policy_->HeadParameters(), torch::optim::AdamOptions(config_.head_lr));
+  trunk_frozen_ = true;
+}
+
+PolicyOutput PpoTrainer::Forward() { return trunk_frozen_ ? policy_->Heads(tensors_, trunk_) : policy_->forward(tensors_); }
+
+std::vector<torch::Tensor> PpoTrainer::TrainedParameters() {
+  return trunk_frozen_ ? policy_->HeadParameters() : policy_->parameters();
+}
+
 double PpoTrainer::WarmStart(const std::function<bool()>& stop) {
   if (!has_best_actions_) return 0;
   ScopedFlushDenormal flush;
   policy_->train();
+  if (config_.frozen_trunk) FreezeTrunk();
   double prob = 0;
   for (int i = 0; i < config_.warm_start_steps; ++i) {
     if (stop && stop()) break;
-    const PolicyOutput out = policy_->forward(tensors_);
+    const PolicyOutput out = Forward();
     const Evaluation e = policy_->Evaluate(tensors_, out, {best_actions_});
     prob = e.LeastTaskProbability();
     if (prob >= config_.warm_start_target) break;
@@ -100,7 +118,7 @@ double PpoTrainer::WarmStart(const std::function<bool()>& stop) {
     // fusion decisions' (one per op), and left the few dozen unit placements where
     // they were (GNMT-4: 0.25 per unit on 4 devices after 40 steps).
     (-e.TaskMeanLogProb().mean()).backward();
-    if (config_.max_grad_norm > 0) torch::nn::utils::clip_grad_norm_(policy_->parameters(), config_.max_grad_norm);
+    if (config_.max_grad_norm > 0) torch::nn::utils::clip_grad_norm_(TrainedParameters(), config_.max_grad_norm);
     optimizer_->step();
   }
   return prob;
@@ -118,7 +136,7 @@ PpoStepStats PpoTrainer::Step() {
   std::vector<Actions> actions;
   {
     ScopedFlushDenormal flush;
-    out = policy_->forward(tensors_);
+    out = Forward();
     actions = policy_->Sample(tensors_, out, rng, config_.samples_per_step, config_.temperature);
   }
   const int sampled = static_cast<int>(actions.size());
@@ -172,7 +190,7 @@ PpoStepStats PpoTrainer::Step() {
     ScopedFlushDenormal flush;
     torch::Tensor old_log_prob;
     for (int epoch = 0; epoch < config_.epochs; ++epoch) {
-      if (epoch > 0) out = policy_->forward(tensors_);
+      if (epoch > 0) out = Forward();
       const Evaluation e = policy_->Evaluate(tensors_, out, actions);
       const torch::Tensor log_prob = e.TaskMeanLogProb();
       if (epoch == 0) old_log_prob = log_prob.detach();
@@ -191,7 +209,7 @@ PpoStepStats PpoTrainer::Step() {
       if (best_in_batch && config_.imitation > 0) loss = loss - config_.imitation * log_prob[b - 1];
       optimizer_->zero_grad();
       loss.backward();
-      if (config_.max_grad_norm > 0) torch::nn::utils::clip_grad_norm_(policy_->parameters(), config_.max_grad_norm);
+      if (config_.max_grad_norm > 0) torch::nn::utils::clip_grad_norm_(TrainedParameters(), config_.max_grad_norm);
       optimizer_->step();
       if (epoch == 0) {
         stats.loss = loss.item<double>();
@@ -210,7 +228,7 @@ Plan PpoTrainer::GreedyPlan() {
   Actions a;
   {
     ScopedFlushDenormal flush;
-    const PolicyOutput out = policy_->forward(tensors_);
+    const PolicyOutput out = Forward();
     a = policy_->Greedy(tensors_, out);
   }
   return builder_.Build(a);
@@ -257,6 +275,7 @@ Status PpoTrainer::SaveCheckpoint(const std::string& dir) {
                    {"has_baseline", s.has_baseline},
                    {"entropy_coef", s.entropy_coef},
                    {"reference_us", s.reference_us},
+                   {"trunk_frozen", trunk_frozen_},
                    {"best", PlanScoreToJson(best_score_)},
                    {"best_actions", nlohmann::json{{"unit_device", best_actions_.unit_device},
                                                    {"priority_level", best_actions_.priority_level},
@@ -285,6 +304,7 @@ Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
   GO_ASSIGN_OR_RETURN(s.has_baseline, JsonMemberBool(j, "has_baseline", path));
   GO_ASSIGN_OR_RETURN(s.entropy_coef, JsonMemberNumber(j, "entropy_coef", path, 0, 1e6));
   GO_ASSIGN_OR_RETURN(s.reference_us, JsonMemberNumber(j, "reference_us", path, 0, 1e18));
+  GO_ASSIGN_OR_RETURN(const bool frozen, JsonMemberBool(j, "trunk_frozen", path));
   GO_ASSIGN_OR_RETURN(const nlohmann::json* best_json, JsonMember(j, "best", path));
   GO_ASSIGN_OR_RETURN(const PlanScore recorded_best, PlanScoreFromJson(*best_json, path + ": best"));
   Actions a;
@@ -325,7 +345,7 @@ Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
   torch::serialize::InputArchive archive;
   GO_RETURN_IF_ERROR(LoadArchive(optimizer_path, &archive));
   try {
-    torch::optim::Adam scratch(loaded->parameters(), static_cast<const torch::optim::AdamOptions&>(optimizer_->defaults()));
+    torch::optim::Adam scratch(frozen ? loaded->HeadParameters() : loaded->parameters(), torch::optim::AdamOptions(1e-3));
     scratch.load(archive);
   } catch (const c10::Error& e) {
     return ParseError(optimizer_path + ": not this policy's optimizer state: " + e.what_without_backtrace());
@@ -339,6 +359,12 @@ Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
     auto dst_buffers = policy_->named_buffers();
     for (const auto& item : loaded->named_buffers()) dst_buffers[item.key()].copy_(item.value());
   }
+  // The optimizer of the trainer the state was saved from (the trunk recomputed from
+  // the restored weights: frozen, they are the weights it was computed from).
+  trunk_frozen_ = false;
+  trunk_ = PolicyOutput();
+  optimizer_ = std::make_unique<torch::optim::Adam>(policy_->parameters(), torch::optim::AdamOptions(config_.lr));
+  if (frozen) FreezeTrunk();
   optimizer_->load(archive);
   set_state(s);
   if (recorded_best.scored()) set_best(best_plan, best_score, &a);

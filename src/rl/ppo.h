@@ -67,7 +67,8 @@ class PpoTrainer : public Trainer {
   // (at most warm_start_steps), each task's mean log-probability per decision
   // weighing the same; stops once every task's mean probability per decision reaches
   // warm_start_target. Returns the least of them (Evaluation::LeastTaskProbability).
-  // stop (may be null) is polled between steps.
+  // With PpoConfig::frozen_trunk the trunk is frozen first (FreezeTrunk) and the
+  // steps train the heads alone. stop (may be null) is polled between steps.
   double WarmStart(const std::function<bool()>& stop = nullptr) override;
   PpoStepStats Step() override;
 
@@ -79,6 +80,11 @@ class PpoTrainer : public Trainer {
   Status SaveCheckpoint(const std::string& dir) override;
   Status LoadCheckpoint(const std::string& dir) override;
   std::vector<std::string> CheckpointFiles() const override { return {"policy.pt", "optimizer.pt", "ppo_state.json"}; }
+  // From now on the trunk's output is computed once (now, without gradient) and only
+  // the heads learn, with an Adam of their own at head_lr (which becomes optimizer()).
+  // Idempotent. Checkpoints record it; a resumed trainer recomputes the trunk.
+  void FreezeTrunk();
+  bool trunk_frozen() const { return trunk_frozen_; }
   GoPolicy& policy() { return policy_; }
   torch::optim::Adam& optimizer() { return *optimizer_; }
   const PpoConfig& config() const { return config_; }
@@ -109,6 +115,10 @@ class PpoTrainer : public Trainer {
 
  private:
   double Reward(const PlanScore& score) const;
+  // The policy's output: a full forward pass, or the heads on the frozen trunk.
+  PolicyOutput Forward();
+  // The parameters the optimizer trains (all, or the heads once the trunk is frozen).
+  std::vector<torch::Tensor> TrainedParameters();
 
   const Simulator& sim_;
   BatchSimulator* batch_;
@@ -116,6 +126,8 @@ class PpoTrainer : public Trainer {
   PolicyTensors tensors_;
   GoPolicy policy_;
   std::unique_ptr<torch::optim::Adam> optimizer_;
+  bool trunk_frozen_ = false;
+  PolicyOutput trunk_;  // the frozen trunk's output (no gradient)
   PpoConfig config_;
   PlanBuilder builder_;  // the plans of sampled actions (rl/rollout.h)
   uint64_t seed_;

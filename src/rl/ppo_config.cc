@@ -24,6 +24,8 @@ const OptionTable<PpoConfig> kPpoOptions{
      AtLeast(0)},
     {"warm_start_target", &PpoConfig::warm_start_target,
      "warm start stops once the mean probability per decision exceeds this"},
+    {"frozen_trunk", &PpoConfig::frozen_trunk, "from the warm start on, only the heads learn (trunk computed once)"},
+    {"head_lr", &PpoConfig::head_lr, "Adam learning rate of the heads with frozen_trunk", Above(0)},
     {"imitation", &PpoConfig::imitation, "weight of the best plan's -log-probability in the loss", AtLeast(0)},
 };
 

@@ -157,7 +157,7 @@ TEST(GoSearchTest, PlanUnitsSplitByTheBestBaselineAndResume) {
 double JsonStepTimeUs(const std::string& path, const std::string& key) {
   std::ifstream in(path);
   const nlohmann::json j = nlohmann::json::parse(in);
-  return key == "explore" ? j.at("explore").at("score").at("step_time_us").get<double>()
+  return key == "descent" ? j.at("descent").at("score").at("step_time_us").get<double>()
                           : j.at(key).at("step_time_us").get<double>();
 }
 
@@ -191,7 +191,7 @@ TEST(GoSearchTest, ExplorationPolishesThePolicysBestSample) {
   toy.graph = testing::TwoChains(24);
   toy.cluster = testing::PaperCluster(4);
   toy.sim = std::move(Simulator::Create(toy.graph, toy.cluster, testing::PerfectCostModel()).value());
-  const std::string dir = ScratchDir("explore");
+  const std::string dir = ScratchDir("descent");
   auto config = [&](int64_t steps) {
     GoSearchConfig c = ToySearch(dir, steps);
     c.polish = true;
@@ -199,17 +199,17 @@ TEST(GoSearchTest, ExplorationPolishesThePolicysBestSample) {
   };
   auto r = (*GoSearch::Create(toy.sim, config(1)))->Run();
   ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_TRUE(FileExists(dir + "/explore_plan.json"));
-  const double polished = JsonStepTimeUs(dir + "/state.json", "explore");
+  ASSERT_TRUE(FileExists(dir + "/descent_plan.json"));
+  const double polished = JsonStepTimeUs(dir + "/state.json", "descent");
   // The descent starts from the policy's best sample and never ends above it; the
   // trainer keeps its own best sample.
   std::ifstream in(dir + "/state.json");
   const nlohmann::json state = nlohmann::json::parse(in);
-  EXPECT_EQ(state.at("explore").at("seen").at("step_time_us").get<double>(), r->ppo_best_us);
+  EXPECT_EQ(state.at("descent").at("seen").at("step_time_us").get<double>(), r->ppo_best_us);
   EXPECT_LE(polished, r->ppo_best_us);
   EXPECT_EQ(JsonStepTimeUs(dir + "/ppo_state.json", "best"), r->ppo_best_us);
   EXPECT_LE(r->score.step_time_us, polished);
-  auto explore_plan = ReadPlanJson(dir + "/explore_plan.json", toy.graph);
+  auto explore_plan = ReadPlanJson(dir + "/descent_plan.json", toy.graph);
   ASSERT_TRUE(explore_plan.ok()) << explore_plan.status().message();
   EXPECT_EQ(toy.sim.Simulate(*explore_plan)->step_time_us, polished);
   // The polish simulated plans: without it the same run simulates fewer.
@@ -220,11 +220,60 @@ TEST(GoSearchTest, ExplorationPolishesThePolicysBestSample) {
   ASSERT_TRUE(without.ok()) << without.status().message();
   EXPECT_LT(without->plans_simulated, r->plans_simulated);
 
-  std::remove((dir + "/explore_plan.json").c_str());
+  std::remove((dir + "/descent_plan.json").c_str());
   auto resumed = (*GoSearch::Create(toy.sim, config(2)))->Run();
   ASSERT_FALSE(resumed.ok());
-  EXPECT_NE(resumed.status().message().find("explore_plan.json is missing"), std::string::npos)
+  EXPECT_NE(resumed.status().message().find("descent_plan.json is missing"), std::string::npos)
       << resumed.status().message();
+  RemoveDir(dir);
+}
+
+// Imitating, the sample polish descends from a sample of the policy across steps
+// (an iterated local search whose perturbations the policy samples): the descent of
+// step 1 goes on in step 2 unless a better sample replaced it, never restarted from
+// a worse one as a fresh sample every step was; it survives a checkpoint.
+TEST(GoSearchTest, ImitatingSamplePolishCarriesOneDescentAcrossSteps) {
+  Toy toy;
+  toy.graph = testing::TwoChains(24);
+  toy.cluster = testing::PaperCluster(4);
+  toy.sim = std::move(Simulator::Create(toy.graph, toy.cluster, testing::PerfectCostModel()).value());
+  const std::string dir = ScratchDir("imitate_descent");
+  auto descent = [&] {
+    std::ifstream in(dir + "/state.json");
+    const nlohmann::json state = nlohmann::json::parse(in);
+    EXPECT_TRUE(state.contains("descent"));
+    const nlohmann::json& d = state.at("descent");
+    return std::make_pair(d.at("seen").at("step_time_us").get<double>(), d.at("score").at("step_time_us").get<double>());
+  };
+  GoSearchConfig c = ToySearch(dir, 1);
+  c.polish = true;
+  c.explore = 0;
+  c.polish_evaluations = 1;  // slices of one plan: a descent spans several steps
+  c.warm_start = false;      // samples spread around the best plan, not all equal to it
+  auto r = (*GoSearch::Create(toy.sim, c))->Run();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  auto [seen, score] = descent();
+  EXPECT_LE(score, seen);
+  auto plan = ReadPlanJson(dir + "/descent_plan.json", toy.graph);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  for (int64_t steps = 2; steps <= 8; ++steps) {
+    SCOPED_TRACE(steps);
+    c.max_steps = steps;
+    auto resumed = (*GoSearch::Create(toy.sim, c))->Run();
+    ASSERT_TRUE(resumed.ok()) << resumed.status().message();
+    const auto [next_seen, next_score] = descent();
+    auto next_plan = ReadPlanJson(dir + "/descent_plan.json", toy.graph);
+    ASSERT_TRUE(next_plan.ok()) << next_plan.status().message();
+    if (next_seen >= score) {
+      // Not restarted: the same descent, one slice further (the same plan or a better one).
+      EXPECT_EQ(next_seen, seen);
+      EXPECT_LE(next_score, score);
+      if (next_score == score) EXPECT_EQ(next_plan->device, plan->device);
+    }
+    seen = next_seen;
+    score = next_score;
+    plan = std::move(next_plan);
+  }
   RemoveDir(dir);
 }
 
@@ -246,7 +295,6 @@ TEST(GoSearchTest, ExplorationHandsOverToImitation) {
     std::ifstream in(dir + "/state.json");
     const nlohmann::json state = nlohmann::json::parse(in);
     EXPECT_FALSE(state.at("exploring").get<bool>());
-    EXPECT_FALSE(state.contains("explore"));
   }
   c.max_steps = 6;
   auto resumed = (*GoSearch::Create(toy.sim, c))->Run();

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "policy/features.h"
@@ -155,6 +156,65 @@ TEST(PpoTest, WarmStartImitatesThePlacementOfFewLargeUnits) {
   const PpoStepStats after = trainer->Step();
   EXPECT_GE(after.units_off, 0.0);
   EXPECT_LT(after.units_off, 0.15);
+}
+
+// With frozen_trunk (the default) the warm start freezes the trunk: later steps
+// change the heads' weights and no other; without it, the warm start trains the
+// whole network. A checkpoint records the frozen trunk, and the resumed trainer
+// (its trunk recomputed from the restored weights) takes the same next step.
+TEST(PpoTest, FrozenTrunkTrainsTheHeadsAloneAndResumesExactly) {
+  ConfigureTorchThreads(1);
+  Toy toy;
+  BatchSimulator batch(toy.sim, 1);
+  const Plan target = SecondHalfOnDeviceOne(toy.graph);
+  auto snapshot = [](GoPolicy& policy) {
+    std::map<std::string, torch::Tensor> weights;
+    for (const auto& item : policy->named_parameters()) weights[item.key()] = item.value().detach().clone();
+    return weights;
+  };
+  auto is_head = [](GoPolicy& policy, const torch::Tensor& p) {
+    for (const torch::Tensor& h : policy->HeadParameters()) {
+      if (h.is_same(p)) return true;
+    }
+    return false;
+  };
+  for (const bool frozen : {true, false}) {
+    PpoConfig config = ToyPpo();
+    config.include_best = true;
+    config.warm_start_steps = 100;
+    config.warm_start_target = 0.95;
+    config.frozen_trunk = frozen;
+    auto trainer = MakeTrainer(toy, &batch, 5, config);
+    ASSERT_TRUE(trainer->OfferPlan(target, PlanScore::Of(*toy.sim.Simulate(target))));
+    const auto before = snapshot(trainer->policy());
+    ASSERT_GE(trainer->WarmStart(), 0.95);
+    EXPECT_EQ(trainer->trunk_frozen(), frozen);
+    trainer->Step();
+    int trunk_changed = 0, heads_changed = 0;
+    for (const auto& item : trainer->policy()->named_parameters()) {
+      const bool changed = !torch::equal(before.at(item.key()), item.value());
+      (is_head(trainer->policy(), item.value()) ? heads_changed : trunk_changed) += changed;
+    }
+    EXPECT_GT(heads_changed, 0);
+    if (frozen) {
+      EXPECT_EQ(trunk_changed, 0);
+    } else {
+      EXPECT_GT(trunk_changed, 0);
+    }
+    if (!frozen) continue;
+    const std::string dir = testing::ScratchDir("ppo_frozen");
+    ASSERT_TRUE(trainer->SaveCheckpoint(dir).ok());
+    auto resumed = MakeTrainer(toy, &batch, 5, config);
+    const Status loaded = resumed->LoadCheckpoint(dir);
+    ASSERT_TRUE(loaded.ok()) << loaded.message();
+    EXPECT_TRUE(resumed->trunk_frozen());
+    const PpoStepStats a = trainer->Step();
+    const PpoStepStats b = resumed->Step();
+    EXPECT_EQ(a.mean_reward, b.mean_reward);
+    EXPECT_EQ(a.loss, b.loss);
+    EXPECT_EQ(trainer->GreedyPlan().device, resumed->GreedyPlan().device);
+    testing::RemoveDir(dir);
+  }
 }
 
 TEST(PpoConfigTest, ParsesOverridesAndRejectsUnknownKeys) {
