@@ -193,7 +193,11 @@ int RunOptimizeCommand(int argc, char** argv) {
               "%d by polished PPO samples, %d by local search",
               result->seconds_to_best, static_cast<long long>(result->plans_simulated), static_cast<long long>(result->steps),
               result->seconds, result->improvements_ppo, result->improvements_sample_polish, result->improvements_polish);
-  if (!result->trace.empty()) std::printf("; the plan comes from %s", PlanSourceText(result->trace.back().source).c_str());
+  if (!result->trace.empty()) {
+    const std::string last = result->trace.back().source, origin = PlanOrigin(result->trace);
+    std::printf("; the plan comes from %s", PlanSourceText(last).c_str());
+    if (origin != last) std::printf(", polishing %s", PlanSourceText(origin).c_str());
+  }
   if (std::isfinite(result->ppo_best_us) && result->score.scored()) {
     std::printf("; best policy sample %s (%.2fx the plan's time)", Seconds(result->ppo_best_us).c_str(),
                 result->ppo_best_us / result->score.step_time_us);

@@ -383,6 +383,13 @@ struct GoSearch::Impl {
   }
 };
 
+std::string PlanOrigin(const std::vector<ConvergencePoint>& trace) {
+  for (auto it = trace.rbegin(); it != trace.rend(); ++it) {
+    if (it->source != "polish") return it->source;
+  }
+  return trace.empty() ? "" : "polish";
+}
+
 void GoSearchResult::SampleDistance::Add(double units_off, double levels_off, double fuse_off) {
   if (units_off < 0) return;
   const double n = static_cast<double>(steps);

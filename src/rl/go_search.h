@@ -127,6 +127,11 @@ struct ConvergencePoint {
   std::string source;       // what found it: "baseline:expert", "ppo", "polish", "ppo+polish"
 };
 
+// The source of the plan the last point's plan descends from: the polish of the best
+// plan ("polish") improves the plan before it, so the origin is the last point whose
+// source is not "polish" ("polish" if there is none; "" for an empty trace).
+std::string PlanOrigin(const std::vector<ConvergencePoint>& trace);
+
 struct BaselineScore {
   std::string method;
   std::string error;  // non-empty: the baseline failed

@@ -71,7 +71,9 @@ TEST(FeaturesTest, IdenticalDevicesAreEachTheFavouriteOfSomeDirection) {
              feature(favourite, kNumDeviceFeatures - 1) * feature(device, kNumDeviceFeatures - 1);
     };
     for (int other = 0; other < d; ++other) {
-      if (other != favourite) EXPECT_GT(score(favourite), score(other) + 0.5f) << favourite << " vs " << other;
+      if (other != favourite) {
+        EXPECT_GT(score(favourite), score(other) + 0.5f) << favourite << " vs " << other;
+      }
     }
   }
 }

@@ -268,13 +268,30 @@ TEST(GoSearchTest, ImitatingSamplePolishCarriesOneDescentAcrossSteps) {
       // Not restarted: the same descent, one slice further (the same plan or a better one).
       EXPECT_EQ(next_seen, seen);
       EXPECT_LE(next_score, score);
-      if (next_score == score) EXPECT_EQ(next_plan->device, plan->device);
+      if (next_score == score) {
+        EXPECT_EQ(next_plan->device, plan->device);
+      }
     }
     seen = next_seen;
     score = next_score;
     plan = std::move(next_plan);
   }
   RemoveDir(dir);
+}
+
+// The local search's improvements of the best plan continue the plan before them:
+// the origin is the last other source.
+TEST(GoSearchTest, PlanOriginSkipsThePolishOfTheBestPlan) {
+  auto trace = [](std::vector<std::string> sources) {
+    std::vector<ConvergencePoint> t;
+    for (std::string& s : sources) t.push_back(ConvergencePoint{0, 0, 0, 1, true, std::move(s)});
+    return t;
+  };
+  EXPECT_EQ(PlanOrigin(trace({})), "");
+  EXPECT_EQ(PlanOrigin(trace({"baseline:expert", "polish", "polish"})), "baseline:expert");
+  EXPECT_EQ(PlanOrigin(trace({"baseline:expert", "polish", "ppo+polish", "polish", "polish"})), "ppo+polish");
+  EXPECT_EQ(PlanOrigin(trace({"baseline:expert", "ppo"})), "ppo");
+  EXPECT_EQ(PlanOrigin(trace({"polish"})), "polish");
 }
 
 // With explore=0.5 and 4 steps, the policy explores for 2, then imitates: the units
