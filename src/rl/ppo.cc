@@ -57,7 +57,7 @@ PpoTrainer::PpoTrainer(const Simulator& simulator, BatchSimulator* batch, const 
   GO_CHECK_MSG(valid.ok(), valid.message());
   GO_CHECK(batch_ != nullptr);
   tensors_ = ToTensors(input_);
-  optimizer_ = std::make_unique<torch::optim::Adam>(policy_->parameters(), torch::optim::AdamOptions(config_.lr));
+  optimizer_ = NewOptimizer();
   entropy_coef_ = config_.entropy;
   config_.warm_start_level = std::min(config_.warm_start_level, policy_->config().priority_levels - 1);
 }
@@ -91,14 +91,19 @@ void PpoTrainer::FreezeTrunk() {
     ScopedFlushDenormal flush;
     trunk_ = policy_->forward(tensors_);
   }
-  optimizer_ = std::make_unique<torch::optim::Adam>(policy_->HeadParameters(), torch::optim::AdamOptions(config_.head_lr));
   trunk_frozen_ = true;
+  optimizer_ = NewOptimizer();
 }
 
 PolicyOutput PpoTrainer::Forward() { return trunk_frozen_ ? policy_->Heads(tensors_, trunk_) : policy_->forward(tensors_); }
 
 std::vector<torch::Tensor> PpoTrainer::TrainedParameters() {
   return trunk_frozen_ ? policy_->HeadParameters() : policy_->parameters();
+}
+
+std::unique_ptr<torch::optim::Adam> PpoTrainer::NewOptimizer() {
+  return std::make_unique<torch::optim::Adam>(TrainedParameters(),
+                                              torch::optim::AdamOptions(trunk_frozen_ ? config_.head_lr : config_.lr));
 }
 
 double PpoTrainer::WarmStart(const std::function<bool()>& stop) {
@@ -345,7 +350,8 @@ Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
   torch::serialize::InputArchive archive;
   GO_RETURN_IF_ERROR(LoadArchive(optimizer_path, &archive));
   try {
-    torch::optim::Adam scratch(frozen ? loaded->HeadParameters() : loaded->parameters(), torch::optim::AdamOptions(1e-3));
+    torch::optim::Adam scratch(frozen ? loaded->HeadParameters() : loaded->parameters(),
+                               torch::optim::AdamOptions(frozen ? config_.head_lr : config_.lr));
     scratch.load(archive);
   } catch (const c10::Error& e) {
     return ParseError(optimizer_path + ": not this policy's optimizer state: " + e.what_without_backtrace());
@@ -363,7 +369,7 @@ Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
   // the restored weights: frozen, they are the weights it was computed from).
   trunk_frozen_ = false;
   trunk_ = PolicyOutput();
-  optimizer_ = std::make_unique<torch::optim::Adam>(policy_->parameters(), torch::optim::AdamOptions(config_.lr));
+  optimizer_ = NewOptimizer();
   if (frozen) FreezeTrunk();
   optimizer_->load(archive);
   set_state(s);

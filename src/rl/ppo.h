@@ -119,6 +119,8 @@ class PpoTrainer : public Trainer {
   PolicyOutput Forward();
   // The parameters the optimizer trains (all, or the heads once the trunk is frozen).
   std::vector<torch::Tensor> TrainedParameters();
+  // An Adam over TrainedParameters, at lr, or at head_lr once the trunk is frozen.
+  std::unique_ptr<torch::optim::Adam> NewOptimizer();
 
   const Simulator& sim_;
   BatchSimulator* batch_;
