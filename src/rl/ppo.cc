@@ -19,7 +19,8 @@ namespace graphopt {
 namespace {
 
 constexpr const char* kPpoStateFormat = "graphopt-ppo-state";
-constexpr int kPpoStateVersion = 2;  // 2: trunk_frozen
+constexpr int kPpoStateVersion = 3;  // 2: trunk_frozen; 3: trunk_cache
+constexpr const char* kTrunkFile = "trunk.pt";
 
 // The mean fraction of `samples`' decisions that differ from `best`'s, per task
 // (TrainerStepStats::units_off and the rest).
@@ -40,6 +41,16 @@ void SampleDistance(const std::vector<Actions>& samples, const Actions& best, Tr
   stats->units_off = off(&Actions::unit_device);
   stats->levels_off = off(&Actions::priority_level);
   stats->fuse_off = off(&Actions::fuse);
+}
+
+// The trunk's part of a forward pass, without gradient (the heads recompute the rest).
+PolicyOutput DetachedTrunk(const PolicyOutput& out) {
+  PolicyOutput t;
+  t.node_states = out.node_states.detach();
+  t.device_embeddings = out.device_embeddings.detach();
+  t.graph_embedding = out.graph_embedding.detach();
+  if (out.film.defined()) t.film = out.film.detach();
+  return t;
 }
 
 }  // namespace
@@ -101,6 +112,14 @@ std::vector<torch::Tensor> PpoTrainer::TrainedParameters() {
   return trunk_frozen_ ? policy_->HeadParameters() : policy_->parameters();
 }
 
+void PpoTrainer::DropTrunkGradients() {
+  const std::vector<torch::Tensor> heads = policy_->HeadParameters();
+  for (const torch::Tensor& p : policy_->parameters()) {
+    const bool head = std::any_of(heads.begin(), heads.end(), [&](const torch::Tensor& h) { return h.is_same(p); });
+    if (!head) p.mutable_grad() = torch::Tensor();
+  }
+}
+
 std::unique_ptr<torch::optim::Adam> PpoTrainer::NewOptimizer() {
   return std::make_unique<torch::optim::Adam>(TrainedParameters(),
                                               torch::optim::AdamOptions(trunk_frozen_ ? config_.head_lr : config_.lr));
@@ -110,7 +129,11 @@ double PpoTrainer::WarmStart(const std::function<bool()>& stop) {
   if (!has_best_actions_) return 0;
   ScopedFlushDenormal flush;
   policy_->train();
-  if (config_.frozen_trunk) FreezeTrunk();
+  if (config_.frozen_trunk) {
+    FreezeTrunk();
+  } else if (!trunk_frozen_) {
+    trunk_ = PolicyOutput();  // the whole network changes: the next step computes the trunk
+  }
   double prob = 0;
   for (int i = 0; i < config_.warm_start_steps; ++i) {
     if (stop && stop()) break;
@@ -136,12 +159,17 @@ PpoStepStats PpoTrainer::Step() {
   Rng rng(TrainingStepSeed(seed_, step_));
   policy_->train();
 
-  // Sample from one forward pass (its graph serves the first epoch too).
+  // Sample from one forward pass (its graph serves the first epoch too). Between the
+  // trunk_every-th steps the heads run on the last trunk step's output.
+  const bool caching = !trunk_frozen_ && config_.trunk_every > 1;
+  const bool heads_only = caching && trunk_.node_states.defined() && step_ % config_.trunk_every != 0;
+  auto step_forward = [&] { return heads_only ? policy_->Heads(tensors_, trunk_) : Forward(); };
   PolicyOutput out;
   std::vector<Actions> actions;
   {
     ScopedFlushDenormal flush;
-    out = Forward();
+    out = step_forward();
+    if (caching && !heads_only) trunk_ = DetachedTrunk(out);
     actions = policy_->Sample(tensors_, out, rng, config_.samples_per_step, config_.temperature);
   }
   const int sampled = static_cast<int>(actions.size());
@@ -195,7 +223,7 @@ PpoStepStats PpoTrainer::Step() {
     ScopedFlushDenormal flush;
     torch::Tensor old_log_prob;
     for (int epoch = 0; epoch < config_.epochs; ++epoch) {
-      if (epoch > 0) out = Forward();
+      if (epoch > 0) out = step_forward();
       const Evaluation e = policy_->Evaluate(tensors_, out, actions);
       const torch::Tensor log_prob = e.TaskMeanLogProb();
       if (epoch == 0) old_log_prob = log_prob.detach();
@@ -214,6 +242,7 @@ PpoStepStats PpoTrainer::Step() {
       if (best_in_batch && config_.imitation > 0) loss = loss - config_.imitation * log_prob[b - 1];
       optimizer_->zero_grad();
       loss.backward();
+      if (heads_only) DropTrunkGradients();
       if (config_.max_grad_norm > 0) torch::nn::utils::clip_grad_norm_(TrainedParameters(), config_.max_grad_norm);
       optimizer_->step();
       if (epoch == 0) {
@@ -270,6 +299,21 @@ Status PpoTrainer::SaveCheckpoint(const std::string& dir) {
     }
     GO_RETURN_IF_ERROR(SaveArchiveAtomic(archive, dir + "/optimizer.pt"));
   }
+  // The trunk output the next steps reuse (trunk_every > 1), so that a resumed trainer
+  // continues exactly: it was computed from weights the trainer no longer has.
+  const bool trunk_cache = !trunk_frozen_ && trunk_.node_states.defined();
+  if (trunk_cache) {
+    torch::serialize::OutputArchive archive;
+    try {
+      archive.write("node_states", trunk_.node_states);
+      archive.write("device_embeddings", trunk_.device_embeddings);
+      archive.write("graph_embedding", trunk_.graph_embedding);
+      if (trunk_.film.defined()) archive.write("film", trunk_.film);
+    } catch (const c10::Error& e) {
+      return IoError("cannot write " + dir + "/" + kTrunkFile + ": " + e.what_without_backtrace());
+    }
+    GO_RETURN_IF_ERROR(SaveArchiveAtomic(archive, dir + "/" + kTrunkFile));
+  }
   const State s = state();
   nlohmann::json j{{"format", kPpoStateFormat},
                    {"version", kPpoStateVersion},
@@ -281,6 +325,7 @@ Status PpoTrainer::SaveCheckpoint(const std::string& dir) {
                    {"entropy_coef", s.entropy_coef},
                    {"reference_us", s.reference_us},
                    {"trunk_frozen", trunk_frozen_},
+                   {"trunk_cache", trunk_cache},
                    {"best", PlanScoreToJson(best_score_)},
                    {"best_actions", nlohmann::json{{"unit_device", best_actions_.unit_device},
                                                    {"priority_level", best_actions_.priority_level},
@@ -310,6 +355,8 @@ Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
   GO_ASSIGN_OR_RETURN(s.entropy_coef, JsonMemberNumber(j, "entropy_coef", path, 0, 1e6));
   GO_ASSIGN_OR_RETURN(s.reference_us, JsonMemberNumber(j, "reference_us", path, 0, 1e18));
   GO_ASSIGN_OR_RETURN(const bool frozen, JsonMemberBool(j, "trunk_frozen", path));
+  GO_ASSIGN_OR_RETURN(const bool trunk_cache, JsonMemberBool(j, "trunk_cache", path));
+  if (frozen && trunk_cache) return ParseError(path + ": a frozen trunk has no cached output (trunk_cache is true)");
   GO_ASSIGN_OR_RETURN(const nlohmann::json* best_json, JsonMember(j, "best", path));
   GO_ASSIGN_OR_RETURN(const PlanScore recorded_best, PlanScoreFromJson(*best_json, path + ": best"));
   Actions a;
@@ -358,6 +405,11 @@ Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
   } catch (const std::exception& e) {
     return ParseError(optimizer_path + ": not this policy's optimizer state: " + e.what());
   }
+  PolicyOutput cached_trunk;
+  if (trunk_cache) {
+    GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {kTrunkFile}, "the state says the trainer cached the trunk's output"));
+    GO_ASSIGN_OR_RETURN(cached_trunk, LoadTrunkCache(dir + "/" + kTrunkFile));
+  }
   {
     torch::NoGradGuard no_grad;
     auto dst = policy_->named_parameters();
@@ -368,13 +420,48 @@ Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
   // The optimizer of the trainer the state was saved from (the trunk recomputed from
   // the restored weights: frozen, they are the weights it was computed from).
   trunk_frozen_ = false;
-  trunk_ = PolicyOutput();
+  trunk_ = cached_trunk;
   optimizer_ = NewOptimizer();
   if (frozen) FreezeTrunk();
   optimizer_->load(archive);
   set_state(s);
   if (recorded_best.scored()) set_best(best_plan, best_score, &a);
   return Status::Ok();
+}
+
+StatusOr<PolicyOutput> PpoTrainer::LoadTrunkCache(const std::string& path) const {
+  torch::serialize::InputArchive archive;
+  GO_RETURN_IF_ERROR(LoadArchive(path, &archive));
+  const GoPolicyConfig& pc = policy_->config();
+  const int64_t h = pc.hidden;
+  PolicyOutput t;
+  auto read = [&](const char* key, torch::Tensor* tensor, std::vector<int64_t> shape, bool required) -> Status {
+    try {
+      if (!archive.try_read(key, *tensor)) {
+        if (!required) return Status::Ok();
+        return ParseError(path + ": no tensor \"" + key + "\"");
+      }
+    } catch (const c10::Error& e) {
+      return ParseError(path + ": " + key + ": " + e.what_without_backtrace());
+    }
+    if (tensor->scalar_type() != torch::kFloat || tensor->sizes() != c10::IntArrayRef(shape)) {
+      return ParseError(path + ": " + key + " has shape " + c10::str(tensor->sizes()) + ", this graph and policy need " +
+                        c10::str(c10::IntArrayRef(shape)) + " (float)");
+    }
+    if (!torch::isfinite(*tensor).all().item<bool>()) return ParseError(path + ": " + key + " is not finite");
+    return Status::Ok();
+  };
+  GO_RETURN_IF_ERROR(read("node_states", &t.node_states, {input_.num_ops, h}, true));
+  GO_RETURN_IF_ERROR(read("device_embeddings", &t.device_embeddings, {input_.num_devices, h}, true));
+  GO_RETURN_IF_ERROR(read("graph_embedding", &t.graph_embedding, {h}, true));
+  const bool film = pc.superposition;  // GoPolicyImpl::forward: [max(1, attention layers), 2, H]
+  GO_RETURN_IF_ERROR(read("film", &t.film, {std::max(1, pc.attention_layers), 2, h}, film));
+  if (!film && t.film.defined()) return ParseError(path + ": a film tensor this policy does not have");
+  t.node_states = t.node_states.detach();
+  t.device_embeddings = t.device_embeddings.detach();
+  t.graph_embedding = t.graph_embedding.detach();
+  if (t.film.defined()) t.film = t.film.detach();
+  return t;
 }
 
 }  // namespace graphopt

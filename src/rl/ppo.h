@@ -8,7 +8,9 @@
 // together on every core (BatchSimulator), one reward per plan, advantages against a
 // running baseline (an exponential moving average of the batch mean rewards),
 // normalized by the batch's standard deviation, then `epochs` passes of the clipped
-// PPO objective with an entropy bonus, Adam and gradient-norm clipping.
+// PPO objective with an entropy bonus, Adam and gradient-norm clipping. With
+// trunk_every = k > 1, only every k-th step runs the trunk (forward and backward);
+// the steps between sample from and train the heads on that step's trunk output.
 //
 // Reward: -sqrt(step time / reference), the reference being the best baseline's step
 // time (so a plan as fast as the best baseline scores -1), minus `oom_penalty` for a
@@ -76,7 +78,8 @@ class PpoTrainer : public Trainer {
   const PlanScore& best_score() const override { return best_score_; }
   int64_t step() const override { return step_; }
   int64_t plans_simulated() const override { return plans_simulated_; }
-  // policy.pt, optimizer.pt and ppo_state.json in `dir`.
+  // policy.pt, optimizer.pt and ppo_state.json in `dir`; with trunk_every > 1 also
+  // trunk.pt, the trunk output the steps until the next trunk step reuse.
   Status SaveCheckpoint(const std::string& dir) override;
   Status LoadCheckpoint(const std::string& dir) override;
   std::vector<std::string> CheckpointFiles() const override { return {"policy.pt", "optimizer.pt", "ppo_state.json"}; }
@@ -119,8 +122,14 @@ class PpoTrainer : public Trainer {
   PolicyOutput Forward();
   // The parameters the optimizer trains (all, or the heads once the trunk is frozen).
   std::vector<torch::Tensor> TrainedParameters();
+  // Leaves no gradient on the parameters outside the heads (not a zero one: Adam would
+  // still move them by its momentum), so that the optimizer step trains the heads alone.
+  void DropTrunkGradients();
   // An Adam over TrainedParameters, at lr, or at head_lr once the trunk is frozen.
   std::unique_ptr<torch::optim::Adam> NewOptimizer();
+  // The trunk output a checkpoint cached (trunk.pt), its shapes checked against the
+  // graph and the policy.
+  StatusOr<PolicyOutput> LoadTrunkCache(const std::string& path) const;
 
   const Simulator& sim_;
   BatchSimulator* batch_;
@@ -129,7 +138,8 @@ class PpoTrainer : public Trainer {
   GoPolicy policy_;
   std::unique_ptr<torch::optim::Adam> optimizer_;
   bool trunk_frozen_ = false;
-  PolicyOutput trunk_;  // the frozen trunk's output (no gradient)
+  // The frozen trunk's output, or (trunk_every > 1) the last trunk step's; no gradient.
+  PolicyOutput trunk_;
   PpoConfig config_;
   PlanBuilder builder_;  // the plans of sampled actions (rl/rollout.h)
   uint64_t seed_;

@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <map>
 #include <string>
 
+#include "core/files.h"
 #include "policy/features.h"
 #include "rl_test_util.h"
 #include "sim/batch.h"
@@ -215,6 +218,79 @@ TEST(PpoTest, FrozenTrunkTrainsTheHeadsAloneAndResumesExactly) {
     EXPECT_EQ(trainer->GreedyPlan().device, resumed->GreedyPlan().device);
     testing::RemoveDir(dir);
   }
+}
+
+TEST(PpoTest, TrunkEveryTrainsTheTrunkAtEveryKthStepAndResumesExactly) {
+  ConfigureTorchThreads(1);
+  Toy toy;
+  BatchSimulator batch(toy.sim, 1);
+  auto snapshot = [](GoPolicy& policy) {
+    std::map<std::string, torch::Tensor> weights;
+    for (const auto& item : policy->named_parameters()) weights[item.key()] = item.value().detach().clone();
+    return weights;
+  };
+  // The parameters a step changed: {trunk, heads}.
+  auto changed = [](PpoTrainer& trainer, const std::map<std::string, torch::Tensor>& before) {
+    const std::vector<torch::Tensor> heads = trainer.policy()->HeadParameters();
+    std::pair<int, int> n{0, 0};
+    for (const auto& item : trainer.policy()->named_parameters()) {
+      if (torch::equal(before.at(item.key()), item.value())) continue;
+      const bool head = std::any_of(heads.begin(), heads.end(), [&](const torch::Tensor& h) { return h.is_same(item.value()); });
+      ++(head ? n.second : n.first);
+    }
+    return n;
+  };
+  PpoConfig config = ToyPpo();
+  config.trunk_every = 3;
+  auto trainer = MakeTrainer(toy, &batch, 5, config);
+  const std::string dir = testing::ScratchDir("ppo_trunk_every");
+  for (int step = 0; step < 7; ++step) {
+    const auto before = snapshot(trainer->policy());
+    trainer->Step();
+    const auto [trunk, heads] = changed(*trainer, before);
+    EXPECT_GT(heads, 0) << "step " << step;
+    if (step % 3 == 0) {
+      EXPECT_GT(trunk, 0) << "step " << step;
+    } else {
+      EXPECT_EQ(trunk, 0) << "step " << step << " is the heads' alone";
+    }
+    if (step == 3) {
+      ASSERT_TRUE(trainer->SaveCheckpoint(dir).ok());
+    }
+  }
+  EXPECT_TRUE(FileExists(dir + "/trunk.pt"));
+
+  // Resumed after step 3 (a trunk step), the two heads-only steps that follow use the
+  // saved trunk output and continue exactly.
+  auto again = MakeTrainer(toy, &batch, 5, config);
+  auto resumed = MakeTrainer(toy, &batch, 5, config);
+  for (int step = 0; step < 4; ++step) again->Step();
+  const Status loaded = resumed->LoadCheckpoint(dir);
+  ASSERT_TRUE(loaded.ok()) << loaded.message();
+  for (int step = 4; step < 7; ++step) {
+    const PpoStepStats a = again->Step();
+    const PpoStepStats b = resumed->Step();
+    EXPECT_EQ(a.mean_reward, b.mean_reward) << "step " << step;
+    EXPECT_EQ(a.loss, b.loss) << "step " << step;
+  }
+  for (const auto& item : again->policy()->named_parameters()) {
+    EXPECT_TRUE(torch::equal(item.value(), resumed->policy()->named_parameters()[item.key()])) << item.key();
+  }
+
+  // A state that says the trunk output was saved needs trunk.pt, of this graph's shape.
+  std::remove((dir + "/trunk.pt").c_str());
+  Status missing = MakeTrainer(toy, &batch, 5, config)->LoadCheckpoint(dir);
+  EXPECT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("trunk.pt"), std::string::npos) << missing.message();
+  {
+    torch::serialize::OutputArchive archive;
+    archive.write("node_states", torch::zeros({toy.input.num_ops + 1, trainer->policy()->config().hidden}));
+    archive.save_to(dir + "/trunk.pt");
+  }
+  Status wrong = MakeTrainer(toy, &batch, 5, config)->LoadCheckpoint(dir);
+  EXPECT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.message().find("node_states has shape"), std::string::npos) << wrong.message();
+  testing::RemoveDir(dir);
 }
 
 TEST(PpoConfigTest, ParsesOverridesAndRejectsUnknownKeys) {
