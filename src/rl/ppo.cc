@@ -457,11 +457,7 @@ StatusOr<PolicyOutput> PpoTrainer::LoadTrunkCache(const std::string& path) const
   const bool film = pc.superposition;  // GoPolicyImpl::forward: [max(1, attention layers), 2, H]
   GO_RETURN_IF_ERROR(read("film", &t.film, {std::max(1, pc.attention_layers), 2, h}, film));
   if (!film && t.film.defined()) return ParseError(path + ": a film tensor this policy does not have");
-  t.node_states = t.node_states.detach();
-  t.device_embeddings = t.device_embeddings.detach();
-  t.graph_embedding = t.graph_embedding.detach();
-  if (t.film.defined()) t.film = t.film.detach();
-  return t;
+  return DetachedTrunk(t);
 }
 
 }  // namespace graphopt
