@@ -12,5 +12,6 @@ int RunBaselineCommand(int argc, char** argv);
 int RunRunCommand(int argc, char** argv);
 int RunBenchCommand(int argc, char** argv);
 int RunOptimizeCommand(int argc, char** argv);
+int RunPretrainCommand(int argc, char** argv);
 
 }  // namespace graphopt

@@ -23,6 +23,8 @@ const char* kUsage =
     "  run [MODEL] [--cluster C]   every baseline side by side (default: gnmt:layers=4 on 4xV100)\n"
     "  optimize [MODEL] [--cluster C] [--time-limit S] [--out P]   learn a plan (GO policy + PPO;\n"
     "                              --method colocrl|hdp for the earlier learned placers)\n"
+    "  pretrain [--holdout F] [--time-limit S] [--out policy.pt]   pre-train one GO policy over many\n"
+    "                              graphs and clusters; plan unseen graphs with optimize --pretrained\n"
     "  bench [--rows R] [--methods M] [--fusion]   the 13-row placement suite of the GO paper\n"
     "\n"
     "MODEL is a .onnx, .json or PipeDream .txt file, or a built-in name with optional\n"
@@ -46,7 +48,7 @@ int main(int argc, char** argv) {
   // takes the cores the simulator needs (2-3x slower at 2 threads). The runtime reads
   // the policy when it loads, before main, so the commands that train restart
   // themselves once with passive waiting unless the user chose a policy.
-  if ((command == "optimize" || command == "bench") && std::getenv("OMP_WAIT_POLICY") == nullptr) {
+  if ((command == "optimize" || command == "bench" || command == "pretrain") && std::getenv("OMP_WAIT_POLICY") == nullptr) {
     setenv("OMP_WAIT_POLICY", "passive", 1);
     execv("/proc/self/exe", argv);  // returns only on failure: then run as we are
   }
@@ -58,6 +60,7 @@ int main(int argc, char** argv) {
   if (command == "run") return graphopt::RunRunCommand(argc, argv);
   if (command == "bench") return graphopt::RunBenchCommand(argc, argv);
   if (command == "optimize") return graphopt::RunOptimizeCommand(argc, argv);
+  if (command == "pretrain") return graphopt::RunPretrainCommand(argc, argv);
   std::fprintf(stderr, "graphopt: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return 2;
 }

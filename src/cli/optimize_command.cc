@@ -4,13 +4,13 @@
 // baseline and the lower bound.
 #include <atomic>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/interrupt.h"
 #include "core/files.h"
 #include "core/progress.h"
 #include "core/strings.h"
@@ -21,6 +21,7 @@
 #include "sim/trace.h"
 
 #ifdef GRAPHOPT_HAVE_RL
+#include "baselines/baseline.h"
 #include "rl/go_search.h"
 #endif
 
@@ -34,9 +35,6 @@ constexpr const char* kDefaultCluster = "4xV100";
 int Fail(const std::string& message) { return CommandError("optimize", message); }
 
 #ifdef GRAPHOPT_HAVE_RL
-std::atomic<bool> g_stop{false};
-
-extern "C" void OnInterrupt(int) { g_stop.store(true); }
 
 std::string Seconds(double us) { return StrFormat("%.4f s", us / 1e6); }
 
@@ -47,6 +45,84 @@ std::string PlanSourceText(const std::string& source) {
   if (source == "polish") return "the local search";
   if (source.rfind("baseline:", 0) == 0) return "the baseline " + source.substr(9);
   return source;
+}
+
+// The found plan against every plain baseline and the lower bound.
+void PrintPlanTable(const std::string& label, const PlanScore& found, const std::vector<BaselineScore>& baselines,
+                    double bound) {
+  double expert = 0;
+  for (const BaselineScore& b : baselines) {
+    if (b.method == "expert" && b.score.fits()) expert = b.score.step_time_us;
+  }
+  std::printf("\n%-16s %12s %10s %10s %12s\n", "plan", "step time", "vs bound", "vs expert", "found plan is");
+  auto row = [&](const std::string& name, const PlanScore& s, const std::string& error) {
+    if (!error.empty()) {
+      std::printf("%-16s %12s  %s\n", name.c_str(), "error", error.c_str());
+      return;
+    }
+    if (!s.fits()) {
+      std::printf("%-16s %12s %10s %10s %12s\n", name.c_str(), "OOM", "", "", "");
+      return;
+    }
+    const std::string vs_expert = expert > 0 ? StrFormat("%.2fx", expert / s.step_time_us) : "-";
+    const std::string faster = found.fits() ? StrFormat("%.2fx faster", s.step_time_us / found.step_time_us) : "-";
+    std::printf("%-16s %12s %9.2fx %10s %12s\n", name.c_str(), Seconds(s.step_time_us).c_str(), s.step_time_us / bound,
+                vs_expert.c_str(), faster.c_str());
+  };
+  row(label, found, "");
+  for (const BaselineScore& b : baselines) {
+    if (b.plain) row(b.method, b.score, b.error);
+  }
+  std::printf("%-16s %12s %9.2fx\n", "lower bound", Seconds(bound).c_str(), 1.0);
+}
+
+// --out and --trace of the plan.
+int WriteOutputs(const Args& args, const Graph& graph, const Simulator& sim, const Plan& plan) {
+  if (args.Has("out")) {
+    Status w = WritePlanJson(graph, plan, args.Get("out"));
+    if (!w.ok()) return Fail(w.message());
+    std::printf("plan written to %s\n", args.Get("out").c_str());
+  }
+  if (args.Has("trace")) {
+    SimOptions options;
+    options.record_timeline = true;
+    auto timeline = sim.Simulate(plan, options);
+    if (!timeline.ok()) return Fail(timeline.status().message());
+    Status w = WriteChromeTrace(graph, sim.cluster(), *timeline, args.Get("trace"));
+    if (!w.ok()) return Fail(w.message());
+    std::printf("timeline written to %s\n", args.Get("trace").c_str());
+  }
+  return 0;
+}
+
+// --zero-shot: one pass of the pre-trained policy, then the closing table against
+// the baselines (planned after the clock stopped).
+int RunZeroShot(const Args& args, const Graph& graph, const Simulator& sim, const GoSearchConfig& config) {
+  const ZeroShotOptions options = SearchZeroShotOptions(config);
+  auto z = ZeroShotPlan(sim, config.pretrained, options);
+  if (!z.ok()) return Fail(z.status().message());
+  std::vector<BaselineScore> baselines;
+  for (const std::string& method : BaselineNames()) {
+    BaselineScore b;
+    b.method = method;
+    BaselineOptions bo;
+    bo.seed = config.seed;
+    StatusOr<Plan> plan = RunBaseline(method, graph, sim.cluster(), sim.cost_model(), bo);
+    StatusOr<SimResult> r = plan.ok() ? sim.Simulate(*plan) : StatusOr<SimResult>(plan.status());
+    if (r.ok()) {
+      b.score = PlanScore::Of(*r);
+    } else {
+      b.error = r.status().message();
+    }
+    baselines.push_back(b);
+  }
+  PrintPlanTable("zero-shot", z->score, baselines, sim.lower_bound().value_us());
+  std::printf("\nzero-shot plan of %s in %.2f s of wall time (forward pass and decoding %.2f s; %d units): the %s plan; "
+              "greedy %s, best of %d samples %s\n",
+              config.pretrained.c_str(), z->seconds, z->forward_seconds, z->num_units,
+              z->from_greedy ? "greedy" : "best sampled", z->greedy_score.ToString().c_str(), options.samples,
+              z->best_sample_score.scored() ? z->best_sample_score.ToString().c_str() : "-");
+  return WriteOutputs(args, graph, sim, z->plan);
 }
 #endif
 
@@ -65,6 +141,9 @@ std::vector<FlagSpec> OptimizeFlags() {
       {"policy", true, "options \"key=value,...\": policy config (hidden=64,...), PPO config (samples=32,epochs=1,lr=...) "
                        "and the optimizer's ingredients (baselines=1,warm_start=1,ppo=1,polish=1,polish_evaluations=48); "
                        "for colocrl and hdp, their own options; --policy help lists every key"},
+      {"pretrained", true, "start from this pre-trained policy (graphopt pretrain): its zero-shot plan first, then training"},
+      {"zero-shot", false, "with --pretrained: plan in one pass of the policy (greedy and 16 samples), no training"},
+      {"finetune-steps", true, "with --pretrained: fine-tune for this many PPO steps, then stop (as --steps)"},
       DimFlag(),
       {"help", false, "show this help"},
   };
@@ -73,6 +152,7 @@ std::vector<FlagSpec> OptimizeFlags() {
 std::string Usage() {
   return std::string("usage: graphopt optimize [MODEL] [--cluster C] [--steps N] [--time-limit S] [--seed S] [--out plan.json]\n"
                      "                         [--trace trace.json] [--checkpoint DIR] [--method go|colocrl|hdp] [--policy K=V,...]\n"
+                     "                         [--pretrained policy.pt [--zero-shot | --finetune-steps N]]\n"
                      "  Optimizes the plan of MODEL (default ") +
          kDefaultModel + " on " + kDefaultCluster +
          ") with the GO policy trained by PPO, starting from the best baseline and polishing with local search;\n"
@@ -102,6 +182,19 @@ int RunOptimizeCommand(int argc, char** argv) {
   const std::string cluster_name = args->Get("cluster", kDefaultCluster);
   auto steps = args->GetInt("steps", 0);
   if (!steps.ok()) return Fail(steps.status().message());
+  const std::string pretrained = args->Get("pretrained");
+  const bool zero_shot = args->Has("zero-shot");
+  if ((zero_shot || args->Has("finetune-steps")) && pretrained.empty()) {
+    return Fail("--zero-shot and --finetune-steps need --pretrained FILE");
+  }
+  if (zero_shot && (args->Has("finetune-steps") || args->Has("steps") || args->Has("checkpoint"))) {
+    return Fail("--zero-shot trains nothing: it takes no --steps, --finetune-steps or --checkpoint");
+  }
+  if (args->Has("finetune-steps")) {
+    if (args->Has("steps")) return Fail("give --steps or --finetune-steps, not both");
+    steps = args->GetIntInRange("finetune-steps", 0, 1, int64_t{1} << 40);
+    if (!steps.ok()) return Fail(steps.status().message());
+  }
   auto time_limit = args->GetDouble("time-limit", 120);
   if (!time_limit.ok()) return Fail(time_limit.status().message());
   auto seed = args->GetInt("seed", 0);
@@ -116,6 +209,8 @@ int RunOptimizeCommand(int argc, char** argv) {
   config.seed = static_cast<uint64_t>(*seed);
   config.threads = static_cast<int>(*threads);
   config.checkpoint_dir = args->Get("checkpoint");
+  config.pretrained = pretrained;
+  if (!pretrained.empty() && method != "go") return Fail("--pretrained is a GO policy: it needs --method go");
   if (args->Get("policy") == "help") {
     std::printf("--policy \"key=value,...\" of --method %s: every key, its value in this run, its meaning and range\n%s",
                 method.c_str(), GoSearchOptionsHelp(config).c_str());
@@ -145,10 +240,10 @@ int RunOptimizeCommand(int argc, char** argv) {
               static_cast<unsigned long long>(config.seed));
   std::fflush(stdout);
 
+  if (zero_shot) return RunZeroShot(*args, *graph, *sim, config);
   auto search = GoSearch::Create(*sim, config);
   if (!search.ok()) return Fail(search.status().message());
-  g_stop.store(false);
-  auto previous = std::signal(SIGINT, OnInterrupt);
+  const ScopedInterrupt interrupt;
   ProgressBar bar("optimize", config.max_steps);
   auto on_step = [&](const GoSearchProgress& p) {
     std::string suffix = "best " + p.best.ToString();
@@ -156,39 +251,13 @@ int RunOptimizeCommand(int argc, char** argv) {
     suffix += StrFormat("  %lld plans", static_cast<long long>(p.plans));
     bar.Update(p.step, "iter " + std::to_string(p.step) + "  " + suffix);
   };
-  auto result = (*search)->Run(&g_stop, on_step);
-  std::signal(SIGINT, previous);
+  auto result = (*search)->Run(interrupt.flag(), on_step);
   if (!result.ok()) return Fail(result.status().message());
   bar.Finish(StrFormat("stopped (%s) after %lld steps, %.1f s", result->stop_reason.c_str(),
                        static_cast<long long>(result->steps), result->seconds));
 
-  // The closing table.
-  const double bound = sim->lower_bound().value_us();
-  double expert = 0;
-  for (const BaselineScore& b : result->baselines) {
-    if (b.method == "expert" && b.score.fits()) expert = b.score.step_time_us;
-  }
   if (result->resumed) std::printf("resumed from %s\n", config.checkpoint_dir.c_str());
-  std::printf("\n%-16s %12s %10s %10s %12s\n", "plan", "step time", "vs bound", "vs expert", "found plan is");
-  auto row = [&](const std::string& name, const PlanScore& s, const std::string& error) {
-    if (!error.empty()) {
-      std::printf("%-16s %12s  %s\n", name.c_str(), "error", error.c_str());
-      return;
-    }
-    if (!s.fits()) {
-      std::printf("%-16s %12s %10s %10s %12s\n", name.c_str(), "OOM", "", "", "");
-      return;
-    }
-    const std::string vs_expert = expert > 0 ? StrFormat("%.2fx", expert / s.step_time_us) : "-";
-    const std::string found = result->score.fits() ? StrFormat("%.2fx faster", s.step_time_us / result->score.step_time_us) : "-";
-    std::printf("%-16s %12s %9.2fx %10s %12s\n", name.c_str(), Seconds(s.step_time_us).c_str(), s.step_time_us / bound,
-                vs_expert.c_str(), found.c_str());
-  };
-  row(method + " (found)", result->score, "");
-  for (const BaselineScore& b : result->baselines) {
-    if (b.plain) row(b.method, b.score, b.error);
-  }
-  std::printf("%-16s %12s %9.2fx\n", "lower bound", Seconds(bound).c_str(), 1.0);
+  PrintPlanTable(method + " (found)", result->score, result->baselines, sim->lower_bound().value_us());
   std::printf("\nfound after %.1f s (%lld plans simulated in %lld steps, %.1f s in all); improvements: %d by PPO samples, "
               "%d by polished PPO samples, %d by local search",
               result->seconds_to_best, static_cast<long long>(result->plans_simulated), static_cast<long long>(result->steps),
@@ -197,6 +266,10 @@ int RunOptimizeCommand(int argc, char** argv) {
     const std::string last = result->trace.back().source, origin = PlanOrigin(result->trace);
     std::printf("; the plan comes from %s", PlanSourceText(last).c_str());
     if (origin != last) std::printf(", polishing %s", PlanSourceText(origin).c_str());
+  }
+  if (result->zero_shot_score.scored()) {
+    std::printf("; zero-shot plan of the pre-trained policy %s in %.2f s", result->zero_shot_score.ToString().c_str(),
+                result->zero_shot_seconds);
   }
   if (std::isfinite(result->ppo_best_us) && result->score.scored()) {
     std::printf("; best policy sample %s (%.2fx the plan's time)", Seconds(result->ppo_best_us).c_str(),
@@ -219,26 +292,12 @@ int RunOptimizeCommand(int argc, char** argv) {
                 result->best_baseline_score.step_time_us / result->score.step_time_us);
   }
 
-  if (args->Has("out")) {
-    Status w = WritePlanJson(*graph, result->plan, args->Get("out"));
-    if (!w.ok()) return Fail(w.message());
-    std::printf("plan written to %s\n", args->Get("out").c_str());
-  }
   if (args->Has("convergence")) {
     Status w = WriteFileAtomic(args->Get("convergence"), ConvergenceJson(result->trace));
     if (!w.ok()) return Fail(w.message());
     std::printf("convergence trace written to %s\n", args->Get("convergence").c_str());
   }
-  if (args->Has("trace")) {
-    SimOptions options;
-    options.record_timeline = true;
-    auto timeline = sim->Simulate(result->plan, options);
-    if (!timeline.ok()) return Fail(timeline.status().message());
-    Status w = WriteChromeTrace(*graph, *cluster, *timeline, args->Get("trace"));
-    if (!w.ok()) return Fail(w.message());
-    std::printf("timeline written to %s\n", args->Get("trace").c_str());
-  }
-  return 0;
+  return WriteOutputs(*args, *graph, *sim, result->plan);
 #endif
 }
 

@@ -403,4 +403,12 @@ StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluste
   return in;
 }
 
+PolicyInputOptions UnitsPerDeviceOptions(const Cluster& cluster, int units_per_device) {
+  PolicyInputOptions options;
+  const size_t accelerators = cluster.Accelerators().size();
+  const int allowed = accelerators > 0 ? static_cast<int>(accelerators) : cluster.num_devices();
+  options.max_units = units_per_device * std::max(1, allowed);
+  return options;
+}
+
 }  // namespace graphopt

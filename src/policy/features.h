@@ -131,6 +131,11 @@ struct PolicyInput {
   std::vector<uint8_t> UnitMemoryMask() const;
 };
 
+// The options of the input GO's optimizer decides on: at most units_per_device units
+// per device the policy may place on (the accelerators, or every device of a cluster
+// without one); 0: one unit per colocation group.
+PolicyInputOptions UnitsPerDeviceOptions(const Cluster& cluster, int units_per_device);
+
 // Computes the input of a graph on a cluster. Fails if the graph has a cycle, the
 // cluster has no device, or the options name a device out of range.
 StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluster,

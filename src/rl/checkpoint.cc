@@ -1,6 +1,7 @@
 #include "rl/checkpoint.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -166,6 +167,23 @@ int RemoveStaleTemporaries(const std::string& dir) {
   int removed = 0;
   for (const std::string& path : stale) removed += std::remove(path.c_str()) == 0;
   return removed;
+}
+
+StatusOr<std::optional<nlohmann::json>> OpenCheckpointState(const std::string& dir, const std::string& state,
+                                                             const std::vector<std::string>& files,
+                                                             const std::string& format, int version) {
+  RemoveStaleTemporaries(dir);
+  GO_RETURN_IF_ERROR(RefuseOrphanCheckpointFiles(dir, state, files));
+  const std::string path = dir + "/" + state;
+  if (!FileExists(path)) {
+    ::mkdir(dir.c_str(), 0755);
+    GO_RETURN_IF_ERROR(CheckOutputWritable(path, "--checkpoint"));
+    return std::optional<nlohmann::json>();
+  }
+  GO_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  GO_ASSIGN_OR_RETURN(nlohmann::json j, ParseJsonText(text, path));
+  GO_RETURN_IF_ERROR(CheckJsonHeader(j, path, format, version));
+  return std::optional<nlohmann::json>(std::move(j));
 }
 
 }  // namespace graphopt

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,16 @@ Status RequireCheckpointFiles(const std::string& dir, const std::vector<std::str
 // never written, and starting afresh would overwrite the rest.
 Status RefuseOrphanCheckpointFiles(const std::string& dir, const std::string& state,
                                    const std::vector<std::string>& files);
+
+// Opens the checkpoint folder of a run that may resume: removes stale temporaries
+// (RemoveStaleTemporaries), refuses orphan files (RefuseOrphanCheckpointFiles), and
+// returns the state file `dir`/`state`, parsed with its header checked against
+// `format` and `version`; or, if there is none, creates the folder, checks that the
+// state can be written (a run fails now, not after its first steps) and returns
+// nullopt.
+StatusOr<std::optional<nlohmann::json>> OpenCheckpointState(const std::string& dir, const std::string& state,
+                                                             const std::vector<std::string>& files,
+                                                             const std::string& format, int version);
 
 // Removes the temporaries interrupted saves left in `dir` ("*.tmp" and "*.tmp.<pid>"
 // of other processes); returns how many were removed.

@@ -19,6 +19,7 @@
 #include "rl/ppo.h"
 #include "rl/rollout.h"
 #include "rl/score_json.h"
+#include "rl/training_util.h"
 #include "sim/batch.h"
 
 namespace graphopt {
@@ -82,6 +83,23 @@ struct GoSearch::Impl {
   Clock::time_point start;
 
   Impl(const Simulator& s, GoSearchConfig c) : sim(s), config(std::move(c)) {}
+
+  // A fresh network, or the pre-trained one.
+  StatusOr<GoPolicy> NewPolicy() const {
+    if (config.pretrained.empty()) return GoPolicy(policy_config);
+    return LoadGoPolicy(config.pretrained);
+  }
+
+  // The pre-trained policy's zero-shot plan as the first plan.
+  Status PlanZeroShot() {
+    GO_ASSIGN_OR_RETURN(const ZeroShotResult z, ZeroShotPlan(sim, config.pretrained, SearchZeroShotOptions(config)));
+    result.plans_simulated += 1 + config.zero_shot_samples;
+    result.zero_shot_score = z.score;
+    result.zero_shot_seconds = z.seconds;
+    Offer(z.plan, z.score, "zero-shot");
+    if (trainer) trainer->OfferPlan(z.plan, z.score);
+    return Status::Ok();
+  }
 
   // The GO policy explores on its own (ingredient 6) instead of imitating the best plan.
   bool Explores() const { return ppo != nullptr && exploring; }
@@ -157,8 +175,9 @@ struct GoSearch::Impl {
     trainer.reset();
     ppo = nullptr;
     input = std::move(split);
+    GO_ASSIGN_OR_RETURN(GoPolicy policy, NewPolicy());
     try {
-      auto fresh = std::make_unique<PpoTrainer>(sim, batch.get(), input, GoPolicy(policy_config), ppo_config, config.seed);
+      auto fresh = std::make_unique<PpoTrainer>(sim, batch.get(), input, policy, ppo_config, config.seed);
       ppo = fresh.get();
       trainer = std::move(fresh);
     } catch (const std::exception& e) {
@@ -265,18 +284,11 @@ struct GoSearch::Impl {
   StatusOr<bool> LoadCheckpoint() {
     const std::string& dir = config.checkpoint_dir;
     if (dir.empty()) return false;
-    RemoveStaleTemporaries(dir);
-    GO_RETURN_IF_ERROR(RefuseOrphanCheckpointFiles(dir, "state.json", CheckpointFiles()));
+    GO_ASSIGN_OR_RETURN(const std::optional<Json> opened,
+                        OpenCheckpointState(dir, "state.json", CheckpointFiles(), kStateFormat, kStateVersion));
+    if (!opened) return false;
+    const Json& state = *opened;
     const std::string path = dir + "/state.json";
-    if (!FileExists(path)) {
-      // A fresh checkpoint folder: fail now, not after the first steps, if it cannot be written.
-      ::mkdir(dir.c_str(), 0755);
-      GO_RETURN_IF_ERROR(CheckOutputWritable(path, "--checkpoint"));
-      return false;
-    }
-    GO_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
-    GO_ASSIGN_OR_RETURN(const Json state, ParseJsonText(text, path));
-    GO_RETURN_IF_ERROR(CheckJsonHeader(state, path, kStateFormat, kStateVersion));
     GO_ASSIGN_OR_RETURN(const Json* recorded_identity, JsonMember(state, "identity", path));
     GO_RETURN_IF_ERROR(identity.Verify(*recorded_identity, path));
     auto number = [&](const char* name, double lo, double hi) { return JsonMemberNumber(state, name, path, lo, hi); };
@@ -406,20 +418,21 @@ GoSearch::~GoSearch() = default;
 StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator, GoSearchConfig config) {
   auto impl = std::make_unique<Impl>(simulator, std::move(config));
   GO_ASSIGN_OR_RETURN(impl->policy_config, GoPolicyConfig::FromString(impl->config.policy));
+  if (!impl->config.pretrained.empty()) {
+    if (impl->config.method != "go") return InvalidArgument("a pre-trained policy is a GO policy: method must be go");
+    if (!impl->config.policy.empty()) {
+      return InvalidArgument("the network options (" + impl->config.policy + ") cannot be combined with a pre-trained policy, " +
+                             "whose network is " + impl->config.pretrained + "'s");
+    }
+    GO_ASSIGN_OR_RETURN(const GoPolicy pretrained, LoadGoPolicy(impl->config.pretrained));
+    impl->policy_config = pretrained->config();
+  }
   GO_ASSIGN_OR_RETURN(impl->ppo_config, PpoConfig::FromString(impl->config.ppo));
   if (impl->policy_config.seed == GoPolicyConfig().seed) impl->policy_config.seed = impl->config.seed + 1;
   ConfigureTorchThreads(impl->config.threads);
-  {
-    PolicyInputOptions options;
-    // The devices the policy may place on (PolicyInputOptions: accelerators, or every
-    // device of a cluster without one).
-    const size_t accelerators = simulator.cluster().Accelerators().size();
-    const int allowed = accelerators > 0 ? static_cast<int>(accelerators) : simulator.cluster().num_devices();
-    options.max_units = impl->config.units_per_device * std::max(1, allowed);
-    impl->input_options = options;
-    GO_ASSIGN_OR_RETURN(impl->input,
-                        BuildPolicyInput(simulator.graph(), simulator.cluster(), simulator.cost_model(), options));
-  }
+  impl->input_options = UnitsPerDeviceOptions(simulator.cluster(), impl->config.units_per_device);
+  GO_ASSIGN_OR_RETURN(impl->input, BuildPolicyInput(simulator.graph(), simulator.cluster(), simulator.cost_model(),
+                                                    impl->input_options));
   impl->batch = std::make_unique<BatchSimulator>(simulator, impl->config.threads);
   if (impl->config.polish) impl->polish = std::make_unique<LocalSearch>(simulator, impl->batch.get(), impl->config.polish_config);
   if (impl->config.polish && impl->config.polish_samples) {
@@ -428,8 +441,9 @@ StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator,
   if (impl->config.ppo_enabled) {
     try {
       if (impl->config.method == "go") {
-        auto ppo = std::make_unique<PpoTrainer>(simulator, impl->batch.get(), impl->input, GoPolicy(impl->policy_config),
-                                                impl->ppo_config, impl->config.seed);
+        GO_ASSIGN_OR_RETURN(GoPolicy policy, impl->NewPolicy());
+        auto ppo = std::make_unique<PpoTrainer>(simulator, impl->batch.get(), impl->input, policy, impl->ppo_config,
+                                                impl->config.seed);
         impl->ppo = ppo.get();
         impl->trainer = std::move(ppo);
       } else {
@@ -476,6 +490,7 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
     }
   }
   if (reference <= 0) reference = 1e6;
+  if (!resumed && !m.config.pretrained.empty()) GO_RETURN_IF_ERROR(m.PlanZeroShot());
   // Without baselines and without PPO, the local search starts from one device.
   if (!resumed && !m.best_score.scored() && !m.trainer) {
     Plan start = SingleDevicePlan(m.sim.graph(), m.sim.cluster());
@@ -510,18 +525,8 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
   double last_batch_best = 0;
   std::string reason;
   while (true) {
-    if (stopped()) {
-      reason = "interrupted";
-      break;
-    }
-    if (time_up()) {
-      reason = "time limit";
-      break;
-    }
-    if (m.config.max_steps > 0 && m.result.steps >= m.config.max_steps) {
-      reason = "steps";
-      break;
-    }
+    reason = StopReason(stop, time_up(), m.result.steps, m.config.max_steps);
+    if (!reason.empty()) break;
     if (!m.trainer && (!m.polish || m.polish->converged())) {
       reason = "converged";
       break;

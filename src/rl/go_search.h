@@ -52,6 +52,7 @@
 #include "core/options.h"
 #include "core/status.h"
 #include "rl/local_search.h"
+#include "rl/zero_shot.h"
 #include "sim/plan.h"
 #include "sim/simulator.h"
 
@@ -83,6 +84,13 @@ struct GoSearchConfig {
   bool plan_units = true;
   // Ingredient 6 above: the fraction of the budget (in [0, 1]) the policy explores.
   double explore = 0.5;
+  // A pre-trained policy file (rl/pretrain.h) to start from instead of a fresh
+  // network (go only): the file's network config is used (the `policy` overrides must
+  // be empty), and before any training its zero-shot plan (rl/zero_shot.h: the greedy
+  // plan and the best of zero_shot_samples samples) is the search's first plan (source
+  // "zero-shot"), a plan decoded from the policy, so the policy alone may use it.
+  std::string pretrained;
+  int zero_shot_samples = 16;
   int64_t polish_evaluations = 48;  // simulations of local search per step
   int64_t max_steps = 0;            // 0: no limit
   double time_limit_s = 300;        // <= 0: no limit
@@ -114,6 +122,9 @@ StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchC
 // canonical form (`policy`, `ppo`) and the driver's ingredients. Budgets, threads and
 // the checkpoint cadence are left out: they may change between runs of a checkpoint.
 std::string GoSearchIdentityConfig(const GoSearchConfig& c, const std::string& policy, const std::string& ppo);
+// The zero-shot options of a search from a pre-trained policy: its zero_shot_samples,
+// units per device, threads and seed.
+ZeroShotOptions SearchZeroShotOptions(const GoSearchConfig& c);
 // Every key ParseGoSearchOptions accepts for base.method, with its value in `base`
 // (or the method's default), its range and meaning: one line each, by config.
 std::string GoSearchOptionsHelp(const GoSearchConfig& base);
@@ -124,7 +135,7 @@ struct ConvergencePoint {
   int64_t step = 0;         // PPO steps done by then
   double best_step_us = 0;  // step time of the best plan
   bool fits = true;
-  std::string source;       // what found it: "baseline:expert", "ppo", "polish", "ppo+polish"
+  std::string source;       // what found it: "baseline:expert", "zero-shot", "ppo", "polish", "ppo+polish"
 };
 
 // The source of the plan the last point's plan descends from: the polish of the best
@@ -174,6 +185,8 @@ struct GoSearchResult {
     void Add(double units_off, double levels_off, double fuse_off);
   };
   SampleDistance explore_distance, imitate_distance;
+  PlanScore zero_shot_score;   // the pre-trained policy's zero-shot plan (unscored without one)
+  double zero_shot_seconds = 0;  // its wall time
   std::string stop_reason;     // "steps", "time limit", "interrupted", "converged"
   bool resumed = false;
 };

@@ -24,6 +24,8 @@ const OptionTable<GoSearchConfig> kGoSearchOptions{
      "decision units per device (METIS parts; 0: one per colocation group)", InRange(0, 1 << 20)},
     {"explore", &GoSearchConfig::explore, "fraction of the budget the policy learns from its own samples alone",
      InRange(0, 1)},
+    {"zero_shot_samples", &GoSearchConfig::zero_shot_samples,
+     "with a pre-trained policy: samples of its zero-shot plan besides the greedy one", InRange(0, 4096)},
     {"polish_evaluations", &GoSearchConfig::polish_evaluations,
      "simulations of local search per step (<= 0: until converged)"},
     {"polish_batch", &GoSearchConfig::polish_config, &LocalSearchConfig::batch,
@@ -68,10 +70,11 @@ std::string GoSearchIdentityConfig(const GoSearchConfig& c, const std::string& p
   const LocalSearchConfig& p = c.polish_config;
   return StrFormat(
       "method_options=%s;policy=%s;ppo=%s;baselines=%d,warm_start=%d,ppo=%d,polish=%d,polish_samples=%d,"
-      "units_per_device=%d,plan_units=%d,explore=%.17g,polish_evaluations=%lld;"
+      "units_per_device=%d,plan_units=%d,explore=%.17g,polish_evaluations=%lld,pretrained=%d,zero_shot_samples=%d;"
       "polish_config=%d,%.17g,%d,%d,%d,%d",
       c.method_options.c_str(), policy.c_str(), ppo.c_str(), c.baselines, c.warm_start, c.ppo_enabled, c.polish,
       c.polish_samples, c.units_per_device, c.plan_units, c.explore, static_cast<long long>(c.polish_evaluations),
+      !c.pretrained.empty(), c.zero_shot_samples,
       p.batch, p.min_improvement, p.min_block_ops, p.placement_moves, p.fusion_moves, p.priority_moves);
 }
 
@@ -101,6 +104,15 @@ StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchC
     GO_RETURN_IF_ERROR(ValidateMethodOptions(c.method, c.method_options));
   }
   return c;
+}
+
+ZeroShotOptions SearchZeroShotOptions(const GoSearchConfig& c) {
+  ZeroShotOptions options;
+  options.samples = c.zero_shot_samples;
+  options.units_per_device = c.units_per_device;
+  options.threads = c.threads;
+  options.seed = c.seed;
+  return options;
 }
 
 std::string GoSearchOptionsHelp(const GoSearchConfig& base) {

@@ -120,9 +120,19 @@ void PpoTrainer::DropTrunkGradients() {
   }
 }
 
-std::unique_ptr<torch::optim::Adam> PpoTrainer::NewOptimizer() {
-  return std::make_unique<torch::optim::Adam>(TrainedParameters(),
+std::shared_ptr<torch::optim::Adam> PpoTrainer::NewOptimizer() {
+  return std::make_shared<torch::optim::Adam>(TrainedParameters(),
                                               torch::optim::AdamOptions(trunk_frozen_ ? config_.head_lr : config_.lr));
+}
+
+void PpoTrainer::UseOptimizer(std::shared_ptr<torch::optim::Adam> optimizer) {
+  GO_CHECK(optimizer != nullptr);
+  GO_CHECK_MSG(!trunk_frozen_, "a trainer with a frozen trunk has an optimizer of its own");
+  const auto& params = optimizer->param_groups().at(0).params();
+  const std::vector<torch::Tensor> mine = policy_->parameters();
+  GO_CHECK_MSG(params.size() == mine.size(), "the shared optimizer trains another policy");
+  for (size_t i = 0; i < mine.size(); ++i) GO_CHECK_MSG(params[i].is_same(mine[i]), "the shared optimizer trains another policy");
+  optimizer_ = std::move(optimizer);
 }
 
 double PpoTrainer::WarmStart(const std::function<bool()>& stop) {
@@ -388,45 +398,62 @@ Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
     best_plan = builder_.Build(a);
     GO_ASSIGN_OR_RETURN(best_score, VerifyCheckpointPlan(sim_, best_plan, recorded_best, path + ": best_actions"));
   }
-  GO_ASSIGN_OR_RETURN(GoPolicy loaded, LoadGoPolicy(dir + "/policy.pt"));
-  if (loaded->config().ToString() != policy_->config().ToString()) {
-    return FailedPrecondition(dir + "/policy.pt: the checkpoint's policy config (" + loaded->config().ToString() +
-                              ") differs from this run's (" + policy_->config().ToString() + ")");
-  }
-  const std::string optimizer_path = dir + "/optimizer.pt";
-  torch::serialize::InputArchive archive;
-  GO_RETURN_IF_ERROR(LoadArchive(optimizer_path, &archive));
-  try {
-    torch::optim::Adam scratch(frozen ? loaded->HeadParameters() : loaded->parameters(),
-                               torch::optim::AdamOptions(frozen ? config_.head_lr : config_.lr));
-    scratch.load(archive);
-  } catch (const c10::Error& e) {
-    return ParseError(optimizer_path + ": not this policy's optimizer state: " + e.what_without_backtrace());
-  } catch (const std::exception& e) {
-    return ParseError(optimizer_path + ": not this policy's optimizer state: " + e.what());
-  }
+  GO_ASSIGN_OR_RETURN(const Weights weights, ReadWeights(dir, frozen));
   PolicyOutput cached_trunk;
   if (trunk_cache) {
     GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {kTrunkFile}, "the state says the trainer cached the trunk's output"));
     GO_ASSIGN_OR_RETURN(cached_trunk, LoadTrunkCache(dir + "/" + kTrunkFile));
   }
-  {
-    torch::NoGradGuard no_grad;
-    auto dst = policy_->named_parameters();
-    for (const auto& item : loaded->named_parameters()) dst[item.key()].copy_(item.value());
-    auto dst_buffers = policy_->named_buffers();
-    for (const auto& item : loaded->named_buffers()) dst_buffers[item.key()].copy_(item.value());
-  }
+  CopyParameters(weights);
   // The optimizer of the trainer the state was saved from (the trunk recomputed from
   // the restored weights: frozen, they are the weights it was computed from).
   trunk_frozen_ = false;
   trunk_ = cached_trunk;
   optimizer_ = NewOptimizer();
   if (frozen) FreezeTrunk();
-  optimizer_->load(archive);
+  optimizer_->load(*weights.optimizer);
   set_state(s);
   if (recorded_best.scored()) set_best(best_plan, best_score, &a);
   return Status::Ok();
+}
+
+Status PpoTrainer::LoadWeights(const std::string& dir) {
+  GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {"policy.pt", "optimizer.pt"}, "the weights of a policy and its optimizer"));
+  GO_ASSIGN_OR_RETURN(const Weights weights, ReadWeights(dir, trunk_frozen_));
+  CopyParameters(weights);
+  if (!trunk_frozen_) trunk_ = PolicyOutput();  // computed from the weights replaced
+  optimizer_->load(*weights.optimizer);
+  return Status::Ok();
+}
+
+StatusOr<PpoTrainer::Weights> PpoTrainer::ReadWeights(const std::string& dir, bool frozen) const {
+  Weights w;
+  GO_ASSIGN_OR_RETURN(w.policy, LoadGoPolicy(dir + "/policy.pt"));
+  if (w.policy->config().ToString() != policy_->config().ToString()) {
+    return FailedPrecondition(dir + "/policy.pt: the checkpoint's policy config (" + w.policy->config().ToString() +
+                              ") differs from this run's (" + policy_->config().ToString() + ")");
+  }
+  const std::string optimizer_path = dir + "/optimizer.pt";
+  w.optimizer = std::make_shared<torch::serialize::InputArchive>();
+  GO_RETURN_IF_ERROR(LoadArchive(optimizer_path, w.optimizer.get()));
+  try {
+    torch::optim::Adam scratch(frozen ? w.policy->HeadParameters() : w.policy->parameters(),
+                               torch::optim::AdamOptions(frozen ? config_.head_lr : config_.lr));
+    scratch.load(*w.optimizer);
+  } catch (const c10::Error& e) {
+    return ParseError(optimizer_path + ": not this policy's optimizer state: " + e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    return ParseError(optimizer_path + ": not this policy's optimizer state: " + e.what());
+  }
+  return w;
+}
+
+void PpoTrainer::CopyParameters(const Weights& weights) {
+  torch::NoGradGuard no_grad;
+  auto dst = policy_->named_parameters();
+  for (const auto& item : weights.policy->named_parameters()) dst[item.key()].copy_(item.value());
+  auto dst_buffers = policy_->named_buffers();
+  for (const auto& item : weights.policy->named_buffers()) dst_buffers[item.key()].copy_(item.value());
 }
 
 StatusOr<PolicyOutput> PpoTrainer::LoadTrunkCache(const std::string& path) const {

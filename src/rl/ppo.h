@@ -90,6 +90,16 @@ class PpoTrainer : public Trainer {
   bool trunk_frozen() const { return trunk_frozen_; }
   GoPolicy& policy() { return policy_; }
   torch::optim::Adam& optimizer() { return *optimizer_; }
+  // The trainer's Adam, to share: a trainer of another graph that is given it by
+  // UseOptimizer goes on with its moments, so that one policy learns over many graphs
+  // with one optimizer (rl/pretrain.h). Both trainers must train the same policy,
+  // whole (trunk not frozen).
+  std::shared_ptr<torch::optim::Adam> shared_optimizer() { return optimizer_; }
+  void UseOptimizer(std::shared_ptr<torch::optim::Adam> optimizer);
+  // Loads the weights of a checkpoint (policy.pt and optimizer.pt of `dir`, both
+  // checked before either is used) into this trainer's policy and, in place, its
+  // optimizer; the trainer's own state (step, baseline, best plan) is left as is.
+  Status LoadWeights(const std::string& dir);
   const PpoConfig& config() const { return config_; }
   // The greedy (most likely) plan of the current policy and its score.
   Plan GreedyPlan();
@@ -126,17 +136,27 @@ class PpoTrainer : public Trainer {
   // still move them by its momentum), so that the optimizer step trains the heads alone.
   void DropTrunkGradients();
   // An Adam over TrainedParameters, at lr, or at head_lr once the trunk is frozen.
-  std::unique_ptr<torch::optim::Adam> NewOptimizer();
+  std::shared_ptr<torch::optim::Adam> NewOptimizer();
   // The trunk output a checkpoint cached (trunk.pt), its shapes checked against the
   // graph and the policy.
   StatusOr<PolicyOutput> LoadTrunkCache(const std::string& path) const;
+  // policy.pt and optimizer.pt of a checkpoint, read and checked against this
+  // trainer's policy (the optimizer's state tried on a scratch Adam over the heads if
+  // `frozen`, else over every parameter); nothing is changed.
+  struct Weights {
+    GoPolicy policy{nullptr};
+    std::shared_ptr<torch::serialize::InputArchive> optimizer;
+  };
+  StatusOr<Weights> ReadWeights(const std::string& dir, bool frozen) const;
+  // Copies the read policy's parameters and buffers into the policy.
+  void CopyParameters(const Weights& weights);
 
   const Simulator& sim_;
   BatchSimulator* batch_;
   const PolicyInput& input_;
   PolicyTensors tensors_;
   GoPolicy policy_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;
+  std::shared_ptr<torch::optim::Adam> optimizer_;
   bool trunk_frozen_ = false;
   // The frozen trunk's output, or (trunk_every > 1) the last trunk step's; no gradient.
   PolicyOutput trunk_;

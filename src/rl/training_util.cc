@@ -14,4 +14,11 @@ uint64_t TrainingStepSeed(uint64_t seed, int64_t step) {
 ScopedFlushDenormal::ScopedFlushDenormal() { at::globalContext().setFlushDenormal(true); }
 ScopedFlushDenormal::~ScopedFlushDenormal() { at::globalContext().setFlushDenormal(false); }
 
+std::string StopReason(const std::atomic<bool>* stop, bool time_up, int64_t steps, int64_t max_steps) {
+  if (stop != nullptr && stop->load()) return "interrupted";
+  if (time_up) return "time limit";
+  if (max_steps > 0 && steps >= max_steps) return "steps";
+  return "";
+}
+
 }  // namespace graphopt

@@ -1,13 +1,21 @@
-// Small pieces every trainer (rl/ppo.h, rl/colocrl.h, rl/hdp.h) uses.
+// Small pieces every trainer (rl/ppo.h, rl/colocrl.h, rl/hdp.h) and training loop
+// (rl/go_search.h, rl/pretrain.h) uses.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <string>
 
 namespace graphopt {
 
 // The rng seed of training step `step` (splitmix64 of the seed and the step), so a
 // resumed trainer draws exactly what an uninterrupted one would.
 uint64_t TrainingStepSeed(uint64_t seed, int64_t step);
+
+// Why a training loop stops before its next step, in the order the loops check:
+// "interrupted" (stop set; stop may be null), "time limit", "steps" (max_steps > 0
+// reached); "" to go on.
+std::string StopReason(const std::atomic<bool>* stop, bool time_up, int64_t steps, int64_t max_steps);
 
 // Flushes denormals to zero on the calling thread while alive. A confident policy
 // produces probabilities and gradients far below FLT_MIN, and denormal arithmetic

@@ -1,5 +1,6 @@
 #include "sim/cluster.h"
 
+#include <cctype>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -148,6 +149,28 @@ const Preset kPresets[] = {
     {"8xH100-nvlink", DgxH100},
     {"cpu", [] { return Cluster("cpu", {Dgx1Host()}); }},
 };
+
+// A cluster spec "NxKIND[+NxKIND...]" (e.g. "2xV100+1xP100"): the GPUs in the
+// order written, every pair over PCIe 3.0 x16 through the DGX-1-class host, which is
+// the last device. KIND is a PCIe GPU of the presets: V100, P100, K40, H100 (the
+// H100's PCIe form is not modeled; the SXM5 figures are used).
+struct GpuKind {
+  const char* name;
+  Device (*make)(int);
+};
+const GpuKind kGpuKinds[] = {{"V100", V100Pcie}, {"P100", P100Pcie}, {"K40", K40}, {"H100", H100Sxm5}};
+
+std::string GpuKindNames() {
+  std::string known;
+  for (const GpuKind& k : kGpuKinds) known += (known.empty() ? "" : ", ") + std::string(k.name);
+  return known;
+}
+
+// Whether `text` looks like a spec rather than a preset or a file name.
+bool LooksLikeSpec(const std::string& text) {
+  return !text.empty() && text.find('x') != std::string::npos && text.find('/') == std::string::npos &&
+         FileExtension(text) != "json" && std::isdigit(static_cast<unsigned char>(text[0]));
+}
 
 using Json = nlohmann::json;
 
@@ -311,11 +334,42 @@ StatusOr<Cluster> ClusterPreset(const std::string& name) {
   return NotFound("unknown cluster \"" + name + "\" (presets: " + known + "; or give a cluster .json file)");
 }
 
+StatusOr<Cluster> ClusterFromSpec(const std::string& spec) {
+  const std::string where = "cluster spec \"" + spec + "\"";
+  std::vector<Device> gpus;
+  for (const std::string& part : Split(spec, '+')) {
+    const size_t x = part.find('x');
+    const std::string count_text = x == std::string::npos ? "" : part.substr(0, x);
+    const std::string kind = x == std::string::npos ? part : part.substr(x + 1);
+    const StatusOr<int64_t> parsed = ParseInt(count_text, where);
+    const int64_t count = parsed.ok() ? *parsed : 0;
+    if (count < 1 || count > kMaxDevices - 1) {
+      return InvalidArgument(where + ": \"" + part + "\" is not COUNTxKIND with COUNT in [1, " +
+                             std::to_string(kMaxDevices - 1) + "] (e.g. 2xV100+1xP100)");
+    }
+    const GpuKind* found = nullptr;
+    for (const GpuKind& k : kGpuKinds) {
+      if (kind == k.name) found = &k;
+    }
+    if (found == nullptr) return InvalidArgument(where + ": unknown GPU kind \"" + kind + "\" (known: " + GpuKindNames() + ")");
+    if (static_cast<int64_t>(gpus.size()) + count > kMaxDevices - 1) {
+      return InvalidArgument(where + ": more than " + std::to_string(kMaxDevices - 1) + " GPUs");
+    }
+    for (int64_t i = 0; i < count; ++i) gpus.push_back(found->make(static_cast<int>(gpus.size())));
+  }
+  if (gpus.empty()) return InvalidArgument(where + ": no GPUs");
+  gpus.push_back(Dgx1Host());
+  Cluster c(spec, std::move(gpus));
+  c.SetAllLinks(Link{kPcie3x16, kPcieLatencyUs});
+  return c;
+}
+
 StatusOr<Cluster> LoadCluster(const std::string& name_or_path) {
   for (const Preset& p : kPresets) {
     if (name_or_path == p.name) return p.make();
   }
   if (FileExists(name_or_path) || FileExtension(name_or_path) == "json") return ReadClusterJson(name_or_path);
+  if (LooksLikeSpec(name_or_path)) return ClusterFromSpec(name_or_path);
   return ClusterPreset(name_or_path);
 }
 

@@ -109,7 +109,12 @@ class Cluster {
 std::vector<std::string> ClusterPresetNames();
 // A preset by name ("8xV100-nvlink"); NotFound listing the presets otherwise.
 StatusOr<Cluster> ClusterPreset(const std::string& name);
-// A preset name or a path to a cluster JSON file.
+// A cluster of GPUs of the presets' kinds from a spec "NxKIND[+NxKIND...]", e.g.
+// "2xV100+1xP100" (mixed kinds; KIND one of V100, P100, K40, H100): the GPUs in the
+// order written, then the DGX-1-class host CPU; every pair over PCIe 3.0 x16. The
+// cluster is named by the spec.
+StatusOr<Cluster> ClusterFromSpec(const std::string& spec);
+// A preset name, a path to a cluster JSON file, or a spec (ClusterFromSpec).
 StatusOr<Cluster> LoadCluster(const std::string& name_or_path);
 
 std::string ClusterToJson(const Cluster& cluster);

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 #include "core/rng.h"
@@ -236,6 +237,44 @@ TEST(CliTest, OptimizePolicyHelpListsEveryKey) {
   ASSERT_EQ(hdp.exit_code, 0) << hdp.output;
   EXPECT_NE(hdp.output.find("  groupings=1 "), std::string::npos) << hdp.output;
   EXPECT_EQ(hdp.output.find("  level_prior="), std::string::npos) << hdp.output;
+}
+
+// pretrain, then the policy plans a graph it never saw: zero-shot and fine-tuned.
+TEST(CliTest, PretrainWritesAPolicyThatOptimizePlansWith) {
+  const std::string policy = TempPath("pretrained.pt");
+  const std::string ckpt = TempPath("pretrain_ckpt");
+  std::remove((ckpt + "/pretrain_state.json").c_str());
+  const std::string models = "\"rnnlm:layers=1,steps=2,hidden=256,batch=32,vocab=500;"
+                             "wavenet:stacks=1,layers=2,batch=2,length=512,channels=32,skip=32,quantization=32\"";
+  CliRun r = Graphopt("pretrain --families '' --models " + models +
+                      " --clusters 2xV100,1xV100+1xP100 --steps 4 --steps-per-task 2 --threads 1 --checkpoint " + ckpt +
+                      " --policy hidden=16,heads=2,segment=16,memory=16,samples=4 --out " + policy);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("4 steps, 2 tasks"), std::string::npos) << r.output;
+  EXPECT_TRUE(std::ifstream(policy + ".json").good());
+  CliRun again = Graphopt("pretrain --families '' --models " + models +
+                          " --clusters 2xV100,1xV100+1xP100 --steps 6 --steps-per-task 2 --threads 1 --checkpoint " + ckpt +
+                          " --policy hidden=16,heads=2,segment=16,memory=16,samples=4 --out " + policy);
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find("resumed from"), std::string::npos) << again.output;
+  const std::string unseen = "gnmt:layers=2,steps=2,hidden=64,batch=8,vocab=100 --cluster 2xP100";
+  CliRun z = Graphopt("optimize " + unseen + " --pretrained " + policy + " --zero-shot");
+  ASSERT_EQ(z.exit_code, 0) << z.output;
+  for (const char* m : {"zero-shot ", "expert", "of wall time", "greedy"}) EXPECT_NE(z.output.find(m), std::string::npos) << m << z.output;
+  CliRun f = Graphopt("optimize " + unseen + " --pretrained " + policy +
+                      " --finetune-steps 2 --policy baselines=0,warm_start=0,polish=0 --threads 1");
+  ASSERT_EQ(f.exit_code, 0) << f.output;
+  EXPECT_NE(f.output.find("after 2 steps"), std::string::npos) << f.output;
+  EXPECT_NE(f.output.find("zero-shot plan of the pre-trained policy"), std::string::npos) << f.output;
+  ExpectCleanFailure("optimize " + unseen + " --pretrained " + policy + " --policy hidden=32", "cannot be combined");
+  ExpectCleanFailure("optimize " + unseen + " --zero-shot", "need --pretrained");
+  ExpectCleanFailure("optimize " + unseen + " --pretrained /no/such/policy.pt --zero-shot", "/no/such/policy.pt");
+  ExpectCleanFailure("pretrain --holdout resnet", "--holdout: \"resnet\"");
+  ExpectCleanFailure("pretrain --clusters 3xA100", "unknown GPU kind \"A100\"");
+  ExpectCleanFailure("pretrain --policy colour=1", "colour");
+  std::remove(policy.c_str());
+  std::remove((policy + ".json").c_str());
+  std::system(("rm -rf '" + ckpt + "'").c_str());
 }
 
 TEST(CliTest, OptimizeRejectsBadOptions) {

@@ -155,6 +155,33 @@ TEST(ClusterTest, LoadClusterTakesAPresetOrAFile) {
   EXPECT_FALSE(LoadCluster("/nonexistent/x.json").ok());
 }
 
+TEST(ClusterTest, SpecsMakeMixedClustersWithTheHostLast) {
+  auto c = LoadCluster("2xV100+1xP100");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_TRUE(c->Validate().ok());
+  EXPECT_EQ(c->name(), "2xV100+1xP100");
+  ASSERT_EQ(c->num_devices(), 4);
+  EXPECT_DOUBLE_EQ(c->device(0).peak_flops, 14.0e12);  // V100 PCIe
+  EXPECT_DOUBLE_EQ(c->device(1).peak_flops, 14.0e12);
+  EXPECT_DOUBLE_EQ(c->device(2).peak_flops, 9.3e12);  // P100 PCIe
+  EXPECT_EQ(c->device(2).name, "gpu:2");
+  EXPECT_EQ(c->device(3).kind, DeviceKind::kCpu);
+  EXPECT_DOUBLE_EQ(c->link(0, 2).bandwidth, 15.75e9);
+  // The same devices and links as the preset of that name.
+  const Cluster spec = *ClusterFromSpec("4xV100"), preset = *ClusterPreset("4xV100");
+  EXPECT_EQ(ClusterToJson(spec), ClusterToJson(preset));
+  EXPECT_EQ(LoadCluster("3xK40")->Accelerators().size(), 3u);
+}
+
+TEST(ClusterTest, BadSpecsNameTheSpecAndThePart) {
+  for (const char* spec : {"2xV100+", "0xV100", "2xA100", "x", "2xV100+3", "1xV100+9999xP100"}) {
+    auto c = ClusterFromSpec(spec);
+    ASSERT_FALSE(c.ok()) << spec;
+    EXPECT_NE(c.status().message().find(std::string("\"") + spec + "\""), std::string::npos) << c.status().message();
+  }
+  EXPECT_NE(ClusterFromSpec("2xA100").status().message().find("known: V100, P100, K40, H100"), std::string::npos);
+}
+
 // Issue 14: wrongly typed fields are errors naming the file and field, not an
 // uncaught nlohmann type_error.
 TEST(ClusterTest, WronglyTypedFieldsAreCleanErrors) {

@@ -1,0 +1,168 @@
+// `graphopt pretrain`: one GO policy pre-trained over a stream of graphs and clusters
+// (rl/pretrain.h), with a progress line, clean stops (Ctrl-C, --time-limit, --steps),
+// checkpoints and resume, then the policy file (--out) and a report beside it.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/interrupt.h"
+#include "core/files.h"
+#include "core/progress.h"
+#include "core/strings.h"
+
+#ifdef GRAPHOPT_HAVE_RL
+#include "policy/go_policy_config.h"
+#include "rl/ppo_config.h"
+#include "rl/pretrain.h"
+#endif
+
+namespace graphopt {
+namespace {
+
+int Fail(const std::string& message) { return CommandError("pretrain", message); }
+
+std::vector<FlagSpec> PretrainFlags() {
+  return {
+      {"families", true, "built-in families to train on, comma-separated (default: all six)"},
+      {"holdout", true, "a family left out of training (evaluate on it later)"},
+      {"models", true, "model files or built-in specs joined to the stream, separated by ';'"},
+      {"clusters", true, "clusters to draw from, comma-separated presets, files or specs like 2xV100+1xP100"},
+      {"steps-per-task", true, "PPO steps on a graph before the stream moves on (default 40)"},
+      {"max-ops", true, "largest training graph of a drawn task, in ops (default 20000)"},
+      {"steps", true, "stop after this many steps in all (default: no limit)"},
+      {"time-limit", true, "stop this run after this many seconds (default 1800; 0: no limit)"},
+      {"seed", true, "random seed (default 0)"},
+      {"threads", true, "threads for the simulator and LibTorch, 1 to 4 x the cores (default: every core)"},
+      {"checkpoint", true, "checkpoint folder: saved every 50 steps and at the end; resumed from if it holds one"},
+      {"out", true, "write the policy to this file (default policy.pt), and a report to FILE.json"},
+      {"policy", true, "options \"key=value,...\": the network (hidden=64,...) and PPO (samples=32,lr=...)"},
+      {"help", false, "show this help"},
+  };
+}
+
+std::string Usage() {
+  return "usage: graphopt pretrain [--families F,...] [--holdout FAMILY] [--models M;...] [--clusters C,...]\n"
+         "                         [--steps-per-task K] [--steps N] [--time-limit S] [--checkpoint DIR] [--out policy.pt]\n"
+         "  Pre-trains one GO policy with PPO over graphs of the built-in families at many sizes (and the given\n"
+         "  model files) on varied clusters, switching graph every K steps, so that it plans unseen graphs:\n"
+         "  'graphopt optimize MODEL --pretrained policy.pt --zero-shot'. Ctrl-C stops after the current step,\n"
+         "  saves the checkpoint and writes the policy.\n" +
+         FlagsHelp(PretrainFlags());
+}
+
+#ifdef GRAPHOPT_HAVE_RL
+
+std::vector<std::string> List(const std::string& text, char sep = ',') {
+  std::vector<std::string> out;
+  for (const std::string& s : Split(text, sep)) {
+    if (!Trim(s).empty()) out.push_back(Trim(s));
+  }
+  return out;
+}
+#endif
+
+}  // namespace
+
+int RunPretrainCommand(int argc, char** argv) {
+  auto args = Args::Parse("pretrain", argc, argv, 2, PretrainFlags());
+  if (!args.ok()) return Fail(args.status().message() + "\n" + Usage());
+  if (args->Has("help")) {
+    std::printf("%s", Usage().c_str());
+    return 0;
+  }
+#ifndef GRAPHOPT_HAVE_RL
+  return Fail("this build has no training library (LibTorch was not found)");
+#else
+  if (!args->positional().empty()) return Fail("unexpected argument \"" + args->positional()[0] + "\"\n" + Usage());
+  PretrainConfig config;
+  if (args->Has("families")) config.stream.families = List(args->Get("families"));
+  if (args->Has("holdout")) {
+    const std::string holdout = args->Get("holdout");
+    auto& f = config.stream.families;
+    const auto it = std::find(f.begin(), f.end(), holdout);
+    if (it == f.end()) return Fail("--holdout: \"" + holdout + "\" is not among the families trained on");
+    f.erase(it);
+  }
+  if (args->Has("models")) config.stream.models = List(args->Get("models"), ';');
+  if (args->Has("clusters")) config.stream.clusters = List(args->Get("clusters"));
+  auto per_task = args->GetIntInRange("steps-per-task", config.steps_per_task, 1, 1000000);
+  if (!per_task.ok()) return Fail(per_task.status().message());
+  config.steps_per_task = static_cast<int>(*per_task);
+  auto max_ops = args->GetIntInRange("max-ops", config.stream.max_ops, 100, 100000000);
+  if (!max_ops.ok()) return Fail(max_ops.status().message());
+  config.stream.max_ops = *max_ops;
+  auto steps = args->GetIntInRange("steps", 0, 0, int64_t{1} << 40);
+  if (!steps.ok()) return Fail(steps.status().message());
+  config.max_steps = *steps;
+  auto time_limit = args->GetDouble("time-limit", config.time_limit_s);
+  if (!time_limit.ok()) return Fail(time_limit.status().message());
+  if (*time_limit < 0) return Fail("--time-limit must be >= 0");
+  config.time_limit_s = *time_limit;
+  auto seed = args->GetIntInRange("seed", 0, 0, INT64_MAX);
+  if (!seed.ok()) return Fail(seed.status().message());
+  config.seed = static_cast<uint64_t>(*seed);
+  auto threads = ThreadsFlag(*args);
+  if (!threads.ok()) return Fail(threads.status().message());
+  config.threads = *threads;
+  config.checkpoint_dir = args->Get("checkpoint");
+  // --policy: network keys and PPO keys, routed as optimize routes them.
+  if (args->Has("policy")) {
+    auto values = ParseKeyValues(args->Get("policy"), "--policy");
+    if (!values.ok()) return Fail(values.status().message());
+    for (const auto& [key, value] : *values) {
+      std::string& target = kPpoOptions.Has(key) ? config.ppo : config.policy;
+      if (!kPpoOptions.Has(key) && !kGoPolicyOptions.Has(key)) {
+        return Fail("--policy: unknown key \"" + key + "\" (known: PPO: " + kPpoOptions.KnownKeys() +
+                    "; GO policy: " + kGoPolicyOptions.KnownKeys() + ")");
+      }
+      target += (target.empty() ? "" : ",") + key + "=" + value;
+    }
+  }
+  const std::string out = args->Get("out", "policy.pt");
+  const std::string report = out + ".json";
+  if (Status w = CheckOutputWritable(out, "--out"); !w.ok()) return Fail(w.message());
+
+  auto pretrainer = Pretrainer::Create(config);
+  if (!pretrainer.ok()) return Fail(pretrainer.status().message());
+  std::string families;
+  for (const std::string& f : config.stream.families) families += (families.empty() ? "" : ", ") + f;
+  std::printf("families  %s%s\n", families.empty() ? "(none)" : families.c_str(),
+              args->Has("holdout") ? (" (held out: " + args->Get("holdout") + ")").c_str() : "");
+  if (!config.stream.models.empty()) std::printf("models    %zu files\n", config.stream.models.size());
+  std::printf("clusters  %zu (", config.stream.clusters.size());
+  for (size_t i = 0; i < config.stream.clusters.size(); ++i) std::printf("%s%s", i ? ", " : "", config.stream.clusters[i].c_str());
+  std::printf(")\nlimits    %s, %s; %d steps per task; seed %llu\n",
+              config.max_steps > 0 ? StrFormat("%lld steps", static_cast<long long>(config.max_steps)).c_str()
+                                   : "no step limit",
+              config.time_limit_s > 0 ? StrFormat("%.0f s", config.time_limit_s).c_str() : "no time limit",
+              config.steps_per_task, static_cast<unsigned long long>(config.seed));
+  std::fflush(stdout);
+
+  const ScopedInterrupt interrupt;
+  ProgressBar bar("pretrain", config.max_steps);
+  auto on_step = [&](const PretrainProgress& p) {
+    std::string suffix = StrFormat("task %lld step %d: %s on %s (%d ops)", static_cast<long long>(p.task->index),
+                                   p.task_step, p.task->model.c_str(), p.task->cluster.c_str(), p.task->num_ops);
+    if (p.batch_best_ratio > 0) suffix += StrFormat("  best sample %.2fx the reference", p.batch_best_ratio);
+    suffix += StrFormat("  %lld plans", static_cast<long long>(p.plans));
+    bar.Update(p.step, suffix);
+  };
+  auto result = (*pretrainer)->Run(interrupt.flag(), on_step);
+  if (!result.ok()) return Fail(result.status().message());
+  bar.Finish(StrFormat("stopped (%s) after %lld steps on %zu tasks, %.1f s", result->stop_reason.c_str(),
+                       static_cast<long long>(result->steps), result->tasks.size(), result->seconds));
+  if (result->resumed) std::printf("resumed from %s\n", config.checkpoint_dir.c_str());
+  if (Status w = (*pretrainer)->SavePolicy(out); !w.ok()) return Fail(w.message());
+  if (Status w = WriteFileAtomic(report, PretrainReportJson(config, *result)); !w.ok()) return Fail(w.message());
+  std::printf("%lld steps, %zu tasks, %lld plans simulated, %.1f s\npolicy written to %s (report %s)\n",
+              static_cast<long long>(result->steps), result->tasks.size(), static_cast<long long>(result->plans),
+              result->seconds, out.c_str(), report.c_str());
+  return 0;
+#endif
+}
+
+}  // namespace graphopt

@@ -1,0 +1,105 @@
+// Pre-training: one GO policy trained by PPO (rl/ppo.h) over a stream of graphs and
+// clusters (rl/pretrain_tasks.h), so that it plans graphs it never saw: zero-shot
+// (rl/zero_shot.h) or after a few fine-tuning steps (GoSearchConfig::pretrained).
+//
+// The policy and one Adam are shared by every task: task i gets a PPO trainer of its
+// own (its graph's input, simulator and reward reference, a running baseline and
+// best plan of its own), which trains the shared policy with the shared optimizer
+// for steps_per_task steps before the stream moves on (the GO paper switches batch
+// of graphs every 1,000 steps on its GPUs; here a task is a few hundred ms a step,
+// so the default switches after 40). The graph embedding of the network (parameter
+// superposition) conditions it on the graph; the devices are inputs, so the clusters
+// may differ from task to task. The entropy bonus decays over the whole run, not per
+// task. The reward's reference is the fastest of three cheap baselines (single
+// device, TensorFlow default, the human expert), so that rewards are on one scale
+// across tasks.
+//
+// Checkpoints (checkpoint_dir, every checkpoint_every steps and at the end): the
+// current task's trainer checkpoint (policy.pt, optimizer.pt, ppo_state.json; rl/ppo.h)
+// and pretrain_state.json (the stream's position, counters, the options that decide
+// the run, a record of every task). A run whose folder holds a checkpoint resumes from
+// it exactly: the task is rebuilt from its index and its trainer restored. No
+// LibTorch in this header.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "rl/pretrain_tasks.h"
+
+namespace graphopt {
+
+struct PretrainConfig {
+  PretrainStreamOptions stream;  // its seed is set from `seed` by Create
+  int steps_per_task = 40;
+  int64_t max_steps = 0;       // 0: no limit
+  double time_limit_s = 1800;  // this run's wall time (<= 0: no limit)
+  std::string policy;          // GoPolicyConfig overrides, "key=value,..."
+  std::string ppo;             // PpoConfig overrides
+  int units_per_device = 4;    // decision units, as GoSearchConfig::units_per_device
+  uint64_t seed = 0;
+  int threads = 0;             // simulator and LibTorch threads (<= 0: every core)
+  std::string checkpoint_dir;  // "": no checkpoints
+  int checkpoint_every = 50;   // steps
+};
+
+// What pre-training did on one task.
+struct PretrainTaskRecord {
+  PretrainTask task;
+  int num_units = 0;
+  std::string reference;      // the baseline of the reward's reference
+  double reference_us = 0;
+  int steps = 0;              // steps trained on it
+  double first_batch_us = 0;  // fastest fitting sample of its first step (0: none fit)
+  double last_batch_us = 0;   // of its last step
+  double best_us = 0;         // fastest fitting sample of any of its steps
+  double seconds = 0;         // wall time, set-up included
+};
+
+struct PretrainProgress {
+  int64_t step = 0;  // steps done (all runs)
+  double seconds = 0;
+  int64_t plans = 0;
+  const PretrainTask* task = nullptr;
+  int task_step = 0;            // steps done on this task
+  double batch_best_ratio = 0;  // fastest fitting sample of the step / reference (0: none fit)
+};
+
+struct PretrainResult {
+  int64_t steps = 0;
+  int64_t plans = 0;
+  double seconds = 0;  // wall time of every run
+  std::vector<PretrainTaskRecord> tasks;  // in stream order, every run
+  std::string stop_reason;  // "steps", "time limit", "interrupted"
+  bool resumed = false;
+};
+
+class Pretrainer {
+ public:
+  // Fails on bad options (stream, policy, PPO).
+  static StatusOr<std::unique_ptr<Pretrainer>> Create(PretrainConfig config);
+  ~Pretrainer();
+
+  // Trains until max_steps, the time limit or `stop`. Resumes from the checkpoint
+  // folder if it holds a checkpoint of a run with the same options.
+  StatusOr<PretrainResult> Run(const std::atomic<bool>* stop = nullptr,
+                               const std::function<void(const PretrainProgress&)>& progress = nullptr);
+  // Saves the policy (policy/go_policy.h SaveGoPolicy, atomic).
+  Status SavePolicy(const std::string& path);
+
+ private:
+  struct Impl;
+  explicit Pretrainer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The report of a run as JSON ("graphopt-pretrain-report", version 1): the options,
+// the counters and the task records.
+std::string PretrainReportJson(const PretrainConfig& config, const PretrainResult& result);
+
+}  // namespace graphopt

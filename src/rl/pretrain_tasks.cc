@@ -1,0 +1,170 @@
+#include "rl/pretrain_tasks.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "core/strings.h"
+#include "models/load.h"
+#include "models/registry.h"
+#include "sim/cluster.h"
+
+namespace graphopt {
+namespace {
+
+// A family's grid: each parameter with the values drawn from (uniformly, independently).
+struct Grid {
+  const char* family;
+  std::vector<std::pair<const char*, std::vector<int>>> params;
+};
+
+// Around the suite's sizes and below (a step on a 20k-op graph costs a few hundred ms
+// on 2 cores); every combination is a valid graph of the family.
+const std::vector<Grid>& Grids() {
+  static const std::vector<Grid> kGrids = {
+      {"rnnlm",
+       {{"layers", {1, 2, 3, 4, 6, 8}},
+        {"batch", {32, 64, 128}},
+        {"steps", {10, 20, 30}},
+        {"hidden", {512, 1024, 2048}},
+        {"vocab", {10000, 40000}}}},
+      {"gnmt",
+       {{"layers", {2, 3, 4, 6, 8}},
+        {"batch", {64, 128, 256}},
+        {"steps", {10, 20, 30, 40}},
+        {"hidden", {512, 1024}},
+        {"vocab", {16000, 32000}}}},
+      {"transformer_xl",
+       {{"layers", {1, 2, 3, 4, 6, 8}},
+        {"batch", {16, 32}},
+        {"segment", {64, 128}},
+        {"memory", {64, 128}},
+        {"model", {256, 512, 1024}},
+        {"heads", {4, 8}},
+        {"inner", {1024, 2048, 4096}},
+        {"segments", {2, 4, 8, 12}}}},
+      {"inception_v3", {{"batch", {16, 32, 64, 128}}, {"image", {224, 299}}}},
+      {"amoebanet", {{"cells", {2, 3, 4, 6}}, {"filters", {64, 128, 190}}, {"batch", {16, 32, 64}}}},
+      {"wavenet",
+       {{"stacks", {1, 2, 3, 4}},
+        {"layers", {12, 24, 36}},  // multiples of every stacks value
+        {"batch", {4, 8, 16}},
+        {"length", {2048, 4096, 8192}},
+        {"channels", {32, 64}},
+        {"skip", {128, 256}}}},
+  };
+  return kGrids;
+}
+
+const Grid* FindGrid(const std::string& family) {
+  for (const Grid& g : Grids()) {
+    if (family == g.family) return &g;
+  }
+  return nullptr;
+}
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : ",") + s;
+  return out;
+}
+
+// The seed of task i's draws.
+uint64_t TaskSeed(uint64_t seed, int64_t index) {
+  uint64_t z = (seed ^ 0x7A5C3E1F0B9D2468ull) + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(index + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+constexpr int kMaxDraws = 64;
+
+}  // namespace
+
+const std::vector<std::string>& PretrainFamilies() {
+  static const std::vector<std::string> kFamilies = {"rnnlm", "gnmt", "transformer_xl", "inception_v3", "amoebanet",
+                                                     "wavenet"};
+  return kFamilies;
+}
+
+const std::vector<std::string>& DefaultPretrainClusters() {
+  static const std::vector<std::string> kClusters = {
+      "2xP100",        "4xV100",       "8xV100",        "2xV100",        "8xV100-nvlink",
+      "4xK40+cpu",     "8xH100-nvlink", "2xV100+2xP100", "1xH100+1xV100", "4xV100+4xP100",
+      "2xH100+2xV100+2xP100+2xK40"};
+  return kClusters;
+}
+
+std::string DrawFamilySpec(const std::string& family, Rng& rng) {
+  const Grid* grid = FindGrid(family);
+  if (grid == nullptr) return family;
+  std::string spec = family;
+  char sep = ':';
+  for (const auto& [key, values] : grid->params) {
+    spec += sep + std::string(key) + "=" + std::to_string(values[rng.Uniform(values.size())]);
+    sep = ',';
+  }
+  return spec;
+}
+
+StatusOr<PretrainStream> PretrainStream::Create(PretrainStreamOptions options) {
+  std::set<std::string> seen;
+  for (const std::string& f : options.families) {
+    if (FindGrid(f) == nullptr) {
+      return InvalidArgument("pre-training family \"" + f + "\" is not one of " + Join(PretrainFamilies()));
+    }
+    if (!seen.insert(f).second) return InvalidArgument("pre-training family \"" + f + "\" is given twice");
+  }
+  if (options.max_ops < 100) return InvalidArgument("pre-training max_ops must be at least 100");
+  for (const std::string& m : options.models) {
+    if (!seen.insert(m).second) return InvalidArgument("pre-training model \"" + m + "\" is given twice");
+    StatusOr<Graph> graph = LoadModel(m);
+    if (!graph.ok()) return graph.status().WithContext("pre-training model");
+    if (graph->num_ops() > options.max_ops) {
+      return InvalidArgument("pre-training model " + m + " has " + std::to_string(graph->num_ops()) +
+                             " ops, more than max_ops (" + std::to_string(options.max_ops) + ")");
+    }
+  }
+  if (seen.empty()) return InvalidArgument("pre-training needs at least one family or model");
+  if (options.clusters.empty()) return InvalidArgument("pre-training needs at least one cluster");
+  for (const std::string& c : options.clusters) {
+    StatusOr<Cluster> cluster = LoadCluster(c);
+    if (!cluster.ok()) return cluster.status().WithContext("pre-training cluster");
+  }
+  return PretrainStream(std::move(options));
+}
+
+std::string PretrainStream::Identity() const {
+  return StrFormat("families=%s;models=%s;clusters=%s;max_ops=%lld;seed=%llu", Join(options_.families).c_str(),
+                   Join(options_.models).c_str(), Join(options_.clusters).c_str(),
+                   static_cast<long long>(options_.max_ops), static_cast<unsigned long long>(options_.seed));
+}
+
+StatusOr<PretrainTask> PretrainStream::Task(int64_t index, Graph* graph_out) const {
+  Rng rng(TaskSeed(options_.seed, index));
+  const size_t families = options_.families.size() + options_.models.size();
+  std::string last_error;
+  for (int draw = 0; draw < kMaxDraws; ++draw) {
+    const size_t f = rng.Uniform(families);
+    PretrainTask task;
+    task.index = index;
+    const bool builtin = f < options_.families.size();
+    task.family = builtin ? options_.families[f] : options_.models[f - options_.families.size()];
+    task.model = builtin ? DrawFamilySpec(task.family, rng) : task.family;
+    task.cluster = options_.clusters[rng.Uniform(options_.clusters.size())];
+    StatusOr<Graph> graph = LoadModel(task.model);
+    if (!graph.ok()) return graph.status().WithContext("pre-training task " + std::to_string(index));
+    task.num_ops = graph->num_ops();
+    // (Create checked the model files' sizes.)
+    if (task.num_ops <= options_.max_ops || !builtin) {
+      if (graph_out != nullptr) *graph_out = std::move(*graph);
+      return task;
+    }
+    last_error = task.model + " has " + std::to_string(task.num_ops) + " ops";
+  }
+  return InvalidArgument(StrFormat("pre-training task %lld: %d draws in a row had more than %lld ops (last: %s)",
+                                   static_cast<long long>(index), kMaxDraws, static_cast<long long>(options_.max_ops),
+                                   last_error.c_str()));
+}
+
+}  // namespace graphopt

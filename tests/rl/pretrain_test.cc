@@ -1,0 +1,217 @@
+// Pre-training (rl/pretrain.h), zero-shot planning (rl/zero_shot.h) and a search that
+// starts from a pre-trained policy (GoSearchConfig::pretrained), on graphs small
+// enough to train in seconds.
+#include "rl/pretrain.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "models/load.h"
+#include "policy/go_policy.h"
+#include "rl/go_search.h"
+#include "rl/zero_shot.h"
+#include "rl_test_util.h"
+#include "sim/cluster.h"
+
+namespace graphopt {
+namespace {
+
+using testing::RemoveDir;
+using testing::ScratchDir;
+
+// Small members of three families (about 100 to 250 ops), wide enough that compute,
+// not kernel launches, dominates: the devices' speeds matter.
+const char* const kTinyRnnlm = "rnnlm:layers=1,steps=2,hidden=2048,batch=256,vocab=1000";
+const char* const kTinyWavenet = "wavenet:stacks=1,layers=2,batch=16,length=8192,channels=256,skip=256,quantization=64";
+const char* const kTinyTransformer =
+    "transformer_xl:layers=1,batch=32,segment=128,memory=128,model=1024,heads=4,inner=4096,vocab=1000,segments=1";
+
+PretrainConfig TinyPretrain(const std::string& dir, int64_t steps) {
+  PretrainConfig c;
+  c.stream.families = {};
+  c.stream.models = {kTinyRnnlm, kTinyWavenet};
+  c.stream.clusters = {"2xV100", "1xV100+1xP100"};
+  c.steps_per_task = 3;
+  c.max_steps = steps;
+  c.time_limit_s = 0;
+  c.policy = testing::kSmallGoPolicy;
+  c.ppo = "samples=4";
+  c.units_per_device = 2;
+  c.threads = 1;
+  c.seed = 1;
+  c.checkpoint_dir = dir;
+  c.checkpoint_every = 1;
+  return c;
+}
+
+StatusOr<PretrainResult> Pretrain(const PretrainConfig& config, const std::string& out = "") {
+  GO_ASSIGN_OR_RETURN(auto p, Pretrainer::Create(config));
+  GO_ASSIGN_OR_RETURN(PretrainResult r, p->Run());
+  if (!out.empty()) GO_RETURN_IF_ERROR(p->SavePolicy(out));
+  return r;
+}
+
+void ExpectSamePolicies(const std::string& a, const std::string& b) {
+  auto pa = LoadGoPolicy(a), pb = LoadGoPolicy(b);
+  ASSERT_TRUE(pa.ok() && pb.ok());
+  const auto x = (*pa)->named_parameters(), y = (*pb)->named_parameters();
+  ASSERT_EQ(x.size(), y.size());
+  for (const auto& item : x) EXPECT_TRUE(torch::equal(item.value(), y[item.key()])) << item.key();
+}
+
+// Interrupted in the middle of a task and at a task's end, then resumed: the same
+// policy and task records as one uninterrupted run (one thread, so bit for bit).
+TEST(PretrainTest, ResumesExactlyInsideATaskAndAtItsEnd) {
+  ConfigureTorchThreads(1);
+  const std::string whole = ScratchDir("pretrain_whole"), parts = ScratchDir("pretrain_parts");
+  auto a = Pretrain(TinyPretrain(whole, 8), whole + "/out.pt");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_EQ(a->tasks.size(), 3u);  // 3 + 3 + 2 steps
+  EXPECT_EQ(a->stop_reason, "steps");
+  for (int64_t stop : {4, 6, 8}) {  // inside task 1, at its end, then into task 2
+    auto b = Pretrain(TinyPretrain(parts, stop), parts + "/out.pt");
+    ASSERT_TRUE(b.ok()) << b.status().message();
+    EXPECT_EQ(b->resumed, stop != 4);
+    EXPECT_EQ(b->steps, stop);
+  }
+  auto b = Pretrain(TinyPretrain(parts, 8));
+  ASSERT_TRUE(b.ok());
+  ExpectSamePolicies(whole + "/out.pt", parts + "/out.pt");
+  ASSERT_EQ(b->tasks.size(), a->tasks.size());
+  for (size_t i = 0; i < a->tasks.size(); ++i) {
+    EXPECT_EQ(b->tasks[i].task.model, a->tasks[i].task.model);
+    EXPECT_EQ(b->tasks[i].task.cluster, a->tasks[i].task.cluster);
+    EXPECT_EQ(b->tasks[i].steps, a->tasks[i].steps);
+    EXPECT_EQ(b->tasks[i].first_batch_us, a->tasks[i].first_batch_us);
+    EXPECT_EQ(b->tasks[i].last_batch_us, a->tasks[i].last_batch_us);
+    EXPECT_EQ(b->tasks[i].best_us, a->tasks[i].best_us);
+  }
+  EXPECT_EQ(b->plans, a->plans);
+  RemoveDir(whole);
+  RemoveDir(parts);
+}
+
+TEST(PretrainTest, ACheckpointOfOtherOptionsOrWithoutItsStateIsRefused) {
+  ConfigureTorchThreads(1);
+  const std::string dir = ScratchDir("pretrain_other");
+  ASSERT_TRUE(Pretrain(TinyPretrain(dir, 2)).ok());
+  PretrainConfig other = TinyPretrain(dir, 4);
+  other.steps_per_task = 5;
+  auto r = Pretrain(other);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("pretrain_state.json: the checkpoint was made by a run with other options"),
+            std::string::npos)
+      << r.status().message();
+  std::remove((dir + "/pretrain_state.json").c_str());
+  r = Pretrain(TinyPretrain(dir, 4));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("pretrain_state.json"), std::string::npos) << r.status().message();
+  RemoveDir(dir);
+}
+
+// Devices are inputs: pre-trained on graphs of two families on a fast and a slow GPU
+// (in either order), the policy plans a graph of a third family, in one greedy pass,
+// as well as everything on the fast GPU (the K40 is 15x slower than the H100 here),
+// and better than the untrained network it started from.
+TEST(PretrainTest, APretrainedPolicyPlansAnUnseenGraphBetterThanAnUntrainedOne) {
+  ConfigureTorchThreads(1);
+  const std::string dir = ScratchDir("pretrain_transfer");
+  PretrainConfig c = TinyPretrain("", 60);
+  c.stream.clusters = {"1xH100+1xK40", "1xK40+1xH100"};
+  c.steps_per_task = 10;
+  c.ppo = "samples=8";
+  c.units_per_device = 4;
+  auto r = Pretrain(c, dir + "/trained.pt");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  // The network the run started from (Pretrainer: policy seed = seed + 1).
+  GoPolicyConfig initial = *GoPolicyConfig::FromString(c.policy);
+  initial.seed = c.seed + 1;
+  GoPolicy untrained(initial);
+  ASSERT_TRUE(SaveGoPolicy(untrained, dir + "/untrained.pt").ok());
+
+  auto graph = LoadModel(kTinyTransformer);
+  ASSERT_TRUE(graph.ok());
+  auto sim = Simulator::Create(*graph, *LoadCluster("1xK40+1xH100"));
+  ASSERT_TRUE(sim.ok());
+  ZeroShotOptions greedy;
+  greedy.samples = 0;
+  greedy.units_per_device = c.units_per_device;
+  greedy.threads = 1;
+  auto trained = ZeroShotPlan(*sim, dir + "/trained.pt", greedy);
+  auto before = ZeroShotPlan(*sim, dir + "/untrained.pt", greedy);
+  ASSERT_TRUE(trained.ok()) << trained.status().message();
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  EXPECT_TRUE(trained->from_greedy);
+  const Plan fast_only = [&] {
+    Plan p;
+    p.device.assign(static_cast<size_t>(graph->num_ops()), 1);  // everything on the H100
+    return p;
+  }();
+  const double all_fast = sim->Simulate(fast_only)->step_time_us;
+  EXPECT_LT(trained->score.step_time_us, before->score.step_time_us);
+  EXPECT_LT(trained->score.step_time_us, 1.02 * all_fast)
+      << "untrained " << before->score.step_time_us << " us, everything on the H100 " << all_fast << " us";
+  RemoveDir(dir);
+}
+
+TEST(ZeroShotTest, RefusesACorruptOrForeignPolicyFile) {
+  testing::ChainsToy toy;
+  const std::string dir = ScratchDir("zero_shot_bad");
+  std::ofstream(dir + "/garbage.pt") << "not a policy";
+  auto r = ZeroShotPlan(toy.sim, dir + "/garbage.pt");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(dir + "/garbage.pt"), std::string::npos) << r.status().message();
+  {  // a policy file of another feature version
+    torch::serialize::OutputArchive archive;
+    archive.write("graphopt_format", c10::IValue(std::string("graphopt-go-policy")));
+    archive.write("graphopt_version", c10::IValue(int64_t{2}));
+    archive.write("graphopt_feature_version", c10::IValue(int64_t{kFeatureVersion + 1}));
+    archive.save_to(dir + "/future.pt");
+  }
+  r = ZeroShotPlan(toy.sim, dir + "/future.pt");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("feature version"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find(dir + "/future.pt"), std::string::npos);
+  RemoveDir(dir);
+}
+
+// A search from a pre-trained policy starts from the policy's zero-shot plan (a plan
+// of the policy: the policy alone may use it) and keeps the file's network.
+TEST(GoSearchPretrainedTest, StartsFromTheZeroShotPlanAndKeepsTheFilesNetwork) {
+  ConfigureTorchThreads(1);
+  testing::ChainsToy toy;
+  const std::string dir = ScratchDir("search_pretrained");
+  GoPolicyConfig pc = *GoPolicyConfig::FromString(testing::kSmallGoPolicy);
+  GoPolicy policy(pc);
+  ASSERT_TRUE(SaveGoPolicy(policy, dir + "/policy.pt").ok());
+  GoSearchConfig c = testing::ToySearch("", 2);
+  c.policy = "";
+  c.pretrained = dir + "/policy.pt";
+  c.baselines = false;
+  c.warm_start = false;
+  auto search = GoSearch::Create(toy.sim, c);
+  ASSERT_TRUE(search.ok()) << search.status().message();
+  auto r = (*search)->Run();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_FALSE(r->trace.empty());
+  EXPECT_EQ(r->trace.front().source, "zero-shot");
+  EXPECT_TRUE(r->zero_shot_score.scored());
+  EXPECT_LE(r->score.step_time_us, r->zero_shot_score.step_time_us);
+  for (const ConvergencePoint& p : r->trace) EXPECT_TRUE(p.source == "zero-shot" || p.source == "ppo") << p.source;
+
+  c.policy = "hidden=32";
+  auto conflicting = GoSearch::Create(toy.sim, c);
+  ASSERT_FALSE(conflicting.ok());
+  EXPECT_NE(conflicting.status().message().find("cannot be combined with a pre-trained policy"), std::string::npos);
+  c.policy = "";
+  c.pretrained = dir + "/missing.pt";
+  auto missing = GoSearch::Create(toy.sim, c);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find(dir + "/missing.pt"), std::string::npos);
+  RemoveDir(dir);
+}
+
+}  // namespace
+}  // namespace graphopt
