@@ -15,6 +15,7 @@
 #include "eval/results.h"
 #include "eval/suite.h"
 #ifdef GRAPHOPT_HAVE_RL
+#include <algorithm>
 #include <map>
 
 #include "core/files.h"
@@ -46,6 +47,12 @@ std::vector<FlagSpec> BenchFlags() {
       {"go-options", true, "options of the go method, as graphopt optimize --policy takes them"},
       {"colocrl-options", true, "options of the colocrl method"},
       {"hdp-options", true, "options of the hdp method"},
+      {"pretrained", true, "pre-trained policy of the zero-shot and finetune methods: a file, or a folder holding "
+                           "no-FAMILY.pt per family (each row planned by the policy pre-trained without its family)"},
+      {"transfer", true, "the transfer table: --pretrained DIR with the methods single, tf-default, expert, metis, "
+                         "scotch, heft, zero-shot and finetune (unless --methods is given)"},
+      {"finetune-steps", true, "PPO steps of the finetune method (default 50), the policy alone"},
+      {"finetune-options", true, "options of the finetune method, as graphopt optimize --policy takes them"},
       {"list", false, "list the suite rows and the methods, then exit"},
       {"help", false, "show this help"},
   };
@@ -105,16 +112,25 @@ int RunBenchCommand(int argc, char** argv) {
   // them out of the list and add them as MethodSpecs with a plan function.
   std::string method_names;
   std::vector<std::string> learned;
-  for (const std::string& m : Split(args->Get("methods"), ',')) {
+  // --transfer DIR: the generalization table (zero-shot and fine-tuned policies, each
+  // pre-trained without the row's family, against the baselines).
+  if (args->Has("transfer") && args->Has("pretrained")) return Fail("give --transfer DIR or --pretrained, not both");
+  const std::string default_methods =
+      args->Has("transfer") ? "single,tf-default,expert,metis,scotch,heft,zero-shot,finetune" : "";
+  for (const std::string& m : Split(args->Get("methods", default_methods), ',')) {
     const std::string name = Trim(m);
-    if (name == "go" || name == "colocrl" || name == "hdp") {
+    if (name == "go" || name == "colocrl" || name == "hdp" || name == "finetune") {
+      learned.push_back(name);
+    } else if (name == "zero-shot") {
       learned.push_back(name);
     } else if (!name.empty()) {
       method_names += (method_names.empty() ? "" : ",") + name;
     }
   }
+  const bool zero_shot = std::find(learned.begin(), learned.end(), "zero-shot") != learned.end();
+  if (zero_shot) learned.erase(std::find(learned.begin(), learned.end(), "zero-shot"));
   StatusOr<std::vector<MethodSpec>> methods = std::vector<MethodSpec>{};
-  if (learned.empty() || !method_names.empty()) methods = ParseMethods(method_names, args->Has("fusion"));
+  if ((learned.empty() && !zero_shot) || !method_names.empty()) methods = ParseMethods(method_names, args->Has("fusion"));
   if (!methods.ok()) return Fail(methods.status().message());
   auto seed = args->GetInt("seed", 0);
   if (!seed.ok()) return Fail(seed.status().message());
@@ -135,20 +151,57 @@ int RunBenchCommand(int argc, char** argv) {
   std::vector<std::pair<std::string, LearnedRun>> all_runs;  // row name, run
   auto convergence = ReadConvergenceFile(convergence_path);
   if (!convergence.ok()) return Fail(convergence.status().message());
+  // The pre-trained policy of a graph: the file, or the folder's policy pre-trained
+  // without the graph's family.
+  const std::string pretrained = args->Get("pretrained", args->Get("transfer"));
+  const bool transfer = zero_shot || std::find(learned.begin(), learned.end(), "finetune") != learned.end();
+  if (transfer && pretrained.empty()) return Fail("the zero-shot and finetune methods need --pretrained");
+  auto policy_for = [pretrained](const Graph& graph) -> StatusOr<std::string> {
+    if (!IsDirectory(pretrained)) return pretrained;
+    if (graph.family().empty()) return InvalidArgument("graph " + graph.name() + " has no family to hold out");
+    return pretrained + "/no-" + graph.family() + ".pt";
+  };
+  if (zero_shot) {
+    MethodSpec spec;
+    spec.name = "zero-shot";
+    spec.plan = [policy_for, s = static_cast<uint64_t>(*seed)](const Graph& graph, const Cluster&,
+                                                             const Simulator& simulator) -> StatusOr<Plan> {
+      GO_ASSIGN_OR_RETURN(const std::string policy, policy_for(graph));
+      GoSearchConfig c;
+      c.seed = s;
+      GO_ASSIGN_OR_RETURN(ZeroShotResult z, ZeroShotPlan(simulator, policy, SearchZeroShotOptions(c)));
+      return z.plan;
+    };
+    methods->push_back(std::move(spec));
+  }
   for (const std::string& method : learned) {
     auto time_limit = args->GetDouble("time-limit", 120);
     if (!time_limit.ok()) return Fail(time_limit.status().message());
-    auto config = DefaultSearchConfig(method);
+    const bool finetune = method == "finetune";
+    auto config = DefaultSearchConfig(finetune ? "go" : method);
     if (!config.ok()) return Fail(config.status().message());
     config->time_limit_s = *time_limit;
     config->seed = static_cast<uint64_t>(*seed);
+    if (finetune) {
+      // The policy alone from the pre-trained policy, for a number of steps.
+      auto steps = args->GetIntInRange("finetune-steps", 50, 1, int64_t{1} << 40);
+      if (!steps.ok()) return Fail(steps.status().message());
+      config->max_steps = *steps;
+      config->time_limit_s = 0;
+      config->baselines = config->warm_start = config->polish = false;
+    }
     const std::string options_flag = method + "-options";
     auto parsed = ParseGoSearchOptions(args->Get(options_flag), *config);
     if (!parsed.ok()) return Fail("--" + options_flag + ": " + parsed.status().message());
     MethodSpec spec;
     spec.name = method;
-    spec.plan = [cfg = *parsed, method, &row_runs](const Graph&, const Cluster&, const Simulator& simulator) -> StatusOr<Plan> {
-      GO_ASSIGN_OR_RETURN(auto search, GoSearch::Create(simulator, cfg));
+    spec.plan = [cfg = *parsed, method, finetune, policy_for, &row_runs](const Graph& graph, const Cluster&,
+                                                                        const Simulator& simulator) -> StatusOr<Plan> {
+      GoSearchConfig c = cfg;
+      if (finetune) {
+        GO_ASSIGN_OR_RETURN(c.pretrained, policy_for(graph));
+      }
+      GO_ASSIGN_OR_RETURN(auto search, GoSearch::Create(simulator, c));
       GO_ASSIGN_OR_RETURN(GoSearchResult r, search->Run());
       LearnedRun run;
       run.series.method = method;
@@ -174,6 +227,7 @@ int RunBenchCommand(int argc, char** argv) {
     methods->push_back(std::move(spec));
   }
 #else
+  if (zero_shot) learned.push_back("zero-shot");
   if (!learned.empty()) return Fail("method " + learned[0] + " needs the training library (LibTorch was not found)");
 #endif
   auto existing = ReadResultsFile(paths.json);

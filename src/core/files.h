@@ -17,6 +17,8 @@ Status WriteFileAtomic(const std::string& path, const std::string& contents);
 // is not a directory. The error names `what` (e.g. "--out") and the path.
 Status CheckOutputWritable(const std::string& path, const std::string& what);
 bool FileExists(const std::string& path);
+// Whether `path` is a directory (following symbolic links).
+bool IsDirectory(const std::string& path);
 // Lower-cased extension without the dot ("onnx" for "a/b.ONNX"), "" if none.
 std::string FileExtension(const std::string& path);
 
