@@ -33,6 +33,7 @@ std::vector<FlagSpec> PretrainFlags() {
       {"clusters", true, "clusters to draw from, comma-separated presets, files or specs like 2xV100+1xP100"},
       {"steps-per-task", true, "PPO steps on a graph before the stream moves on (default 40)"},
       {"max-ops", true, "largest training graph of a drawn task, in ops (default 20000)"},
+      {"imitate-baselines", false, "per task, the fastest baseline plan joins every batch as a teacher"},
       {"steps", true, "stop after this many steps in all (default: no limit)"},
       {"time-limit", true, "stop this run after this many seconds (default 1800; 0: no limit)"},
       {"seed", true, "random seed (default 0)"},
@@ -109,6 +110,7 @@ int RunPretrainCommand(int argc, char** argv) {
   if (!threads.ok()) return Fail(threads.status().message());
   config.threads = *threads;
   config.checkpoint_dir = args->Get("checkpoint");
+  config.imitate_baselines = args->Has("imitate-baselines");
   // --policy: network keys and PPO keys, routed as optimize routes them.
   if (args->Has("policy")) {
     auto values = ParseKeyValues(args->Get("policy"), "--policy");

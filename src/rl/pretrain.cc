@@ -105,8 +105,8 @@ struct Pretrainer::Impl {
 
   // Everything that decides the run's decisions (budgets and threads may change).
   std::string Identity() const {
-    return StrFormat("stream=%s;steps_per_task=%d;units_per_device=%d;policy=%s;ppo=%s;version=%s",
-                     stream.Identity().c_str(), config.steps_per_task, config.units_per_device,
+    return StrFormat("stream=%s;steps_per_task=%d;units_per_device=%d;imitate_baselines=%d;policy=%s;ppo=%s;version=%s",
+                     stream.Identity().c_str(), config.steps_per_task, config.units_per_device, config.imitate_baselines,
                      policy_config.ToString().c_str(), ppo_config.ToString().c_str(), GraphoptVersion());
   }
 
@@ -142,6 +142,27 @@ struct Pretrainer::Impl {
       }
     }
     r.reference_us = reference.scored() ? reference.step_time_us : 1e6;
+    // The teacher: the fastest fitting plan of every baseline, plain and fused.
+    Plan teacher;
+    PlanScore teacher_score;
+    if (config.imitate_baselines) {
+      for (const std::string& name : BaselineNames()) {
+        for (bool fusion : {false, true}) {
+          BaselineOptions options;
+          options.fusion = fusion;
+          options.seed = config.seed;
+          StatusOr<Plan> plan = RunBaseline(name, env->graph, env->sim->cluster(), env->sim->cost_model(), options);
+          if (!plan.ok()) continue;
+          StatusOr<SimResult> simulated = env->sim->Simulate(*plan);
+          if (!simulated.ok()) continue;
+          const PlanScore score = PlanScore::Of(*simulated);
+          if (score.fits() && score.BetterThan(teacher_score)) {
+            teacher_score = score;
+            teacher = std::move(*plan);
+          }
+        }
+      }
+    }
     try {
       env->trainer = std::make_unique<PpoTrainer>(*env->sim, env->batch.get(), env->input, policy, ppo_config,
                                                   TrainerSeed(config.seed, index));
@@ -149,6 +170,7 @@ struct Pretrainer::Impl {
       return InternalError(where + ": creating the trainer: " + e.what());
     }
     env->trainer->set_reference_us(r.reference_us);
+    if (teacher_score.fits()) env->trainer->OfferPlan(teacher, teacher_score);
     if (optimizer) env->trainer->UseOptimizer(optimizer);
     r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     if (record != nullptr) *record = r;
@@ -340,6 +362,7 @@ std::string PretrainReportJson(const PretrainConfig& config, const PretrainResul
          {"max_ops", config.stream.max_ops},
          {"steps_per_task", config.steps_per_task},
          {"units_per_device", config.units_per_device},
+         {"imitate_baselines", config.imitate_baselines},
          {"policy", config.policy},
          {"ppo", config.ppo},
          {"seed", config.seed},

@@ -12,7 +12,8 @@
 // may differ from task to task. The entropy bonus decays over the whole run, not per
 // task. The reward's reference is the fastest of three cheap baselines (single
 // device, TensorFlow default, the human expert), so that rewards are on one scale
-// across tasks.
+// across tasks; with imitate_baselines, the best of every baseline is the task's first
+// best plan (a teacher).
 //
 // Checkpoints (checkpoint_dir, every checkpoint_every steps and at the end): the
 // current task's trainer checkpoint (policy.pt, optimizer.pt, ppo_state.json; rl/ppo.h)
@@ -42,6 +43,12 @@ struct PretrainConfig {
   std::string policy;          // GoPolicyConfig overrides, "key=value,..."
   std::string ppo;             // PpoConfig overrides
   int units_per_device = 4;    // decision units, as GoSearchConfig::units_per_device
+  // A teacher per task: every baseline (plain and with greedy fusion) is planned and
+  // the fastest that fits is offered to the task's trainer as its best plan, so that it
+  // joins every batch and PPO's imitation term pulls the policy towards it (the
+  // policy's own samples replace it once one is faster). Off: the policy learns from
+  // its own samples alone.
+  bool imitate_baselines = false;
   uint64_t seed = 0;
   int threads = 0;             // simulator and LibTorch threads (<= 0: every core)
   std::string checkpoint_dir;  // "": no checkpoints

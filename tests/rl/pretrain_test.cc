@@ -156,6 +156,31 @@ TEST(PretrainTest, APretrainedPolicyPlansAnUnseenGraphBetterThanAnUntrainedOne) 
   RemoveDir(dir);
 }
 
+// With a teacher, the fastest baseline plan of a task joins its first batch (one more
+// plan simulated than the samples), and the run's identity records it.
+TEST(PretrainTest, WithATeacherTheBestBaselinePlanJoinsTheFirstBatch) {
+  ConfigureTorchThreads(1);
+  PretrainConfig c = TinyPretrain("", 1);
+  c.stream.models = {kTinyRnnlm};
+  c.stream.clusters = {"1xK40+1xH100"};
+  auto alone = Pretrain(c);
+  c.imitate_baselines = true;
+  auto taught = Pretrain(c);
+  ASSERT_TRUE(alone.ok() && taught.ok());
+  EXPECT_EQ(alone->plans, 4);  // samples=4, no best plan yet
+  EXPECT_EQ(taught->plans, 5);
+  const std::string dir = ScratchDir("pretrain_teacher");
+  c.checkpoint_dir = dir;
+  ASSERT_TRUE(Pretrain(c).ok());
+  c.imitate_baselines = false;
+  c.max_steps = 2;
+  auto resumed = Pretrain(c);
+  ASSERT_FALSE(resumed.ok());
+  EXPECT_NE(resumed.status().message().find("imitate_baselines=1, this run has imitate_baselines=0"), std::string::npos)
+      << resumed.status().message();
+  RemoveDir(dir);
+}
+
 TEST(ZeroShotTest, RefusesACorruptOrForeignPolicyFile) {
   testing::ChainsToy toy;
   const std::string dir = ScratchDir("zero_shot_bad");
