@@ -10,6 +10,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/default_policy.h"
 #include "cli/interrupt.h"
 #include "core/files.h"
 #include "core/progress.h"
@@ -124,6 +125,21 @@ int RunZeroShot(const Args& args, const Graph& graph, const Simulator& sim, cons
               z->best_sample_score.scored() ? z->best_sample_score.ToString().c_str() : "-");
   return WriteOutputs(args, graph, sim, z->plan);
 }
+
+// The policy the GO search starts from: --pretrained FILE, none with --pretrained none,
+// else the default one (cli/default_policy.h) unless network options ask for a new one.
+StatusOr<DefaultPolicy> PickPretrained(const Args& args, const std::string& method, const GoSearchConfig& config) {
+  if (args.Has("pretrained")) {
+    if (args.Get("pretrained") == "none") return DefaultPolicy{"", "--pretrained none"};
+    return DefaultPolicy{args.Get("pretrained"), "--pretrained"};
+  }
+  if (method != "go") return DefaultPolicy{"", "--method " + method};
+  GO_ASSIGN_OR_RETURN(DefaultPolicy found, FindDefaultPolicy());
+  if (found.path.empty()) return DefaultPolicy{"", "no default policy: " + found.origin};
+  if (!config.policy.empty()) return DefaultPolicy{"", "network options given, so not the default pre-trained policy"};
+  if (found.origin == "shipped") found.origin = "the shipped default; --pretrained none trains a new policy";
+  return found;
+}
 #endif
 
 std::vector<FlagSpec> OptimizeFlags() {
@@ -141,9 +157,10 @@ std::vector<FlagSpec> OptimizeFlags() {
       {"policy", true, "options \"key=value,...\": policy config (hidden=64,...), PPO config (samples=32,epochs=1,lr=...) "
                        "and the optimizer's ingredients (baselines=1,warm_start=1,ppo=1,polish=1,polish_evaluations=48); "
                        "for colocrl and hdp, their own options; --policy help lists every key"},
-      {"pretrained", true, "start from this pre-trained policy (graphopt pretrain): its zero-shot plan first, then training"},
-      {"zero-shot", false, "with --pretrained: plan in one pass of the policy (greedy and 16 samples), no training"},
-      {"finetune-steps", true, "with --pretrained: fine-tune for this many PPO steps, then stop (as --steps)"},
+      {"pretrained", true, "start from this pre-trained policy (graphopt pretrain): its zero-shot plan first, then training; "
+                           "none: a new policy (default: $GRAPHOPT_POLICY, else policies/default.pt if shipped)"},
+      {"zero-shot", false, "plan in one pass of the policy (greedy and 16 samples), no training"},
+      {"finetune-steps", true, "fine-tune the pre-trained policy for this many PPO steps, then stop (as --steps)"},
       DimFlag(),
       {"help", false, "show this help"},
   };
@@ -152,7 +169,7 @@ std::vector<FlagSpec> OptimizeFlags() {
 std::string Usage() {
   return std::string("usage: graphopt optimize [MODEL] [--cluster C] [--steps N] [--time-limit S] [--seed S] [--out plan.json]\n"
                      "                         [--trace trace.json] [--checkpoint DIR] [--method go|colocrl|hdp] [--policy K=V,...]\n"
-                     "                         [--pretrained policy.pt [--zero-shot | --finetune-steps N]]\n"
+                     "                         [--pretrained policy.pt|none] [--zero-shot | --finetune-steps N]\n"
                      "  Optimizes the plan of MODEL (default ") +
          kDefaultModel + " on " + kDefaultCluster +
          ") with the GO policy trained by PPO, starting from the best baseline and polishing with local search;\n"
@@ -182,11 +199,7 @@ int RunOptimizeCommand(int argc, char** argv) {
   const std::string cluster_name = args->Get("cluster", kDefaultCluster);
   auto steps = args->GetInt("steps", 0);
   if (!steps.ok()) return Fail(steps.status().message());
-  const std::string pretrained = args->Get("pretrained");
   const bool zero_shot = args->Has("zero-shot");
-  if ((zero_shot || args->Has("finetune-steps")) && pretrained.empty()) {
-    return Fail("--zero-shot and --finetune-steps need --pretrained FILE");
-  }
   if (zero_shot && (args->Has("finetune-steps") || args->Has("steps") || args->Has("checkpoint"))) {
     return Fail("--zero-shot trains nothing: it takes no --steps, --finetune-steps or --checkpoint");
   }
@@ -209,8 +222,9 @@ int RunOptimizeCommand(int argc, char** argv) {
   config.seed = static_cast<uint64_t>(*seed);
   config.threads = static_cast<int>(*threads);
   config.checkpoint_dir = args->Get("checkpoint");
-  config.pretrained = pretrained;
-  if (!pretrained.empty() && method != "go") return Fail("--pretrained is a GO policy: it needs --method go");
+  if (args->Has("pretrained") && args->Get("pretrained") != "none" && method != "go") {
+    return Fail("--pretrained is a GO policy: it needs --method go");
+  }
   if (args->Get("policy") == "help") {
     std::printf("--policy \"key=value,...\" of --method %s: every key, its value in this run, its meaning and range\n%s",
                 method.c_str(), GoSearchOptionsHelp(config).c_str());
@@ -219,6 +233,12 @@ int RunOptimizeCommand(int argc, char** argv) {
   auto parsed = ParseGoSearchOptions(args->Get("policy"), config);
   if (!parsed.ok()) return Fail(parsed.status().message());
   config = std::move(*parsed);
+  auto policy = PickPretrained(*args, method, config);
+  if (!policy.ok()) return Fail(policy.status().message());
+  config.pretrained = policy->path;
+  if ((zero_shot || args->Has("finetune-steps")) && config.pretrained.empty()) {
+    return Fail("--zero-shot and --finetune-steps need a pre-trained policy: --pretrained FILE (" + policy->origin + ")");
+  }
 
   // Before the long run: its results must have somewhere to go.
   Status outputs = args->CheckOutputs({"out", "trace", "convergence"});
@@ -238,6 +258,13 @@ int RunOptimizeCommand(int argc, char** argv) {
               config.max_steps > 0 ? StrFormat("%lld steps", static_cast<long long>(config.max_steps)).c_str() : "no step limit",
               config.time_limit_s > 0 ? StrFormat("%.0f s", config.time_limit_s).c_str() : "no time limit",
               static_cast<unsigned long long>(config.seed));
+  if (method == "go") {
+    if (config.pretrained.empty()) {
+      std::printf("policy   new, trained from scratch (%s)\n", policy->origin.c_str());
+    } else {
+      std::printf("policy   pre-trained %s (%s)\n", config.pretrained.c_str(), policy->origin.c_str());
+    }
+  }
   std::fflush(stdout);
 
   if (zero_shot) return RunZeroShot(*args, *graph, *sim, config);

@@ -19,8 +19,8 @@ struct CliRun {
   std::string output;  // stdout and stderr
 };
 
-CliRun Graphopt(const std::string& args) {
-  const std::string cmd = std::string(GRAPHOPT_BINARY) + " " + args + " 2>&1";
+CliRun RunShell(const std::string& command) {
+  const std::string cmd = command + " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   CliRun run{-1, ""};
   if (pipe == nullptr) return run;
@@ -30,6 +30,11 @@ CliRun Graphopt(const std::string& args) {
   const int status = pclose(pipe);
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return run;
+}
+
+// The binary, with no default pre-trained policy unless `env` gives one.
+CliRun Graphopt(const std::string& args, const std::string& env = "GRAPHOPT_POLICY=none") {
+  return RunShell(env + " " + GRAPHOPT_BINARY + " " + args);
 }
 
 std::string Data(const std::string& rel) { return std::string(GRAPHOPT_DATA_DIR) + "/" + rel; }
@@ -274,7 +279,7 @@ TEST(CliTest, PretrainWritesAPolicyThatOptimizePlansWith) {
   ExpectCleanFailure("bench --rows rnnlm-2 --methods zero-shot --results " + results, "need --pretrained");
   std::system(("rm -rf '" + TempPath("bench_transfer") + "'").c_str());
   ExpectCleanFailure("optimize " + unseen + " --pretrained " + policy + " --policy hidden=32", "cannot be combined");
-  ExpectCleanFailure("optimize " + unseen + " --zero-shot", "need --pretrained");
+  ExpectCleanFailure("optimize " + unseen + " --zero-shot", "need a pre-trained policy");
   ExpectCleanFailure("optimize " + unseen + " --pretrained /no/such/policy.pt --zero-shot", "/no/such/policy.pt");
   ExpectCleanFailure("pretrain --holdout resnet", "--holdout: \"resnet\"");
   ExpectCleanFailure("pretrain --clusters 3xA100", "unknown GPU kind \"A100\"");
@@ -282,6 +287,42 @@ TEST(CliTest, PretrainWritesAPolicyThatOptimizePlansWith) {
   std::remove(policy.c_str());
   std::remove((policy + ".json").c_str());
   std::system(("rm -rf '" + ckpt + "'").c_str());
+}
+
+// optimize starts from the default pre-trained policy: GRAPHOPT_POLICY's, else the one
+// shipped in policies/default.pt beside the binary's folder; network options or
+// --pretrained none train a new one instead.
+TEST(CliTest, OptimizeStartsFromTheDefaultPolicy) {
+  const std::string dir = TempPath("shipped");
+  std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "/bin' '" + dir + "/policies'").c_str());
+  const std::string policy = dir + "/policies/default.pt";
+  CliRun r = Graphopt("pretrain --families '' --models rnnlm:layers=1,steps=2,hidden=256,batch=32,vocab=500 "
+                      "--clusters 2xV100 --steps 2 --steps-per-task 2 --threads 1 "
+                      "--policy hidden=16,heads=2,segment=16,memory=16,samples=4 --out " + policy);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string model = "gnmt:layers=2,steps=2,hidden=64,batch=8,vocab=100 --cluster 2xP100 --threads 1";
+  CliRun env = Graphopt("optimize " + model + " --zero-shot", "GRAPHOPT_POLICY=" + policy);
+  ASSERT_EQ(env.exit_code, 0) << env.output;
+  EXPECT_NE(env.output.find("policy   pre-trained " + policy + " (GRAPHOPT_POLICY)"), std::string::npos) << env.output;
+  EXPECT_NE(env.output.find("of wall time"), std::string::npos) << env.output;
+  // The shipped file, found from where the binary is.
+  const std::string binary = dir + "/bin/graphopt";
+  ASSERT_EQ(std::system(("cp '" + std::string(GRAPHOPT_BINARY) + "' '" + binary + "'").c_str()), 0);
+  CliRun shipped = RunShell("env -u GRAPHOPT_POLICY " + binary + " optimize " + model + " --steps 1 --policy polish=0");
+  ASSERT_EQ(shipped.exit_code, 0) << shipped.output;
+  EXPECT_NE(shipped.output.find("policy   pre-trained " + policy + " (the shipped default"), std::string::npos)
+      << shipped.output;
+  EXPECT_NE(shipped.output.find("zero-shot plan of the pre-trained policy"), std::string::npos) << shipped.output;
+  CliRun none = RunShell("env -u GRAPHOPT_POLICY " + binary + " optimize " + model + " --steps 1 --pretrained none");
+  ASSERT_EQ(none.exit_code, 0) << none.output;
+  EXPECT_NE(none.output.find("policy   new, trained from scratch (--pretrained none)"), std::string::npos) << none.output;
+  CliRun own = RunShell("env -u GRAPHOPT_POLICY " + binary + " optimize " + model + " --steps 1 --policy hidden=16");
+  ASSERT_EQ(own.exit_code, 0) << own.output;
+  EXPECT_NE(own.output.find("new, trained from scratch (network options given"), std::string::npos) << own.output;
+  CliRun missing = Graphopt("optimize " + model + " --steps 1", "GRAPHOPT_POLICY=/no/such/default.pt");
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+  EXPECT_NE(missing.output.find("GRAPHOPT_POLICY names /no/such/default.pt"), std::string::npos) << missing.output;
+  std::system(("rm -rf '" + dir + "'").c_str());
 }
 
 TEST(CliTest, OptimizeRejectsBadOptions) {
