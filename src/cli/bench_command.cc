@@ -35,6 +35,8 @@ std::vector<FlagSpec> BenchFlags() {
   for (const std::string& m : BaselineNames()) methods += (methods.empty() ? "" : ",") + m;
   return {
       {"rows", true, "comma-separated suite rows to run (default: all 13; see --list)"},
+      {"models", true, "model files or built-in specs separated by ';': each a row of its own on --cluster "
+                       "(default 4xV100), instead of the suite's rows"},
       {"methods", true, "comma-separated methods (default: " + methods + "); NAME+fusion adds greedy fusion to a placement"},
       {"cluster", true, "cluster preset or cluster .json file for every row (default: each row's preset; "
                         "use another --results file, since rows run on another cluster replace the default ones)"},
@@ -59,7 +61,8 @@ std::vector<FlagSpec> BenchFlags() {
 }
 
 std::string Usage() {
-  return "usage: graphopt bench [--rows R1,R2] [--methods M1,M2] [--cluster C] [--results FILE] [--fusion] [--seed N]\n"
+  return "usage: graphopt bench [--rows R1,R2 | --models M1;M2] [--methods M1,M2] [--cluster C] [--results FILE] [--fusion]\n"
+         "                      [--seed N]\n"
          "  Runs the placement suite (the 13 rows of the GO paper's placement table) with every method and prints\n"
          "  the step times, the speedups over the human expert and the lower bounds as a Markdown table.\n" +
          FlagsHelp(BenchFlags());
@@ -106,8 +109,14 @@ int RunBenchCommand(int argc, char** argv) {
   }
   if (!args->positional().empty()) return Fail("unexpected argument '" + args->positional()[0] + "'\n" + Usage());
 
-  auto rows = SelectRows(PlacementSuiteRows(), args->Get("rows"));
+  if (args->Has("rows") && args->Has("models")) return Fail("give --rows (suite rows) or --models (rows of their own), not both");
+  auto rows = args->Has("models") ? ModelRows(SplitList(args->Get("models"), ';'), args->Get("cluster", "4xV100"))
+                                  : SelectRows(PlacementSuiteRows(), args->Get("rows"));
   if (!rows.ok()) return Fail(rows.status().message());
+  if (rows->empty()) return Fail("--models names no model");
+  // The order of the results file: the suite's rows, then model rows as given.
+  std::vector<SuiteRow> row_order = PlacementSuiteRows();
+  if (args->Has("models")) row_order.insert(row_order.end(), rows->begin(), rows->end());
   // The learned methods (go, colocrl, hdp: rl/go_search.h) are not baselines: take
   // them out of the list and add them as MethodSpecs with a plan function.
   std::string method_names;
@@ -249,7 +258,7 @@ int RunBenchCommand(int argc, char** argv) {
     for (const std::string& note : MergeResults(SuiteResults{{row}}, &merged)) {
       std::fprintf(stderr, "note: %s\n", note.c_str());
     }
-    SortRowsInSuiteOrder(PlacementSuiteRows(), &merged);
+    SortRowsInSuiteOrder(row_order, &merged);
     GO_RETURN_IF_ERROR(WriteResultsAndReports(merged, paths));
 #ifdef GRAPHOPT_HAVE_RL
     if (!row_runs.empty()) {
@@ -277,8 +286,13 @@ int RunBenchCommand(int argc, char** argv) {
   std::printf("%s\n%s\n", ResultsMarkdown(merged).c_str(), Timings(*ran, total).c_str());
 #ifdef GRAPHOPT_HAVE_RL
   if (!all_runs.empty()) {
-    std::printf("Learned methods (time limit %s s per row): when each found its final plan\n",
-                args->Get("time-limit", "120").c_str());
+    std::string budgets;
+    for (const std::string& method : learned) {
+      budgets += (budgets.empty() ? "" : ", ") + method + " " +
+                 (method == "finetune" ? args->Get("finetune-steps", "50") + " steps"
+                                       : args->Get("time-limit", "120") + " s");
+    }
+    std::printf("Learned methods (per row: %s): when each found its final plan\n", budgets.c_str());
     for (const auto& [name, run] : all_runs) {
       if (run.series.best_us.empty()) {
         std::printf("  %-16s %-8s found no plan that fits in memory\n", name.c_str(), run.series.method.c_str());

@@ -55,17 +55,6 @@ std::string Usage() {
          FlagsHelp(PretrainFlags());
 }
 
-#ifdef GRAPHOPT_HAVE_RL
-
-std::vector<std::string> List(const std::string& text, char sep = ',') {
-  std::vector<std::string> out;
-  for (const std::string& s : Split(text, sep)) {
-    if (!Trim(s).empty()) out.push_back(Trim(s));
-  }
-  return out;
-}
-#endif
-
 }  // namespace
 
 int RunPretrainCommand(int argc, char** argv) {
@@ -80,7 +69,7 @@ int RunPretrainCommand(int argc, char** argv) {
 #else
   if (!args->positional().empty()) return Fail("unexpected argument \"" + args->positional()[0] + "\"\n" + Usage());
   PretrainConfig config;
-  if (args->Has("families")) config.stream.families = List(args->Get("families"));
+  if (args->Has("families")) config.stream.families = SplitList(args->Get("families"), ',');
   if (args->Has("holdout")) {
     const std::string holdout = args->Get("holdout");
     auto& f = config.stream.families;
@@ -88,8 +77,8 @@ int RunPretrainCommand(int argc, char** argv) {
     if (it == f.end()) return Fail("--holdout: \"" + holdout + "\" is not among the families trained on");
     f.erase(it);
   }
-  if (args->Has("models")) config.stream.models = List(args->Get("models"), ';');
-  if (args->Has("clusters")) config.stream.clusters = List(args->Get("clusters"));
+  if (args->Has("models")) config.stream.models = SplitList(args->Get("models"), ';');
+  if (args->Has("clusters")) config.stream.clusters = SplitList(args->Get("clusters"), ',');
   auto per_task = args->GetIntInRange("steps-per-task", config.steps_per_task, 1, 1000000);
   if (!per_task.ok()) return Fail(per_task.status().message());
   config.steps_per_task = static_cast<int>(*per_task);

@@ -28,6 +28,14 @@ std::string Trim(const std::string& s) {
   return s.substr(b, e - b);
 }
 
+std::vector<std::string> SplitList(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  for (const std::string& item : Split(s, sep)) {
+    if (!Trim(item).empty()) out.push_back(Trim(item));
+  }
+  return out;
+}
+
 bool StartsWith(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
 
 std::string StrFormat(const char* fmt, ...) {

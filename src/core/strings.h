@@ -13,6 +13,8 @@ namespace graphopt {
 
 std::vector<std::string> Split(const std::string& s, char sep);
 std::string Trim(const std::string& s);
+// The non-empty items of a list, trimmed: SplitList(" a, ,b", ',') is {"a", "b"}.
+std::vector<std::string> SplitList(const std::string& s, char sep);
 bool StartsWith(const std::string& s, const std::string& prefix);
 // "1.50 GB" style (powers of 1000 for FLOPs/counts: "4.09 G").
 std::string HumanBytes(double bytes);

@@ -138,14 +138,26 @@ StatusOr<MethodSpec> ParseMethod(const std::string& name) {
   return spec;
 }
 
+StatusOr<std::vector<SuiteRow>> ModelRows(const std::vector<std::string>& models, const std::string& cluster) {
+  StatusOr<Cluster> loaded = LoadCluster(cluster);
+  if (!loaded.ok()) return loaded.status().WithContext("cluster of the model rows");
+  const int devices = static_cast<int>(loaded->Accelerators().size());
+  std::vector<SuiteRow> rows;
+  std::set<std::string> names;
+  for (const std::string& model : models) {
+    const std::string name = model.substr(model.find_last_of('/') + 1);
+    if (!names.insert(name).second) return InvalidArgument("two models are named " + name + ": rows need distinct names");
+    rows.push_back(SuiteRow{name, name, model, devices, cluster});
+  }
+  return rows;
+}
+
 StatusOr<std::vector<MethodSpec>> ParseMethods(const std::string& names, bool add_fusion) {
   std::vector<std::string> list;
   if (Trim(names).empty()) {
     list = BaselineNames();
   } else {
-    for (const std::string& raw : Split(names, ',')) {
-      if (!Trim(raw).empty()) list.push_back(Trim(raw));
-    }
+    list = SplitList(names, ',');
     if (list.empty()) return InvalidArgument("no methods in \"" + names + "\"");
   }
   std::vector<MethodSpec> methods;

@@ -39,6 +39,11 @@ const std::vector<SuiteRow>& PlacementSuiteRows();
 // 8; NotFound for other counts.
 StatusOr<std::string> PresetForDevices(int devices);
 
+// Rows of model files or built-in specs (bench --models), each on `cluster`: named by
+// the file's name ("resnet50.onnx", "gnmt.txt") or by the spec itself; a repeated name
+// or a cluster that cannot be loaded is an error.
+StatusOr<std::vector<SuiteRow>> ModelRows(const std::vector<std::string>& models, const std::string& cluster);
+
 // Orders results rows as the suite lists them; rows the suite does not have go last,
 // in their current order.
 void SortRowsInSuiteOrder(const std::vector<SuiteRow>& suite, SuiteResults* results);

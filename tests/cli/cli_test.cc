@@ -201,6 +201,22 @@ TEST(CliTest, BenchWritesItsReports) {
   ExpectCleanFailure("bench --rows nosuchrow", "nosuchrow");
 }
 
+// --models: rows of their own (here two data files on a 3-GPU machine), in the order given.
+TEST(CliTest, BenchRunsModelFilesAsRows) {
+  const std::string results = TempPath("bench_models/r.json");
+  CliRun r = Graphopt("bench --models '" + Data("pipedream/vgg16.txt") + ";" + Data("onnx/squeezenet1_1.onnx") +
+                      "' --cluster 1xV100+2xP100 --methods tf-default,expert --results " + results);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const size_t vgg = r.output.find("| vgg16.txt (3) | 1xV100+2xP100 |");
+  const size_t squeezenet = r.output.find("| squeezenet1_1.onnx (3) | 1xV100+2xP100 |");
+  ASSERT_NE(vgg, std::string::npos) << r.output;
+  ASSERT_NE(squeezenet, std::string::npos) << r.output;
+  EXPECT_LT(vgg, squeezenet) << r.output;
+  ExpectCleanFailure("bench --rows gnmt-2 --models x.onnx --results " + results, "not both");
+  ExpectCleanFailure("bench --models ' ; ' --results " + results, "names no model");
+  std::system(("rm -rf '" + TempPath("bench_models") + "'").c_str());
+}
+
 #ifdef GRAPHOPT_HAVE_RL
 TEST(CliTest, OptimizeWritesAPlanThatSimulateAccepts) {
   const std::string plan = TempPath("optimized_plan.json");

@@ -66,6 +66,12 @@ TEST(StringsTest, BooleansAreZeroOneTrueFalse) {
   EXPECT_FALSE(ParseBool("", "x").ok());
 }
 
+TEST(StringsTest, SplitListTrimsAndDropsEmptyItems) {
+  EXPECT_EQ(SplitList(" a, ,b ,", ','), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(SplitList("x.onnx; y.txt", ';'), (std::vector<std::string>{"x.onnx", "y.txt"}));
+  EXPECT_TRUE(SplitList(" ", ',').empty());
+}
+
 TEST(FilesTest, AtomicWriteThenRead) {
   const std::string path = ::testing::TempDir() + "graphopt_files_test_" + std::to_string(getpid()) + ".txt";
   ASSERT_TRUE(WriteFileAtomic(path, "hello").ok());

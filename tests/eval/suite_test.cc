@@ -65,6 +65,25 @@ TEST(SuiteTest, RepeatedRowIsAnError) {
   EXPECT_NE(rows.status().message().find("twice"), std::string::npos) << rows.status().message();
 }
 
+TEST(SuiteTest, ModelRowsAreNamedByTheirFileOnTheGivenCluster) {
+  auto rows = ModelRows({"../shared/data/onnx/resnet50.onnx", "gnmt:layers=2"}, "1xV100+2xP100");
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0].name, "resnet50.onnx");
+  EXPECT_EQ((*rows)[0].model, "../shared/data/onnx/resnet50.onnx");
+  EXPECT_EQ((*rows)[1].name, "gnmt:layers=2");
+  for (const SuiteRow& row : *rows) {
+    EXPECT_EQ(row.cluster, "1xV100+2xP100");
+    EXPECT_EQ(row.devices, 3);
+  }
+  auto twice = ModelRows({"a/x.onnx", "b/x.onnx"}, "2xV100");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("two models are named x.onnx"), std::string::npos) << twice.status().message();
+  auto bad = ModelRows({"x.onnx"}, "3xA100");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("A100"), std::string::npos) << bad.status().message();
+}
+
 TEST(SuiteTest, DefaultMethodsAreEveryBaseline) {
   auto methods = ParseMethods("", false);
   ASSERT_TRUE(methods.ok());
