@@ -1,11 +1,14 @@
 #include "partition/partition_graph.h"
 
+#include <fcntl.h>
 #include <metis.h>
 #include <scotch.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <tuple>
 #include <vector>
 
@@ -20,6 +23,32 @@ constexpr double kMaxTotalVertexWeight = 1e8;
 constexpr double kMaxTotalEdgeWeight = 2.5e8;
 // Allowed imbalance of a part over its share of the vertex weight (METIS's default).
 constexpr double kImbalance = 0.03;
+
+// METIS prints some complaints with printf, e.g. "too many parts" when a recursive
+// bisection of its initial partitioning meets a side with no vertex (the result is
+// still a valid partition, some parts empty); they would interleave with the
+// program's own output. While one lives, standard output goes to /dev/null.
+class QuietStdout {
+ public:
+  QuietStdout() {
+    std::fflush(stdout);
+    saved_ = dup(STDOUT_FILENO);
+    const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (saved_ >= 0 && null >= 0) dup2(null, STDOUT_FILENO);
+    if (null >= 0) close(null);
+  }
+  ~QuietStdout() {
+    std::fflush(stdout);
+    if (saved_ < 0) return;
+    dup2(saved_, STDOUT_FILENO);
+    close(saved_);
+  }
+  QuietStdout(const QuietStdout&) = delete;
+  QuietStdout& operator=(const QuietStdout&) = delete;
+
+ private:
+  int saved_ = -1;
+};
 
 int64_t ScaledWeight(double value, double scale) { return std::max<int64_t>(1, std::llround(value * scale)); }
 
@@ -146,6 +175,7 @@ StatusOr<std::vector<int>> MetisPartition(const PartitionGraph& pg, int k, uint6
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_SEED] = static_cast<idx_t>(LibrarySeed(seed));
   options[METIS_OPTION_NUMBERING] = 0;
+  const QuietStdout quiet;
   const int rc = METIS_PartGraphKway(&num_vertices, &num_constraints, xadj.data(), adjncy.data(), vwgt.data(),
                                      /*vsize=*/nullptr, adjwgt.data(), &num_parts, /*tpwgts=*/nullptr,
                                      /*ubvec=*/nullptr, options, &edge_cut, part.data());

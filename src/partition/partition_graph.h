@@ -13,7 +13,7 @@
 // so that their totals fit the libraries' 32-bit integers.
 //
 // METIS: METIS_PartGraphKway with its default options (edge-cut objective, 3%
-// imbalance) and METIS_OPTION_SEED from the seed. METIS seeds and draws from the C
+// imbalance) and METIS_OPTION_SEED from the seed; what it prints is discarded. METIS seeds and draws from the C
 // library's global rand(), so calls are reproducible when made one at a time (not
 // when another thread draws from rand() meanwhile). Scotch: SCOTCH_graphPart with
 // the default mapping strategy built for k parts and the same 3% imbalance, run in a

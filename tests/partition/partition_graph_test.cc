@@ -56,6 +56,27 @@ TEST(PartitionGraphTest, GroupsAreContractedAndEdgesMergedBothWays) {
   EXPECT_EQ(pg.edge_weight[1], g.tensor(tx).bytes());
 }
 
+// A chain whose first op outweighs the rest together, cut into nearly as many parts
+// as it has ops: METIS's recursive bisection meets empty sides and says so with
+// printf; none of that reaches standard output, and the parts stay valid.
+TEST(PartitionGraphTest, MetisPrintsNothing) {
+  Graph g("heavy_head");
+  std::vector<TensorId> in;
+  for (int i = 0; i < 12; ++i) in = {g.op(AddOp(g, "c" + std::to_string(i), in)).outputs[0]};
+  std::vector<double> weight(12, 1.0);
+  weight[0] = 1000.0;
+  const PartitionGraph pg = BuildPartitionGraph(g, weight);
+  ::testing::internal::CaptureStdout();
+  auto parts = MetisPartition(pg, 11, /*seed=*/0);
+  const std::string printed = ::testing::internal::GetCapturedStdout();
+  ASSERT_TRUE(parts.ok()) << parts.status().message();
+  EXPECT_EQ(printed, "");
+  for (int p : *parts) {
+    EXPECT_GE(p, 0);
+    EXPECT_LT(p, 11);
+  }
+}
+
 TEST(PartitionGraphTest, FreeOpsWeighOne) {
   const Graph g = TwoChains(2);
   const PartitionGraph pg = BuildPartitionGraph(g, {0.0, 0.0, 4.0, -1.0});
