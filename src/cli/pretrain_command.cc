@@ -29,7 +29,7 @@ std::vector<FlagSpec> PretrainFlags() {
   return {
       {"families", true, "built-in families to train on, comma-separated (default: all six)"},
       {"holdout", true, "a family left out of training (evaluate on it later)"},
-      {"models", true, "model files or built-in specs joined to the stream, separated by ';'"},
+      {"models", true, "model files or built-in specs separated by ';': together one more family of the stream"},
       {"clusters", true, "clusters to draw from, comma-separated presets, files or specs like 2xV100+1xP100"},
       {"steps-per-task", true, "PPO steps on a graph before the stream moves on (default 40)"},
       {"max-ops", true, "largest training graph of a drawn task, in ops (default 20000)"},

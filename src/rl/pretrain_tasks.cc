@@ -142,14 +142,15 @@ std::string PretrainStream::Identity() const {
 
 StatusOr<PretrainTask> PretrainStream::Task(int64_t index, Graph* graph_out) const {
   Rng rng(TaskSeed(options_.seed, index));
-  const size_t families = options_.families.size() + options_.models.size();
+  // The model files are one more family, drawn as often as a built-in one.
+  const size_t families = options_.families.size() + (options_.models.empty() ? 0 : 1);
   std::string last_error;
   for (int draw = 0; draw < kMaxDraws; ++draw) {
     const size_t f = rng.Uniform(families);
     PretrainTask task;
     task.index = index;
     const bool builtin = f < options_.families.size();
-    task.family = builtin ? options_.families[f] : options_.models[f - options_.families.size()];
+    task.family = builtin ? options_.families[f] : options_.models[rng.Uniform(options_.models.size())];
     task.model = builtin ? DrawFamilySpec(task.family, rng) : task.family;
     task.cluster = options_.clusters[rng.Uniform(options_.clusters.size())];
     StatusOr<Graph> graph = LoadModel(task.model);

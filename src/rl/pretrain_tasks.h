@@ -30,7 +30,9 @@ const std::vector<std::string>& DefaultPretrainClusters();
 
 struct PretrainStreamOptions {
   std::vector<std::string> families = PretrainFamilies();  // built-in families drawn from
-  std::vector<std::string> models;  // model files or specs, each a family of one graph
+  // Model files or specs: together one more family, drawn as often as a built-in one,
+  // then one of them uniformly.
+  std::vector<std::string> models;
   std::vector<std::string> clusters = DefaultPretrainClusters();
   int64_t max_ops = 20000;  // training-graph ops of a task at most
   uint64_t seed = 0;

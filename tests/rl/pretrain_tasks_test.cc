@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "models/load.h"
@@ -62,7 +63,34 @@ TEST(PretrainTasksTest, TasksAreAFunctionOfSeedAndIndexWithinTheOpLimit) {
   EXPECT_NE(other->Identity(), stream->Identity());
 }
 
-TEST(PretrainTasksTest, ModelFilesAreFamiliesOfOne) {
+// Two families and three model files: the files together are drawn as often as one
+// family (a third of the tasks, not three fifths), each of them in turn.
+TEST(PretrainTasksTest, ModelFilesTogetherAreOneMoreFamily) {
+  PretrainStreamOptions o;
+  o.families = {"rnnlm", "wavenet"};
+  o.models = {"rnnlm:layers=1,steps=2,hidden=64,batch=8,vocab=100", "rnnlm:layers=1,steps=3,hidden=64,batch=8,vocab=100",
+              "rnnlm:layers=1,steps=4,hidden=64,batch=8,vocab=100"};
+  o.clusters = {"2xV100"};
+  o.max_ops = 1000000;
+  auto stream = PretrainStream::Create(o);
+  ASSERT_TRUE(stream.ok()) << stream.status().message();
+  std::map<std::string, int> count;
+  const int n = 300;
+  for (int i = 0; i < n; ++i) {
+    auto t = stream->Task(i);
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    ++count[t->family];
+  }
+  int of_models = 0;
+  for (const std::string& m : o.models) {
+    EXPECT_GT(count[m], 0) << m;
+    of_models += count[m];
+  }
+  EXPECT_NEAR(of_models, n / 3, 30);
+  EXPECT_NEAR(count["rnnlm"], n / 3, 30);
+}
+
+TEST(PretrainTasksTest, AModelTaskIsNamedByItsFile) {
   PretrainStreamOptions o;
   o.families = {};
   o.models = {"rnnlm:layers=1,steps=2,hidden=64,batch=8,vocab=100"};
