@@ -74,8 +74,17 @@ class CriticalPathScheduler {
   std::vector<int32_t> begin_;
   std::vector<double> time_us_;    // [op * devices + device]
 };
+// The most tensors a fused kernel of the greedy fusion reads from outside plus writes
+// for readers outside (or for no reader): XLA's GPU fusion cap
+// (kMaxOperandsAndOutputsPerFusion), which bounds a kernel's parameters. Without it a
+// chain of accumulations fuses into one kernel that waits for all of its inputs: the
+// gradient sum of Transformer-XL's 24 segments became one 99-op kernel that held every
+// segment's logits at once (peak 15.4 GB -> 30.9 GB on the expert's last GPU).
+inline constexpr int kMaxFusionOperandsAndOutputs = 64;
+
 // Greedy producer-consumer fusion of fusible kinds on the plan's devices without
-// creating cycles. Returns the number of ops fused.
+// creating cycles or kernels of more than kMaxFusionOperandsAndOutputs operands and
+// outputs. Returns the number of ops fused.
 int ApplyGreedyFusion(const Graph& graph, Plan* plan);
 // ApplyGreedyFusion restricted to ops whose kind `fusible` accepts (on top of
 // CanFuseKind); TfDefaultPlan uses it with the elementwise kinds only.

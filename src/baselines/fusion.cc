@@ -19,6 +19,16 @@
 // forward. The check is exact: a fusion is refused only if it would close a cycle.
 // Only the affected region is searched, so a pass over a model graph, whose fusions
 // are local, costs close to O(n + e) (tens of milliseconds for 60k ops).
+//
+// XLA's rules for GPU kernels on top (baseline.h kMaxFusionOperandsAndOutputs): the
+// readers of a shared scalar do not join its group, and a group stays within the
+// operand cap.
+//
+// Operand cap: each group keeps the tensors it reads from outside and the tensors it
+// writes that a reader outside (or no reader) needs; v joins only if the two lists of
+// the joined group total at most kMaxFusionOperandsAndOutputs. v's readers all come
+// later, so its outputs are all outside ones; a tensor of the group that only v read
+// outside becomes internal. The lists stay that short, so they are plain vectors.
 #include <algorithm>
 
 #include "baselines/baseline.h"
@@ -32,6 +42,7 @@ class GreedyFuser {
   GreedyFuser(const Graph& graph, Plan* plan) : graph_(graph), plan_(plan), adj_(graph.BuildAdjacency()) {
     const size_t n = static_cast<size_t>(graph.num_ops());
     root_.resize(n);
+    io_.resize(n);
     next_member_.assign(n, kNoId);
     ord_.resize(n);
     free_.resize(n);
@@ -53,7 +64,11 @@ class GreedyFuser {
       if (!fusible(op.kind) || !CanFuseIntoProducer(graph_, v)) continue;
       const OpId p = FusionProducer(graph_, v);
       if (plan_->device[static_cast<size_t>(p)] != plan_->device[static_cast<size_t>(v)]) continue;
-      if (!TryJoin(v, root_[static_cast<size_t>(p)])) continue;
+      if (SharedScalar(v)) continue;
+      const OpId g = root_[static_cast<size_t>(p)];
+      if (!WithinOperandCap(v, g)) continue;
+      if (!TryJoin(v, g)) continue;
+      io_[static_cast<size_t>(g)] = std::move(joined_);
       plan_->fuse_with_producer[static_cast<size_t>(v)] = 1;
       ++fused;
     }
@@ -61,6 +76,58 @@ class GreedyFuser {
   }
 
  private:
+  // The outside operands and outputs of a group.
+  struct GroupIo {
+    std::vector<TensorId> operands, outputs;
+  };
+
+  // Whether v would join through an effective scalar (at most one element) that other
+  // ops read too: XLA copies such a cheap producer into each reader's kernel instead
+  // of making the readers one kernel (a scalar is no profitable shared operand for
+  // its sibling fusion), so the readers stay kernels of their own.
+  bool SharedScalar(OpId v) const {
+    for (TensorId t : graph_.op(v).inputs) {  // the tensor of the fusion producer (plan.h)
+      const Tensor& tensor = graph_.tensor(t);
+      if (tensor.producer == kNoId || free_[static_cast<size_t>(tensor.producer)]) continue;
+      return tensor.num_elements() <= 1 && tensor.consumers.size() > 1;
+    }
+    return false;
+  }
+
+  // A group of one op (v, or a root no op joined yet).
+  GroupIo SingleIo(OpId v) const {
+    GroupIo io;
+    for (TensorId t : graph_.op(v).inputs) {
+      if (std::find(io.operands.begin(), io.operands.end(), t) == io.operands.end()) io.operands.push_back(t);
+    }
+    io.outputs = graph_.op(v).outputs;
+    return io;
+  }
+
+  // Whether group g with v joined stays within the cap; the joined lists go to joined_.
+  bool WithinOperandCap(OpId v, OpId g) {
+    GroupIo& io = io_[static_cast<size_t>(g)];
+    if (io.operands.empty() && io.outputs.empty()) io = SingleIo(g);
+    joined_.operands = io.operands;
+    for (TensorId t : graph_.op(v).inputs) {
+      const OpId producer = graph_.tensor(t).producer;
+      if (producer != kNoId && root_[static_cast<size_t>(producer)] == g) continue;  // internal now
+      if (std::find(joined_.operands.begin(), joined_.operands.end(), t) == joined_.operands.end()) {
+        joined_.operands.push_back(t);
+      }
+    }
+    joined_.outputs.clear();
+    for (TensorId t : io.outputs) {
+      const std::vector<OpId>& readers = graph_.tensor(t).consumers;
+      const bool outside = readers.empty() || std::any_of(readers.begin(), readers.end(), [&](OpId c) {
+                             return c != v && root_[static_cast<size_t>(c)] != g;
+                           });
+      if (outside) joined_.outputs.push_back(t);
+    }
+    for (TensorId t : graph_.op(v).outputs) joined_.outputs.push_back(t);
+    return joined_.operands.size() + joined_.outputs.size() <= static_cast<size_t>(kMaxFusionOperandsAndOutputs);
+  }
+
   // Puts v (a group of its own) into group g unless that closes a cycle.
   bool TryJoin(OpId v, OpId g) {
     // Groups of v's other non-free producers that come after g in the order.
@@ -159,6 +226,8 @@ class GreedyFuser {
   const Adjacency adj_;
   std::vector<OpId> root_;         // group root of every op (a group never merges into another)
   std::vector<OpId> next_member_;  // members of a group: a list starting at its root
+  std::vector<GroupIo> io_;        // by group root, filled when the group first grows
+  GroupIo joined_;
   std::vector<int32_t> ord_;       // topological position of every group root
   std::vector<uint8_t> free_;
   std::vector<uint32_t> stamp_, target_stamp_;

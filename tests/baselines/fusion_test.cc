@@ -165,9 +165,46 @@ TEST(FusionTest, RandomGraphsNeedNoDropsAfterGreedyFusion) {
   }
 }
 
+// A scalar kernel s read by three large products y_i = s * x_i: the products stay
+// kernels of their own (one kernel would wait for every x_i); a scalar with one
+// reader still takes it in.
+TEST(FusionTest, ReadersOfASharedScalarStayApart) {
+  GraphBuilder b("scalar");
+  const TensorId s = b.Mul(b.Input("a", {}), b.Input("b", {}));
+  std::vector<OpId> products;
+  for (int i = 0; i < 3; ++i) products.push_back(Producer(b.graph(), b.Mul(s, b.Input("x" + std::to_string(i), {1024, 1024}))));
+  const TensorId lone = b.Mul(b.Input("c", {}), b.Input("d", {}));
+  const OpId relu = Producer(b.graph(), b.Relu(lone));
+  const Graph g = b.Finish();
+  Plan plan = DefaultPlan(g);
+  EXPECT_EQ(ApplyGreedyFusion(g, &plan), 1);
+  for (OpId p : products) EXPECT_EQ(Flag(plan, p), 0) << g.op(p).name;
+  EXPECT_EQ(Flag(plan, relu), 1);
+}
+
+// s_0 = matmul(x, w), s_i = s_{i-1} + x_i for i = 1..80: the group of the matmul reads
+// x, w and x_1..x_k and writes s_k (3 + k tensors), so it takes adds 1..61 (64); add
+// 62 starts a group of its own (s_61, x_62, s_62), which takes the remaining 18.
+TEST(FusionTest, AKernelReadsAndWritesAtMost64Tensors) {
+  GraphBuilder b("accumulation");
+  TensorId s = b.MatMul(b.Input("x", {64, 64}), b.Variable("w", {64, 64}));
+  std::vector<OpId> adds;
+  for (int i = 1; i <= 80; ++i) {
+    s = b.Add(s, b.Input("x" + std::to_string(i), {64, 64}));
+    adds.push_back(Producer(b.graph(), s));
+  }
+  const Graph g = b.Finish();
+  ASSERT_EQ(kMaxFusionOperandsAndOutputs, 64);
+  Plan plan = DefaultPlan(g);
+  EXPECT_EQ(ApplyGreedyFusion(g, &plan), 79);
+  for (int i = 1; i <= 80; ++i) EXPECT_EQ(Flag(plan, adds[static_cast<size_t>(i - 1)]), i == 62 ? 0 : 1) << "add " << i;
+  EXPECT_EQ(DropIllegalFusions(g, &plan), 0);
+}
+
 TEST(FusionTest, EveryRefusalWouldCloseACycle) {
   // The check is exact: an op left unfused though its kind, producer and device allow
-  // it would put a group on a cycle if flagged on top of the greedy result.
+  // it would put a group on a cycle if flagged on top of the greedy result (these
+  // graphs never reach the operand cap).
   int refusals = 0;
   for (uint64_t seed = 0; seed < 10; ++seed) {
     RandomGraphOptions options;
