@@ -5,6 +5,8 @@
 # CKPT with the seconds its checkpoint has not spent, and must be given the same flags
 # (pretrain refuses a checkpoint of other options). OUT and its report OUT.json appear
 # only once the policy is finished; a finished policy is not trained again.
+# GRAPHOPT_BIN picks the program (default ./build/graphopt): a resumed policy must be
+# trained on by the program that began it.
 # Usage: scripts/pretrain_policy.sh OUT SECONDS CKPT [PRETRAIN_FLAG...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +22,7 @@ fi
 left=$(( seconds - ${spent:-0} ))
 [ "$left" -gt 0 ] || left=1  # spent: one more second writes the policy out
 echo "=== $out: $left s left of $seconds ($(date +%T))"
-./build/graphopt pretrain "$@" --time-limit "$left" --checkpoint "$ckpt" --out "$out.tmp"
+"${GRAPHOPT_BIN:-./build/graphopt}" pretrain "$@" --time-limit "$left" --checkpoint "$ckpt" --out "$out.tmp"
 if grep -q '"stop_reason": "interrupted"' "$out.tmp.json"; then
   echo "=== $out interrupted: rerun the same command to resume"; exit 1
 fi
