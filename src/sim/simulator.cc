@@ -114,6 +114,9 @@ struct SimScratchState {
   std::vector<DeviceId> dest_list;
   std::vector<std::pair<DeviceId, OpId>> remote_readers;
   int32_t stamp_counter = 0;
+  // Per tensor: the fused kernel (a counter value) that last read it from outside.
+  std::vector<uint32_t> read_stamp;
+  uint32_t read_counter = 0;
 
   std::vector<Event> events;
   std::vector<OpId> worklist;
@@ -144,6 +147,8 @@ struct SimScratchState {
     dest_copy.assign(ud, 0);
     dest_priority.assign(ud, 0);
     stamp_counter = 0;
+    read_stamp.assign(static_cast<size_t>(nt), 0);
+    read_counter = 0;
   }
 };
 
@@ -389,14 +394,29 @@ struct Simulator::Run {
       return alloc;
     }
     double compute = 0, body = 0, bytes = 0;
+    if (++st.read_counter == 0) {  // wrapped: forget every stamp
+      std::fill(st.read_stamp.begin(), st.read_stamp.end(), 0u);
+      st.read_counter = 1;
+    }
     for (const OpId* m = MembersBegin(r); m != MembersEnd(r); ++m) {
       const size_t um = static_cast<size_t>(*m);
       const double part = sim.op_part_[um * ud + static_cast<size_t>(d)];
       if (info[um].measured) {
         body += part;
-      } else {
-        compute += part;
-        bytes += sim.op_bytes_read_[um] + sim.op_bytes_written_[um];
+        continue;
+      }
+      compute += part;
+      bytes += sim.op_bytes_read_[um] + sim.op_bytes_written_[um];
+      // A tensor from outside that several members read is read once.
+      for (int32_t i = info[um].in_begin; i < info[um].in_end; ++i) {
+        const TensorId t = sim.in_[static_cast<size_t>(i)];
+        if (ops[tensors[t].producer].root == r) continue;
+        uint32_t& seen = st.read_stamp[static_cast<size_t>(t)];
+        if (seen == st.read_counter) {
+          bytes -= std::min(static_cast<double>(tensors[t].bytes), sim.op_bytes_read_[um]);
+        } else {
+          seen = st.read_counter;
+        }
       }
     }
     for (const OpId* m = MembersBegin(r); m != MembersEnd(r); ++m) {

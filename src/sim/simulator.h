@@ -3,8 +3,9 @@
 //
 // Semantics (DESIGN.md, "Contracts"):
 // - Kernels. An unfused op is a kernel; a fused group (plan.h) is one kernel: one
-//   launch, the members' compute summed, internal tensors never touch memory (cost
-//   model: CostModel::FusedKernelTimeUs). A kernel is ready when every input tensor
+//   launch, the members' compute summed, internal tensors never touch memory, a
+//   tensor from outside that several members read is read once, a tensor read both
+//   inside and outside is written once (cost model: CostModel::FusedKernelTimeUs). A kernel is ready when every input tensor
 //   of its members that comes from outside the group is present on its device.
 // - Streams. Each device runs one kernel at a time and, when idle, starts the ready
 //   kernel of highest priority (a group's priority is its members' maximum); ties go

@@ -72,13 +72,22 @@ class Reference {
     if (ms.size() == 1) return cm_.OpTimeUs(g_.op(r), d);
     double compute = 0, body = 0, bytes = 0;
     auto measured = [&](OpId o) { return cm_.MeasuredTimeUs(g_.op(o), d) >= 0; };
+    std::set<TensorId> read_from_outside;
     for (OpId m : ms) {
       const Op& op = g_.op(m);
       if (measured(m)) {
         body += CostModel::MeasuredBodyUs(cm_.MeasuredTimeUs(op, d), d);
-      } else {
-        compute += cm_.ComputeTimeUs(op, d);
-        bytes += static_cast<double>(op.cost.bytes_read + op.cost.bytes_written);
+        continue;
+      }
+      compute += cm_.ComputeTimeUs(op, d);
+      bytes += static_cast<double>(op.cost.bytes_read + op.cost.bytes_written);
+      const std::set<TensorId> inputs(op.inputs.begin(), op.inputs.end());
+      for (TensorId t : inputs) {
+        const OpId p = g_.tensor(t).producer;
+        if (p == kNoId || root_[static_cast<size_t>(p)] == r) continue;
+        if (!read_from_outside.insert(t).second) {
+          bytes -= std::min(static_cast<double>(g_.tensor(t).bytes()), static_cast<double>(op.cost.bytes_read));
+        }
       }
     }
     for (OpId m : ms) {
