@@ -1,0 +1,540 @@
+// One simulation (Simulator::Simulate): the plan's fused groups and the event loop.
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+
+#include "core/strings.h"
+#include "sim/simulator_scratch.h"
+
+namespace graphopt {
+
+using namespace sim_internal;  // NOLINT: the simulator's own helpers
+
+// One simulation: the event loop over a Simulator's precomputed arrays and a scratch.
+struct Simulator::Run {
+  const Simulator& sim;
+  SimScratchState& st;
+  SimResult& result;
+  const bool record;
+  const int num_devices;
+  bool fused = false;
+  int64_t completed = 0;
+  OpState* ops;
+  CopyState* copies;
+  const OpInfo* info;
+  const TensorInfo* tensors;
+
+  Run(const Simulator& s, SimScratchState& state, SimResult& r, bool record_timeline)
+      : sim(s),
+        st(state),
+        result(r),
+        record(record_timeline),
+        num_devices(s.num_devices_),
+        ops(state.ops.data()),
+        copies(state.copies.data()),
+        info(s.ops_.data()),
+        tensors(s.tensors_.data()) {}
+
+  // Members of kernel r: [MembersBegin, MembersEnd). Unfused, the root field (== r) is the one member.
+  const OpId* MembersBegin(OpId r) const {
+    return fused ? st.members.data() + st.member_begin[static_cast<size_t>(r)] : &ops[r].root;
+  }
+  const OpId* MembersEnd(OpId r) const {
+    return fused ? st.members.data() + st.member_begin[static_cast<size_t>(r) + 1] : &ops[r].root + 1;
+  }
+  bool IsSingleton(OpId r) const {
+    return !fused || st.member_begin[static_cast<size_t>(r) + 1] - st.member_begin[static_cast<size_t>(r)] == 1;
+  }
+
+  void Sample(DeviceId d, double time) {
+    if (record) result.memory_timeline.push_back({time, d, st.memory[static_cast<size_t>(d)]});
+  }
+
+  void Alloc(DeviceId d, int64_t bytes, double time) {
+    if (bytes == 0) return;
+    int64_t& m = st.memory[static_cast<size_t>(d)];
+    m += bytes;
+    int64_t& peak = result.device_peak_memory[static_cast<size_t>(d)];
+    if (m > peak) peak = m;
+    Sample(d, time);
+  }
+
+  // Drops one hold on copy c; frees it (and the copy it aliases) when none is left.
+  void Release(int32_t c, double time) {
+    while (c >= 0) {
+      CopyState& copy = copies[c];
+      if (--copy.refs > 0) return;
+      if (copy.bytes != 0) {
+        st.memory[static_cast<size_t>(copy.device)] -= copy.bytes;
+        Sample(copy.device, time);
+      }
+      c = copy.alias;
+    }
+  }
+
+  void MakeReady(OpId r) {
+    const OpState& op = ops[r];
+    if (op.instant_kernel) {
+      st.worklist.push_back(r);
+      return;
+    }
+    const size_t d = static_cast<size_t>(op.device);
+    auto& heap = st.ready[d];
+    heap.push_back({OrderedBits(op.priority), st.seq++, r});
+    std::push_heap(heap.begin(), heap.end(), ReadyLess());
+    if (!st.device_dirty[d]) {
+      st.device_dirty[d] = 1;
+      st.dirty_devices.push_back(op.device);
+    }
+  }
+
+  // Allocates the outputs of kernel r that leave it; for a fused kernel also returns
+  // its boundary bytes, compute time and measured bodies through the pointers.
+  int64_t AllocateOutputs(OpId r, DeviceId d, double* compute_us, double* boundary_bytes, double* measured_us) {
+    int64_t alloc = 0;
+    const size_t ud = static_cast<size_t>(num_devices);
+    if (IsSingleton(r)) {
+      const OpInfo& oi = info[r];
+      for (int32_t i = oi.out_begin; i < oi.out_end; ++i) {
+        const TensorId t = sim.out_[static_cast<size_t>(i)];
+        const TensorInfo& ti = tensors[t];
+        if (ti.resident) continue;
+        copies[t].bytes = ti.bytes;
+        alloc += ti.bytes;
+      }
+      return alloc;
+    }
+    double compute = 0, body = 0, bytes = 0;
+    if (++st.read_counter == 0) {  // wrapped: forget every stamp
+      std::fill(st.read_stamp.begin(), st.read_stamp.end(), 0u);
+      st.read_counter = 1;
+    }
+    for (const OpId* m = MembersBegin(r); m != MembersEnd(r); ++m) {
+      const size_t um = static_cast<size_t>(*m);
+      const double part = sim.op_part_[um * ud + static_cast<size_t>(d)];
+      if (info[um].measured) {
+        body += part;
+        continue;
+      }
+      compute += part;
+      bytes += sim.op_bytes_read_[um] + sim.op_bytes_written_[um];
+      // A tensor from outside that several members read is read once.
+      for (int32_t i = info[um].in_begin; i < info[um].in_end; ++i) {
+        const TensorId t = sim.in_[static_cast<size_t>(i)];
+        if (ops[tensors[t].producer].root == r) continue;
+        uint32_t& seen = st.read_stamp[static_cast<size_t>(t)];
+        if (seen == st.read_counter) {
+          bytes -= std::min(static_cast<double>(tensors[t].bytes), sim.op_bytes_read_[um]);
+        } else {
+          seen = st.read_counter;
+        }
+      }
+    }
+    for (const OpId* m = MembersBegin(r); m != MembersEnd(r); ++m) {
+      const OpInfo& mi = info[*m];
+      for (int32_t i = mi.out_begin; i < mi.out_end; ++i) {
+        const TensorId t = sim.out_[static_cast<size_t>(i)];
+        const TensorInfo& ti = tensors[t];
+        const double tb = static_cast<double>(ti.bytes);
+        bool external = false;
+        for (int32_t j = ti.cons_begin; j < ti.cons_end; ++j) {
+          const OpId c = sim.cons_[static_cast<size_t>(j)].op;
+          if (ops[c].root == r) {
+            if (!info[c].measured) bytes -= std::min(tb, sim.op_bytes_read_[static_cast<size_t>(c)]);
+          } else {
+            external = true;
+          }
+        }
+        if (external || ti.cons_begin == ti.cons_end) {
+          if (!ti.resident) {
+            copies[t].bytes = ti.bytes;
+            alloc += ti.bytes;
+          }
+        } else if (!mi.measured) {
+          bytes -= std::min(tb, sim.op_bytes_written_[static_cast<size_t>(*m)]);  // an internal tensor is never written
+        }
+      }
+    }
+    *compute_us = compute;
+    *boundary_bytes = std::max(0.0, bytes);
+    *measured_us = body;
+    return alloc;
+  }
+
+  void StartKernel(OpId r, DeviceId d, double now) {
+    double compute = 0, bytes = 0, body = 0;
+    const int64_t alloc = AllocateOutputs(r, d, &compute, &bytes, &body);
+    const double duration =
+        IsSingleton(r)
+            ? sim.op_time_[static_cast<size_t>(r) * static_cast<size_t>(num_devices) + static_cast<size_t>(d)]
+            : CostModel::FusedKernelTimeUs(compute, bytes, body, sim.cluster_.device(d));
+    Alloc(d, alloc, now);
+    st.busy[static_cast<size_t>(d)] = 1;
+    result.device_busy_us[static_cast<size_t>(d)] += duration;
+    ++result.num_kernels;
+    st.events.push_back({OrderedBits(now + duration), now + duration, st.seq++, r});
+    std::push_heap(st.events.begin(), st.events.end(), EventLater());
+    if (record) {
+      TimelineEvent e;
+      e.kind = TimelineEvent::Kind::kKernel;
+      e.start_us = now;
+      e.end_us = now + duration;
+      e.device = d;
+      e.op = r;
+      e.num_ops = static_cast<int32_t>(MembersEnd(r) - MembersBegin(r));
+      result.timeline.push_back(e);
+    }
+  }
+
+  // Makes tensor t, produced by kernel r on device d, available to its consumers:
+  // local ones at once, remote ones through one transfer per destination device.
+  // Tells the input slots of remote readers which received copy they read.
+  void Publish(TensorId t, OpId r, DeviceId d) {
+    int32_t holds = 0;
+    const int32_t stamp = ++st.stamp_counter;
+    const TensorInfo& ti = tensors[t];
+    for (int32_t j = ti.cons_begin; j < ti.cons_end; ++j) {
+      const ConsumerRef& ref = sim.cons_[static_cast<size_t>(j)];
+      const OpState& c = ops[ref.op];
+      const DeviceId dc = c.device;
+      const OpId rc = c.root;
+      if (dc == d) {
+        if (rc != r) {
+          ++holds;
+          if (--ops[rc].pending == 0) MakeReady(rc);
+        }
+        continue;
+      }
+      const size_t udc = static_cast<size_t>(dc);
+      if (st.stamp[udc] != stamp) {
+        st.stamp[udc] = stamp;
+        const int32_t k = st.num_copies++;
+        copies[k] = CopyState{ti.bytes, 0, dc, -1, t, 0, 0};
+        st.dest_copy[udc] = k;
+        st.dest_priority[udc] = -std::numeric_limits<double>::infinity();
+        st.dest_list.push_back(dc);
+      }
+      const int32_t k = st.dest_copy[udc];
+      ++copies[k].refs;
+      st.in_copy[static_cast<size_t>(ref.slot)] = k;
+      st.dest_priority[udc] = std::max(st.dest_priority[udc], ops[rc].priority);
+      st.remote_readers.emplace_back(dc, rc);
+    }
+    if (st.dest_list.empty()) {
+      copies[t].refs += holds + 1;  // + the producer's own hold, dropped by the caller
+      return;
+    }
+    for (DeviceId dc : st.dest_list) {
+      ++holds;  // the source copy stays until the transfer ends
+      CopyState& copy = copies[st.dest_copy[static_cast<size_t>(dc)]];
+      copy.readers_begin = copy.readers_end = st.num_readers;
+      st.num_readers += copy.refs;
+      const int32_t link = d * num_devices + dc;
+      auto& q = st.queue[static_cast<size_t>(link)];
+      q.push_back({OrderedBits(st.dest_priority[static_cast<size_t>(dc)]), st.seq++,
+                   st.dest_copy[static_cast<size_t>(dc)], ti.bytes});
+      std::push_heap(q.begin(), q.end(), TransferLess());
+      if (!st.link_dirty[static_cast<size_t>(link)]) {
+        st.link_dirty[static_cast<size_t>(link)] = 1;
+        st.dirty_links.push_back(link);
+      }
+    }
+    for (const auto& [dc, rc] : st.remote_readers) {
+      CopyState& copy = copies[st.dest_copy[static_cast<size_t>(dc)]];
+      st.readers[static_cast<size_t>(copy.readers_end++)] = rc;
+    }
+    st.remote_readers.clear();
+    st.dest_list.clear();
+    copies[t].refs += holds + 1;  // + the producer's own hold, dropped by the caller
+  }
+
+  // Kernel r on device d ends: its members release their inputs and publish outputs.
+  void FinishKernel(OpId r, DeviceId d, double now) {
+    const OpId* mb = MembersBegin(r);
+    const OpId* me = MembersEnd(r);
+    const bool singleton = me - mb == 1;
+    for (const OpId* m = mb; m != me; ++m) {
+      const OpInfo& mi = info[*m];
+      // A lone instant view keeps its first input alive through its output instead.
+      const int32_t first = singleton && mi.alias_input != kNoId ? mi.in_begin + 1 : mi.in_begin;
+      for (int32_t i = first; i < mi.in_end; ++i) {
+        const TensorId t = sim.in_[static_cast<size_t>(i)];
+        if (!singleton && ops[tensors[t].producer].root == r) continue;
+        Release(copies[t].device == d ? t : st.in_copy[static_cast<size_t>(i)], now);
+      }
+      for (int32_t i = mi.out_begin; i < mi.out_end; ++i) {
+        const TensorId t = sim.out_[static_cast<size_t>(i)];
+        Publish(t, r, d);
+        Release(t, now);
+      }
+    }
+    ++completed;
+  }
+
+  // An instant op (free op, lone view) runs at once, off the stream.
+  void RunInstant(OpId r, double now) {
+    const DeviceId d = ops[r].device;
+    const TensorId aliased = IsSingleton(r) ? info[r].alias_input : kNoId;
+    if (aliased != kNoId) {
+      const TensorId y = sim.out_[static_cast<size_t>(info[r].out_begin)];
+      copies[y].bytes = 0;
+      copies[y].alias = copies[aliased].device == d ? aliased : st.in_copy[static_cast<size_t>(info[r].in_begin)];
+    } else {
+      double compute, bytes, body;
+      Alloc(d, AllocateOutputs(r, d, &compute, &bytes, &body), now);
+    }
+    FinishKernel(r, d, now);
+  }
+
+  void DrainWorklist(double now) {
+    for (size_t i = 0; i < st.worklist.size(); ++i) RunInstant(st.worklist[i], now);
+    st.worklist.clear();
+  }
+
+  // Starts sending received copy k (of `bytes`) over link (from * D + to).
+  void StartTransfer(int32_t k, int32_t link, int64_t bytes, double now) {
+    const size_t ul = static_cast<size_t>(link);
+    const DeviceId to = link % num_devices;
+    const double duration = sim.link_latency_us_[ul] + static_cast<double>(bytes) * sim.link_us_per_byte_[ul];
+    Alloc(to, bytes, now);
+    st.link_busy[ul] = 1;
+    result.link_bytes[ul] += bytes;
+    ++result.num_transfers;
+    st.events.push_back({OrderedBits(now + duration), now + duration, st.seq++, ~k});
+    std::push_heap(st.events.begin(), st.events.end(), EventLater());
+    if (record) {
+      TimelineEvent e;
+      e.kind = TimelineEvent::Kind::kTransfer;
+      e.start_us = now;
+      e.end_us = now + duration;
+      e.device = link / num_devices;
+      e.to = to;
+      e.tensor = copies[k].tensor;
+      e.bytes = bytes;
+      result.timeline.push_back(e);
+    }
+  }
+
+  void FinishTransfer(int32_t k, double now) {
+    const CopyState& copy = copies[k];
+    const TensorId t = copy.tensor;
+    const DeviceId from = copies[t].device, to = copy.device;
+    const int32_t link = from * num_devices + to;
+    st.link_busy[static_cast<size_t>(link)] = 0;
+    if (!st.link_dirty[static_cast<size_t>(link)]) {
+      st.link_dirty[static_cast<size_t>(link)] = 1;
+      st.dirty_links.push_back(link);
+    }
+    Release(t, now);
+    for (int32_t i = copy.readers_begin; i < copy.readers_end; ++i) {
+      const OpId rc = st.readers[static_cast<size_t>(i)];
+      if (--ops[rc].pending == 0) MakeReady(rc);
+    }
+  }
+
+  void Dispatch(double now) {
+    for (DeviceId d : st.dirty_devices) {
+      const size_t ud = static_cast<size_t>(d);
+      st.device_dirty[ud] = 0;
+      auto& heap = st.ready[ud];
+      if (st.busy[ud] || heap.empty()) continue;
+      std::pop_heap(heap.begin(), heap.end(), ReadyLess());
+      const OpId r = heap.back().op;
+      heap.pop_back();
+      StartKernel(r, d, now);
+    }
+    st.dirty_devices.clear();
+    for (int32_t link : st.dirty_links) {
+      const size_t ul = static_cast<size_t>(link);
+      st.link_dirty[ul] = 0;
+      auto& q = st.queue[ul];
+      if (st.link_busy[ul] || q.empty()) continue;
+      std::pop_heap(q.begin(), q.end(), TransferLess());
+      const TransferEntry e = q.back();
+      q.pop_back();
+      StartTransfer(e.copy, link, e.bytes, now);
+    }
+    st.dirty_links.clear();
+  }
+
+  // The event loop; returns the step time.
+  double Loop() {
+    DrainWorklist(0);
+    Dispatch(0);
+    double now = 0;
+    while (!st.events.empty()) {
+      now = st.events.front().time;
+      while (!st.events.empty() && st.events.front().time == now) {
+        std::pop_heap(st.events.begin(), st.events.end(), EventLater());
+        const Event e = st.events.back();
+        st.events.pop_back();
+        if (e.id >= 0) {
+          const DeviceId d = ops[e.id].device;
+          st.busy[static_cast<size_t>(d)] = 0;
+          if (!st.device_dirty[static_cast<size_t>(d)]) {
+            st.device_dirty[static_cast<size_t>(d)] = 1;
+            st.dirty_devices.push_back(d);
+          }
+          FinishKernel(e.id, d, now);
+        } else {
+          FinishTransfer(~e.id, now);
+        }
+        DrainWorklist(now);
+      }
+      Dispatch(now);
+    }
+    return now;
+  }
+};
+
+StatusOr<SimResult> Simulator::Simulate(const Plan& plan, const SimOptions& options) const {
+  SimScratch scratch;
+  return Simulate(plan, options, &scratch);
+}
+
+StatusOr<SimResult> Simulator::Simulate(const Plan& plan, const SimOptions& options, SimScratch* scratch) const {
+  GO_CHECK(scratch != nullptr);
+  const int n = num_ops_, nt = num_tensors_, num_devices = num_devices_;
+  const size_t un = static_cast<size_t>(n), ud = static_cast<size_t>(num_devices);
+  auto invalid = [&]() -> Status {
+    Status s = ValidatePlan(*graph_, cluster_, plan);
+    return s.ok() ? InternalError("plan rejected by the simulator but not by ValidatePlan") : s;
+  };
+  if ((!plan.device.empty() && plan.device.size() != un) || (!plan.priority.empty() && plan.priority.size() != un) ||
+      (!plan.fuse_with_producer.empty() && plan.fuse_with_producer.size() != un)) {
+    return invalid();
+  }
+  SimScratchState& st = *scratch->state_;
+  st.Prepare(*this, n, nt, num_devices, num_reads_, in_.size());
+  OpState* ops = st.ops.data();
+
+  SimResult result;
+  result.lower_bound_us = lower_bound_.value_us();
+  result.device_busy_us.assign(ud, 0);
+  result.device_peak_memory.assign(ud, 0);
+  result.device_resident_memory.assign(ud, 0);
+  result.link_bytes.assign(ud * ud, 0);
+  result.has_timeline = options.record_timeline;
+
+  // The plan, checked as it is copied in. A colocation leader has the lowest id of
+  // its group, so its device is known when its group's other ops come.
+  bool fused = false;
+  if (!plan.fuse_with_producer.empty()) {
+    for (size_t o = 0; o < un && !fused; ++o) fused = plan.fuse_with_producer[o] != 0;
+  }
+  bool bad = false;
+  const bool has_device = !plan.device.empty(), has_priority = !plan.priority.empty();
+  for (size_t o = 0; o < un; ++o) {
+    const OpInfo& oi = ops_[o];
+    OpState& os = ops[o];
+    const DeviceId d = has_device ? plan.device[o] : 0;
+    const double p = has_priority ? plan.priority[o] : 0.0;
+    bad |= d < 0 || d >= num_devices || !std::isfinite(p) ||
+           (oi.colocation_leader != kNoId && oi.colocation_leader != static_cast<OpId>(o) &&
+            d != ops[oi.colocation_leader].device);
+    os.device = d;
+    os.priority = p;
+    os.root = static_cast<OpId>(o);
+    os.pending = fused ? 0 : oi.in_end - oi.in_begin;
+    os.instant_kernel = oi.instant;
+    if (!bad) result.device_resident_memory[static_cast<size_t>(d)] += resident_bytes_[o];
+  }
+  if (fused) {
+    for (size_t o = 0; o < un; ++o) {
+      if (!plan.fuse_with_producer[o]) continue;
+      const OpId p = ops_[o].fusion_producer;
+      bad |= p == kNoId || ops[p].device != ops[o].device;
+    }
+  }
+  if (bad) return invalid();
+
+  // Kernels: fused groups by their root.
+  if (fused) {
+    for (size_t o = 0; o < un; ++o) {
+      if (plan.fuse_with_producer[o]) ops[o].root = kNoId;
+    }
+    for (size_t o = 0; o < un; ++o) {
+      OpId x = static_cast<OpId>(o);
+      while (ops[x].root == kNoId) {
+        st.path.push_back(x);
+        x = ops_[static_cast<size_t>(x)].fusion_producer;
+      }
+      const OpId r = ops[x].root;
+      for (OpId p : st.path) ops[p].root = r;
+      st.path.clear();
+    }
+    std::fill(st.member_begin.begin(), st.member_begin.end(), 0);
+    for (size_t o = 0; o < un; ++o) ++st.member_begin[static_cast<size_t>(ops[o].root) + 1];
+    for (size_t o = 0; o < un; ++o) st.member_begin[o + 1] += st.member_begin[o];
+    // Fill with a moving cursor per root, then shift the cursors back to the begins.
+    for (size_t o = 0; o < un; ++o)
+      st.members[static_cast<size_t>(st.member_begin[static_cast<size_t>(ops[o].root)]++)] = static_cast<OpId>(o);
+    for (size_t o = un; o > 0; --o) st.member_begin[o] = st.member_begin[o - 1];
+    st.member_begin[0] = 0;
+    for (size_t o = 0; o < un; ++o) {
+      const OpId r = ops[o].root;
+      if (r != static_cast<OpId>(o)) {
+        ops[r].priority = std::max(ops[r].priority, ops[o].priority);
+        ops[r].instant_kernel = 0;  // a fused group is always a kernel
+      }
+      for (int32_t i = ops_[o].in_begin; i < ops_[o].in_end; ++i) {
+        if (ops[tensors_[static_cast<size_t>(in_[static_cast<size_t>(i)])].producer].root != r) ++ops[r].pending;
+      }
+    }
+  }
+  int64_t num_kernels = 0;
+  for (size_t o = 0; o < un; ++o) num_kernels += ops[o].root == static_cast<OpId>(o);
+
+  // Tensor copies on their producers' devices.
+  CopyState* copies = st.copies.data();
+  for (size_t t = 0; t < static_cast<size_t>(nt); ++t) {
+    const OpId p = tensors_[t].producer;
+    copies[t] = CopyState{0, 0, p == kNoId ? kNoId : ops[p].device, -1, static_cast<TensorId>(t), 0, 0};
+  }
+  st.num_copies = nt;
+  st.num_readers = 0;
+  st.seq = 0;
+  st.events.clear();
+  st.worklist.clear();
+  st.dirty_devices.clear();
+  st.dirty_links.clear();
+  for (size_t d = 0; d < ud; ++d) {
+    st.ready[d].clear();
+    st.busy[d] = 0;
+    st.device_dirty[d] = 0;
+    st.memory[d] = result.device_resident_memory[d];
+    result.device_peak_memory[d] = st.memory[d];
+  }
+  for (size_t l = 0; l < ud * ud; ++l) {
+    st.queue[l].clear();
+    st.link_busy[l] = 0;
+    st.link_dirty[l] = 0;
+  }
+
+  Run run(*this, st, result, options.record_timeline);
+  run.fused = fused;
+  if (options.record_timeline) {
+    for (size_t d = 0; d < ud; ++d) run.Sample(static_cast<DeviceId>(d), 0);
+  }
+  for (size_t o = 0; o < un; ++o) {
+    if (ops[o].root == static_cast<OpId>(o) && ops[o].pending == 0) run.MakeReady(static_cast<OpId>(o));
+  }
+  result.step_time_us = run.Loop();
+  if (run.completed != num_kernels) return invalid();  // only a cycle through fused groups can stall the loop
+
+  for (DeviceId d = 0; d < num_devices; ++d) {
+    const int64_t over = result.device_peak_memory[static_cast<size_t>(d)] - cluster_.device(d).memory_bytes;
+    if (over > 0 && over > result.oom_overflow_bytes) {
+      result.oom = true;
+      result.oom_device = d;
+      result.oom_overflow_bytes = over;
+    }
+  }
+  return result;
+}
+
+}  // namespace graphopt

@@ -1,0 +1,154 @@
+// The simulator's internal state, shared by its two halves: simulator.cc (building
+// a Simulator: the precomputed arrays) and simulator_run.cc (one simulation: the
+// event loop). Not part of the interface: include sim/simulator.h instead.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "sim/simulator.h"
+
+namespace graphopt {
+namespace sim_internal {
+
+constexpr double kUsPerSecond = 1e6;
+
+// A double as an unsigned integer of the same order (for heap keys: integer compares
+// are cheaper than floating-point ones). -0.0 becomes +0.0 first, so they tie.
+inline uint64_t OrderedBits(double x) {
+  x += 0.0;
+  uint64_t u;
+  std::memcpy(&u, &x, sizeof(u));
+  return (u >> 63) != 0 ? ~u : u | (uint64_t{1} << 63);
+}
+
+// A kernel waiting for its device: higher priority first, then earlier readiness.
+struct ReadyEntry {
+  uint64_t priority;  // OrderedBits
+  uint32_t seq;
+  OpId op;
+};
+struct ReadyLess {
+  bool operator()(const ReadyEntry& a, const ReadyEntry& b) const {
+    return a.priority < b.priority || (a.priority == b.priority && a.seq > b.seq);
+  }
+};
+
+// A transfer waiting for its link: higher destination priority first, then send order.
+struct TransferEntry {
+  uint64_t priority;  // OrderedBits
+  uint32_t seq;
+  int32_t copy;
+  int64_t bytes;
+};
+struct TransferLess {
+  bool operator()(const TransferEntry& a, const TransferEntry& b) const {
+    return a.priority < b.priority || (a.priority == b.priority && a.seq > b.seq);
+  }
+};
+
+// The end of a kernel (id >= 0: its root op) or of a transfer (id < 0: ~copy) at
+// `time`, which the heap orders by its OrderedBits `key`.
+struct Event {
+  uint64_t key;
+  double time;
+  uint32_t seq;
+  int32_t id;
+};
+struct EventLater {
+  bool operator()(const Event& a, const Event& b) const { return a.key > b.key || (a.key == b.key && a.seq > b.seq); }
+};
+
+// Everything one simulation writes. Sized for one graph and cluster; reused across calls.
+// Tensor copies: copy t (< num_tensors) is tensor t on its producer's device; copies
+// >= num_tensors are received copies on other devices. in_copy[i] is the received
+// copy that input slot i (of Simulator::in_) reads, set when that copy is created;
+// a slot whose tensor is produced on the reader's device reads copy in_[i].
+struct OpState {
+  double priority;  // at roots: the kernel's priority (max over its members)
+  DeviceId device;
+  OpId root;               // the fused group's root (the op itself if unfused)
+  int32_t pending;         // at roots: inputs from outside the group not yet present
+  uint8_t instant_kernel;  // at roots: a lone instant op, run off the stream
+};
+
+struct CopyState {
+  int64_t bytes;  // bytes held while it lives (0: resident, alias or internal)
+  int32_t refs;   // holds: local readers, outgoing transfers, aliases, producer
+  DeviceId device;
+  int32_t alias;  // the copy this one aliases (instant views), or -1
+  TensorId tensor;
+  int32_t readers_begin, readers_end;  // received copies: the kernels waiting for it, in readers
+};
+
+}  // namespace sim_internal
+
+struct SimScratchState {
+  const Simulator* owner = nullptr;
+  std::vector<sim_internal::OpState> ops;
+  std::vector<int32_t> member_begin;
+  std::vector<OpId> members;
+  std::vector<OpId> path;
+  std::vector<sim_internal::CopyState> copies;
+  std::vector<int32_t> in_copy;
+  std::vector<OpId> readers;
+  int32_t num_copies = 0;
+  int32_t num_readers = 0;
+  // Per device.
+  std::vector<std::vector<sim_internal::ReadyEntry>> ready;
+  std::vector<uint8_t> busy;
+  std::vector<int64_t> memory;
+  std::vector<uint8_t> device_dirty;
+  std::vector<DeviceId> dirty_devices;
+  // Per link.
+  std::vector<std::vector<sim_internal::TransferEntry>> queue;
+  std::vector<uint8_t> link_busy;
+  std::vector<uint8_t> link_dirty;
+  std::vector<int32_t> dirty_links;
+  // Destination devices of one tensor being published.
+  std::vector<int32_t> stamp;
+  std::vector<int32_t> dest_copy;
+  std::vector<double> dest_priority;
+  std::vector<DeviceId> dest_list;
+  std::vector<std::pair<DeviceId, OpId>> remote_readers;
+  int32_t stamp_counter = 0;
+  // Per tensor: the fused kernel (a counter value) that last read it from outside.
+  std::vector<uint32_t> read_stamp;
+  uint32_t read_counter = 0;
+
+  std::vector<sim_internal::Event> events;
+  std::vector<OpId> worklist;
+  uint32_t seq = 0;
+
+  void Prepare(const Simulator& sim, int n, int nt, int num_devices, int64_t num_edges, size_t num_inputs) {
+    const size_t num_copies_max = static_cast<size_t>(nt) + static_cast<size_t>(num_edges);
+    if (owner == &sim && ops.size() == static_cast<size_t>(n) && copies.size() == num_copies_max &&
+        ready.size() == static_cast<size_t>(num_devices) && in_copy.size() == num_inputs) {
+      return;
+    }
+    owner = &sim;
+    const size_t un = static_cast<size_t>(n), ud = static_cast<size_t>(num_devices);
+    ops.assign(un, sim_internal::OpState{});
+    member_begin.assign(un + 1, 0);
+    members.assign(un, 0);
+    copies.assign(num_copies_max, sim_internal::CopyState{});
+    in_copy.assign(num_inputs, -1);
+    readers.assign(static_cast<size_t>(num_edges), 0);
+    ready.assign(ud, {});
+    busy.assign(ud, 0);
+    memory.assign(ud, 0);
+    device_dirty.assign(ud, 0);
+    queue.assign(ud * ud, {});
+    link_busy.assign(ud * ud, 0);
+    link_dirty.assign(ud * ud, 0);
+    stamp.assign(ud, -1);
+    dest_copy.assign(ud, 0);
+    dest_priority.assign(ud, 0);
+    stamp_counter = 0;
+    read_stamp.assign(static_cast<size_t>(nt), 0);
+    read_counter = 0;
+  }
+};
+
+}  // namespace graphopt
