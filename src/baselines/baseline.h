@@ -87,7 +87,9 @@ inline constexpr int kMaxFusionOperandsAndOutputs = 64;
 // outputs. Returns the number of ops fused.
 int ApplyGreedyFusion(const Graph& graph, Plan* plan);
 // ApplyGreedyFusion restricted to ops whose kind `fusible` accepts (on top of
-// CanFuseKind); TfDefaultPlan uses it with the elementwise kinds only.
+// CanFuseKind).
 int ApplyGreedyFusionOfKinds(const Graph& graph, const std::function<bool(OpKind)>& fusible, Plan* plan);
+// TensorFlow's default fusion (TfDefaultPlan's): greedy fusion of elementwise ops only.
+int ApplyDefaultFusion(const Graph& graph, Plan* plan);
 
 }  // namespace graphopt

@@ -245,6 +245,11 @@ int ApplyGreedyFusionOfKinds(const Graph& graph, const std::function<bool(OpKind
   return GreedyFuser(graph, plan).Run(fusible);
 }
 
+int ApplyDefaultFusion(const Graph& graph, Plan* plan) {
+  return ApplyGreedyFusionOfKinds(
+      graph, [](OpKind kind) { return CategoryOf(kind) == OpCategory::kElementwise; }, plan);
+}
+
 int ApplyGreedyFusion(const Graph& graph, Plan* plan) {
   return ApplyGreedyFusionOfKinds(
       graph, [](OpKind) { return true; }, plan);

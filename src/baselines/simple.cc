@@ -43,8 +43,7 @@ Plan TfDefaultPlan(const Graph& graph, const Cluster& cluster) {
   // Every op kind of ours has a GPU kernel, so "the first accelerator that can run it"
   // is the first accelerator for all of them.
   Plan plan = DefaultPlan(graph, cluster.FirstAccelerator());
-  ApplyGreedyFusionOfKinds(
-      graph, [](OpKind kind) { return CategoryOf(kind) == OpCategory::kElementwise; }, &plan);
+  ApplyDefaultFusion(graph, &plan);
   return plan;
 }
 

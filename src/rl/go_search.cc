@@ -61,6 +61,7 @@ struct GoSearch::Impl {
   PpoConfig ppo_config;
   PolicyInput input;
   PolicyInputOptions input_options;
+  TaskDefaults defaults;  // of the tasks the search does not decide
   Plan units_plan;  // the plan the units are split by (empty: none)
   std::unique_ptr<BatchSimulator> batch;
   std::unique_ptr<LocalSearch> polish;
@@ -96,8 +97,11 @@ struct GoSearch::Impl {
     result.plans_simulated += 1 + config.zero_shot_samples;
     result.zero_shot_score = z.score;
     result.zero_shot_seconds = z.seconds;
-    Offer(z.plan, z.score, "zero-shot");
-    if (trainer) trainer->OfferPlan(z.plan, z.score);
+    Plan plan = z.plan;
+    PlanScore score = z.score;
+    if (!WithDefaults(&plan, &score)) return Status::Ok();
+    Offer(plan, score, "zero-shot");
+    if (trainer) trainer->OfferPlan(plan, score);
     return Status::Ok();
   }
 
@@ -126,6 +130,23 @@ struct GoSearch::Impl {
     if (source == "polish") ++result.improvements_polish;
     if (source == "ppo+polish") ++result.improvements_sample_polish;
     return true;
+  }
+
+  // A plan made elsewhere (a baseline, the zero-shot plan) with the defaults of the
+  // tasks not decided, re-scored if they apply; false if it could not be simulated.
+  bool WithDefaults(Plan* plan, PlanScore* score) {
+    if (defaults.all()) return true;
+    defaults.Apply(sim.graph(), plan);
+    StatusOr<SimResult> r = sim.Simulate(*plan);
+    ++result.plans_simulated;
+    if (!r.ok()) return false;
+    *score = PlanScore::Of(*r);
+    return true;
+  }
+
+  // The search's trainer (a fresh one, or one on new units) plans with the defaults.
+  void UseDefaults(PpoTrainer* trainer_of_go) {
+    if (!defaults.all()) trainer_of_go->set_task_defaults(&defaults);
   }
 
   void RunBaselines() {
@@ -158,7 +179,8 @@ struct GoSearch::Impl {
           result.best_baseline = b.method;
           result.best_baseline_score = b.score;
         }
-        if (config.baselines) Offer(*plan, b.score, "baseline:" + b.method);
+        PlanScore offered = b.score;
+        if (config.baselines && WithDefaults(&*plan, &offered)) Offer(*plan, offered, "baseline:" + b.method);
         result.baselines.push_back(b);
       }
     }
@@ -178,6 +200,7 @@ struct GoSearch::Impl {
     GO_ASSIGN_OR_RETURN(GoPolicy policy, NewPolicy());
     try {
       auto fresh = std::make_unique<PpoTrainer>(sim, batch.get(), input, policy, ppo_config, config.seed);
+      UseDefaults(fresh.get());
       ppo = fresh.get();
       trainer = std::move(fresh);
     } catch (const std::exception& e) {
@@ -433,10 +456,21 @@ StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator,
   impl->input_options = UnitsPerDeviceOptions(simulator.cluster(), impl->config.units_per_device);
   GO_ASSIGN_OR_RETURN(impl->input, BuildPolicyInput(simulator.graph(), simulator.cluster(), simulator.cost_model(),
                                                     impl->input_options));
+  const uint32_t tasks = impl->config.method == "go" ? impl->policy_config.tasks : kAllTasks;
+  if (impl->config.method != "go" && !impl->config.fixed_placement.empty()) {
+    return InvalidArgument("a fixed placement is for go with placement left out of its tasks, not " + impl->config.method);
+  }
+  GO_ASSIGN_OR_RETURN(impl->defaults, TaskDefaults::Create(tasks, impl->config.fixed_placement, simulator.graph(),
+                                                           simulator.cluster(), simulator.cost_model()));
+  const TaskDefaults* defaults = impl->defaults.all() ? nullptr : &impl->defaults;
   impl->batch = std::make_unique<BatchSimulator>(simulator, impl->config.threads);
-  if (impl->config.polish) impl->polish = std::make_unique<LocalSearch>(simulator, impl->batch.get(), impl->config.polish_config);
+  if (impl->config.polish) {
+    impl->polish = std::make_unique<LocalSearch>(simulator, impl->batch.get(), impl->config.polish_config);
+    impl->polish->set_task_defaults(defaults);
+  }
   if (impl->config.polish && impl->config.polish_samples) {
     impl->sample_polish = std::make_unique<LocalSearch>(simulator, impl->batch.get(), impl->config.polish_config);
+    impl->sample_polish->set_task_defaults(defaults);
   }
   if (impl->config.ppo_enabled) {
     try {
@@ -444,6 +478,7 @@ StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator,
         GO_ASSIGN_OR_RETURN(GoPolicy policy, impl->NewPolicy());
         auto ppo = std::make_unique<PpoTrainer>(simulator, impl->batch.get(), impl->input, policy, impl->ppo_config,
                                                 impl->config.seed);
+        impl->UseDefaults(ppo.get());
         impl->ppo = ppo.get();
         impl->trainer = std::move(ppo);
       } else {

@@ -91,6 +91,12 @@ struct GoSearchConfig {
   // "zero-shot"), a plan decoded from the policy, so the policy alone may use it.
   std::string pretrained;
   int zero_shot_samples = 16;
+  // The tasks decided are the GO policy's (`policy` key tasks, default all; other
+  // methods decide placement only, as published, and this does not apply to them);
+  // the others take their defaults (rl/task_defaults.h) in every plan scored, the
+  // baselines it starts from included. With placement not decided: the baseline
+  // whose placement every plan keeps ("" is tf-default's).
+  std::string fixed_placement;
   int64_t polish_evaluations = 48;  // simulations of local search per step
   int64_t max_steps = 0;            // 0: no limit
   double time_limit_s = 300;        // <= 0: no limit

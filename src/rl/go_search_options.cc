@@ -75,7 +75,8 @@ std::string GoSearchIdentityConfig(const GoSearchConfig& c, const std::string& p
       c.method_options.c_str(), policy.c_str(), ppo.c_str(), c.baselines, c.warm_start, c.ppo_enabled, c.polish,
       c.polish_samples, c.units_per_device, c.plan_units, c.explore, static_cast<long long>(c.polish_evaluations),
       !c.pretrained.empty(), c.zero_shot_samples,
-      p.batch, p.min_improvement, p.min_block_ops, p.placement_moves, p.fusion_moves, p.priority_moves);
+      p.batch, p.min_improvement, p.min_block_ops, p.placement_moves, p.fusion_moves, p.priority_moves) +
+         (c.fixed_placement.empty() ? "" : ";fixed_placement=" + c.fixed_placement);
 }
 
 StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchConfig c) {

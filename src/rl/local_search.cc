@@ -146,6 +146,16 @@ void LocalSearch::Reset() {
   failed_scales_ = 0;
 }
 
+void LocalSearch::set_task_defaults(const TaskDefaults* defaults) {
+  defaults_ = defaults;
+  if (defaults == nullptr) return;
+  config_.placement_moves = config_.placement_moves && defaults->decides(kTaskPlacement);
+  config_.fusion_moves = config_.fusion_moves && defaults->decides(kTaskFusion);
+  config_.priority_moves = config_.priority_moves && defaults->decides(kTaskScheduling);
+  BuildScales();
+  set_cursor(Cursor{0, 0, 0});
+}
+
 void LocalSearch::set_cursor(const Cursor& c) {
   scale_ = std::clamp(c.scale, 0, num_scales() - 1);
   position_ = 0;
@@ -223,8 +233,7 @@ Plan LocalSearch::Apply(const Plan& plan, const Move& move) const {
       ApplyGreedyFusion(g, &p);
       break;
     case 2:
-      std::fill(p.fuse_with_producer.begin(), p.fuse_with_producer.end(), 0);
-      ApplyGreedyFusionOfKinds(g, [](OpKind k) { return CategoryOf(k) == OpCategory::kElementwise; }, &p);
+      ApplyDefaultFusion(g, &p);
       break;
     case 3:
       std::fill(p.fuse_with_producer.begin(), p.fuse_with_producer.end(), 0);
@@ -238,6 +247,7 @@ Plan LocalSearch::Apply(const Plan& plan, const Move& move) const {
     default:
       GO_CHECK_MSG(false, "unknown local-search move");
   }
+  if (defaults_ != nullptr) defaults_->Apply(g, &p, &legalizer_);
   return p;
 }
 
@@ -246,6 +256,7 @@ LocalSearchStats LocalSearch::Polish(Plan* plan, PlanScore* score, Rng& rng, int
   LocalSearchStats stats;
   GO_CHECK(plan != nullptr && score != nullptr);
   legalizer_.MakeValid(sim_.cluster(), plan);
+  if (defaults_ != nullptr) defaults_->Apply(sim_.graph(), plan, &legalizer_);
   StatusOr<SimResult> current = sim_.Simulate(*plan);
   ++stats.evaluations;
   if (!current.ok()) return stats;

@@ -36,6 +36,7 @@
 #include "graph/graph.h"
 #include "sim/batch.h"
 #include "sim/plan.h"
+#include "rl/task_defaults.h"
 #include "sim/plan_legalizer.h"
 #include "sim/simulator.h"
 
@@ -80,6 +81,11 @@ class LocalSearch {
   // *plan and *score are only ever replaced by a strictly better plan.
   LocalSearchStats Polish(Plan* plan, PlanScore* score, Rng& rng, int64_t max_evaluations,
                           const std::function<bool()>& stop = nullptr);
+
+  // From now on the search moves only the tasks `defaults` decides and gives every
+  // candidate the defaults of the others (rl/task_defaults.h; null: every task). It
+  // must outlive the search.
+  void set_task_defaults(const TaskDefaults* defaults);
 
   // Forgets convergence (the plan changed from outside).
   void Reset();
@@ -127,6 +133,7 @@ class LocalSearch {
   int failed_scales_ = 0;
   std::vector<Move> pending_;  // moves of the current scale not tried yet
   bool pending_valid_ = false;
+  const TaskDefaults* defaults_ = nullptr;
 };
 
 }  // namespace graphopt

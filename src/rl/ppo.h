@@ -101,6 +101,9 @@ class PpoTrainer : public Trainer {
   // optimizer; the trainer's own state (step, baseline, best plan) is left as is.
   Status LoadWeights(const std::string& dir);
   const PpoConfig& config() const { return config_; }
+  // The defaults of the tasks not decided go into every plan built from now on
+  // (rl/task_defaults.h; it must outlive the trainer).
+  void set_task_defaults(const TaskDefaults* defaults) { builder_.set_task_defaults(defaults); }
   // The greedy (most likely) plan of the current policy and its score.
   Plan GreedyPlan();
 

@@ -38,8 +38,10 @@ PlanBuilder::PlanBuilder(const Graph& graph, const Cluster& cluster, const CostM
       legalizer_(graph) {}
 
 Plan PlanBuilder::Build(const Actions& actions) const {
-  return ActionsToPlanWith(graph_, cluster_, input_, actions, critical_path_priorities_ ? &scheduler_ : nullptr,
-                           &legalizer_);
+  const bool schedule = critical_path_priorities_ && (defaults_ == nullptr || defaults_->decides(kTaskScheduling));
+  Plan plan = ActionsToPlanWith(graph_, cluster_, input_, actions, schedule ? &scheduler_ : nullptr, &legalizer_);
+  if (defaults_ != nullptr) defaults_->Apply(graph_, &plan, &legalizer_);
+  return plan;
 }
 
 std::vector<Plan> PlanBuilder::BuildAll(const std::vector<Actions>& actions, int threads) const {

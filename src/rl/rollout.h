@@ -20,6 +20,7 @@
 #include "graph/graph.h"
 #include "policy/actions.h"
 #include "policy/features.h"
+#include "rl/task_defaults.h"
 #include "sim/cluster.h"
 #include "sim/cost_model.h"
 #include "sim/plan.h"
@@ -43,6 +44,9 @@ class PlanBuilder {
  public:
   PlanBuilder(const Graph& graph, const Cluster& cluster, const CostModel& cost_model, const PolicyInput& input,
               bool critical_path_priorities);
+  // From now on every plan gets the defaults of the tasks `defaults` does not decide
+  // (rl/task_defaults.h; null: every task decided). It must outlive the builder.
+  void set_task_defaults(const TaskDefaults* defaults) { defaults_ = defaults; }
   Plan Build(const Actions& actions) const;
   std::vector<Plan> BuildAll(const std::vector<Actions>& actions, int threads) const;
 
@@ -53,6 +57,7 @@ class PlanBuilder {
   bool critical_path_priorities_;
   CriticalPathScheduler scheduler_;
   PlanLegalizer legalizer_;
+  const TaskDefaults* defaults_ = nullptr;
 };
 
 

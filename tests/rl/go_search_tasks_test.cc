@@ -1,0 +1,83 @@
+// The GO search deciding a subset of placement, scheduling and fusion: every plan it
+// returns carries the defaults of the others (rl/task_defaults.h), the baselines it
+// starts from and its local search's moves included.
+#include <gtest/gtest.h>
+
+#include "baselines/baseline.h"
+#include "models/load.h"
+#include "rl/go_search.h"
+#include "rl/task_defaults.h"
+
+namespace graphopt {
+namespace {
+
+struct RnnToy {
+  Graph graph = LoadModel("rnnlm:layers=2,steps=2,hidden=64,batch=8,vocab=100").value();
+  Cluster cluster = LoadCluster("2xV100").value();
+  Simulator sim = std::move(Simulator::Create(graph, cluster).value());
+};
+
+// Baselines, local search and PPO all on, 2 steps, one thread.
+GoSearchConfig Search(const std::string& tasks) {
+  GoSearchConfig c;
+  c.policy = "hidden=16,heads=2,sage_layers=1,attention_layers=1,segment=16,memory=16,tasks=" + tasks;
+  c.ppo = "samples=4,epochs=1";
+  c.max_steps = 2;
+  c.time_limit_s = 0;
+  c.threads = 1;
+  return c;
+}
+
+GoSearchResult MustRun(const Simulator& sim, const GoSearchConfig& c) {
+  auto search = GoSearch::Create(sim, c);
+  EXPECT_TRUE(search.ok()) << search.status().message();
+  if (!search.ok()) return {};
+  auto r = (*search)->Run();
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? *r : GoSearchResult{};
+}
+
+TEST(GoSearchTasksTest, PlacementAloneKeepsReadyOrderAndTheDefaultFusion) {
+  const RnnToy toy;
+  const GoSearchResult r = MustRun(toy.sim, Search("placement"));
+  ASSERT_TRUE(r.score.scored());
+  EXPECT_EQ(r.plan.priority, std::vector<double>(r.plan.priority.size(), 0.0));
+  Plan fused = r.plan;
+  ApplyDefaultFusion(toy.graph, &fused);
+  EXPECT_EQ(r.plan.fuse_with_producer, fused.fuse_with_producer);
+  // Never slower than a baseline's placement under the same defaults (what it starts from).
+  auto defaults = TaskDefaults::Create(kTaskPlacement, "", toy.graph, toy.cluster, toy.sim.cost_model());
+  ASSERT_TRUE(defaults.ok());
+  for (const std::string& name : BaselineNames()) {
+    auto plan = RunBaseline(name, toy.graph, toy.cluster, toy.sim.cost_model());
+    ASSERT_TRUE(plan.ok()) << name;
+    defaults->Apply(toy.graph, &*plan);
+    auto simulated = toy.sim.Simulate(*plan);
+    ASSERT_TRUE(simulated.ok()) << name;
+    if (!simulated->oom) EXPECT_LE(r.score.step_time_us, simulated->step_time_us) << name;
+  }
+}
+
+TEST(GoSearchTasksTest, ScheduleAndFusionOnTheExpertsPlacement) {
+  const RnnToy toy;
+  GoSearchConfig c = Search("scheduling+fusion");
+  c.fixed_placement = "expert";
+  const GoSearchResult r = MustRun(toy.sim, c);
+  ASSERT_TRUE(r.score.scored());
+  auto expert = RunBaseline("expert", toy.graph, toy.cluster, toy.sim.cost_model());
+  ASSERT_TRUE(expert.ok());
+  EXPECT_EQ(r.plan.device, expert->device);
+  EXPECT_TRUE(ValidatePlan(toy.graph, toy.cluster, r.plan).ok());
+}
+
+TEST(GoSearchTasksTest, AFixedPlacementNeedsPlacementLeftOut) {
+  const RnnToy toy;
+  GoSearchConfig c = Search("all");
+  c.fixed_placement = "expert";
+  auto search = GoSearch::Create(toy.sim, c);
+  ASSERT_FALSE(search.ok());
+  EXPECT_NE(search.status().message().find("needs placement left out"), std::string::npos) << search.status().message();
+}
+
+}  // namespace
+}  // namespace graphopt
