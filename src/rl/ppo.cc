@@ -19,8 +19,11 @@ namespace graphopt {
 namespace {
 
 constexpr const char* kPpoStateFormat = "graphopt-ppo-state";
-constexpr int kPpoStateVersion = 3;  // 2: trunk_frozen; 3: trunk_cache
+constexpr int kPpoStateVersion = 4;  // 2: trunk_frozen; 3: trunk_cache; 4: best_plan_file
 constexpr const char* kTrunkFile = "trunk.pt";
+// The best plan itself: one offered from outside (a baseline, a teacher, the local
+// search) is not in general the plan its actions build (priorities, fusion flags).
+constexpr const char* kBestPlanFile = "ppo_best_plan.json";
 
 // The mean fraction of `samples`' decisions that differ from `best`'s, per task
 // (TrainerStepStats::units_off and the rest).
@@ -324,6 +327,8 @@ Status PpoTrainer::SaveCheckpoint(const std::string& dir) {
     }
     GO_RETURN_IF_ERROR(SaveArchiveAtomic(archive, dir + "/" + kTrunkFile));
   }
+  const bool best_plan_file = best_score_.scored();
+  if (best_plan_file) GO_RETURN_IF_ERROR(WritePlanJson(sim_.graph(), best_plan_, dir + "/" + kBestPlanFile));
   const State s = state();
   nlohmann::json j{{"format", kPpoStateFormat},
                    {"version", kPpoStateVersion},
@@ -337,6 +342,7 @@ Status PpoTrainer::SaveCheckpoint(const std::string& dir) {
                    {"trunk_frozen", trunk_frozen_},
                    {"trunk_cache", trunk_cache},
                    {"best", PlanScoreToJson(best_score_)},
+                   {"best_plan_file", best_plan_file},
                    {"best_actions", nlohmann::json{{"unit_device", best_actions_.unit_device},
                                                    {"priority_level", best_actions_.priority_level},
                                                    {"fuse", best_actions_.fuse}}}};
@@ -391,12 +397,18 @@ Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
                         std::to_string(ops) + " ops");
     }
   }
+  GO_ASSIGN_OR_RETURN(const bool best_plan_file, JsonMemberBool(j, "best_plan_file", path));
+  if (best_plan_file != recorded_best.scored()) {
+    return ParseError(path + ": best_plan_file must be true exactly when a best plan is recorded");
+  }
   Plan best_plan;
   PlanScore best_score;
   if (recorded_best.scored()) {
     // The best plan, re-simulated: the state's word for its score is not taken.
-    best_plan = builder_.Build(a);
-    GO_ASSIGN_OR_RETURN(best_score, VerifyCheckpointPlan(sim_, best_plan, recorded_best, path + ": best_actions"));
+    GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {kBestPlanFile}, "the state records a best plan"));
+    const std::string plan_path = dir + "/" + kBestPlanFile;
+    GO_ASSIGN_OR_RETURN(best_plan, ReadPlanJson(plan_path, sim_.graph()));
+    GO_ASSIGN_OR_RETURN(best_score, VerifyCheckpointPlan(sim_, best_plan, recorded_best, plan_path));
   }
   GO_ASSIGN_OR_RETURN(const Weights weights, ReadWeights(dir, frozen));
   PolicyOutput cached_trunk;

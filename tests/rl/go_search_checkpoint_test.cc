@@ -103,7 +103,7 @@ TEST(GoSearchCheckpointTest, ImpossibleOrOutOfRangeStateValuesAreErrors) {
   EditJson(dir + "/ppo_state.json", [](nlohmann::json& j) {
     j["best"]["step_time_us"] = j["best"]["step_time_us"].get<double>() / 2;
   });
-  ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), dir + "/ppo_state.json: best_actions: the checkpoint records this plan");
+  ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), dir + "/ppo_best_plan.json: the checkpoint records this plan");
   RemoveDir(dir);
 }
 

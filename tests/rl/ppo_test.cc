@@ -165,6 +165,33 @@ TEST(PpoTest, WarmStartImitatesThePlacementOfFewLargeUnits) {
 // change the heads' weights and no other; without it, the warm start trains the
 // whole network. A checkpoint records the frozen trunk, and the resumed trainer
 // (its trunk recomputed from the restored weights) takes the same next step.
+// A plan offered from outside whose priorities no actions build (its actions get the
+// critical-path priorities back): a resumed trainer has that very plan as its best.
+TEST(PpoTest, AnOfferedBestPlanResumesAsItself) {
+  ConfigureTorchThreads(1);
+  Toy toy;
+  BatchSimulator batch(toy.sim, 1);
+  auto trainer = MakeTrainer(toy, &batch, 5);
+  Plan offered = DefaultPlan(toy.graph);
+  for (OpId o = 0; o < toy.graph.num_ops(); ++o) offered.priority[static_cast<size_t>(o)] = (o * 7) % 5;
+  const PlanScore score = PlanScore::Of(*toy.sim.Simulate(offered));
+  ASSERT_TRUE(trainer->OfferPlan(offered, score));
+  ASSERT_NE(trainer->GreedyPlan().priority, offered.priority);  // not what actions build
+  const std::string dir = testing::ScratchDir("ppo_offered");
+  ASSERT_TRUE(trainer->SaveCheckpoint(dir).ok());
+  auto resumed = MakeTrainer(toy, &batch, 5);
+  const Status loaded = resumed->LoadCheckpoint(dir);
+  ASSERT_TRUE(loaded.ok()) << loaded.message();
+  EXPECT_EQ(resumed->best_plan().priority, offered.priority);
+  EXPECT_EQ(resumed->best_plan().device, offered.device);
+  EXPECT_EQ(resumed->best_score().step_time_us, score.step_time_us);
+  std::remove((dir + "/ppo_best_plan.json").c_str());
+  const Status missing = MakeTrainer(toy, &batch, 5)->LoadCheckpoint(dir);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("ppo_best_plan.json"), std::string::npos) << missing.message();
+  testing::RemoveDir(dir);
+}
+
 TEST(PpoTest, FrozenTrunkTrainsTheHeadsAloneAndResumesExactly) {
   ConfigureTorchThreads(1);
   Toy toy;

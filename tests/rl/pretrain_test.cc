@@ -62,21 +62,27 @@ void ExpectSamePolicies(const std::string& a, const std::string& b) {
 }
 
 // Interrupted in the middle of a task and at a task's end, then resumed: the same
-// policy and task records as one uninterrupted run (one thread, so bit for bit).
-TEST(PretrainTest, ResumesExactlyInsideATaskAndAtItsEnd) {
-  ConfigureTorchThreads(1);
+// policy and task records as one uninterrupted run (one thread, so bit for bit). With
+// a teacher too (its plan, a baseline's, joins the trainer as its first best plan).
+void ExpectExactResume(bool teacher) {
+  SCOPED_TRACE(teacher ? "with a teacher" : "without a teacher");
+  auto config = [teacher](const std::string& dir, int64_t steps) {
+    PretrainConfig c = TinyPretrain(dir, steps);
+    c.imitate_baselines = teacher;
+    return c;
+  };
   const std::string whole = ScratchDir("pretrain_whole"), parts = ScratchDir("pretrain_parts");
-  auto a = Pretrain(TinyPretrain(whole, 8), whole + "/out.pt");
+  auto a = Pretrain(config(whole, 8), whole + "/out.pt");
   ASSERT_TRUE(a.ok()) << a.status().message();
   ASSERT_EQ(a->tasks.size(), 3u);  // 3 + 3 + 2 steps
   EXPECT_EQ(a->stop_reason, "steps");
   for (int64_t stop : {4, 6, 8}) {  // inside task 1, at its end, then into task 2
-    auto b = Pretrain(TinyPretrain(parts, stop), parts + "/out.pt");
+    auto b = Pretrain(config(parts, stop), parts + "/out.pt");
     ASSERT_TRUE(b.ok()) << b.status().message();
     EXPECT_EQ(b->resumed, stop != 4);
     EXPECT_EQ(b->steps, stop);
   }
-  auto b = Pretrain(TinyPretrain(parts, 8));
+  auto b = Pretrain(config(parts, 8));
   ASSERT_TRUE(b.ok());
   ExpectSamePolicies(whole + "/out.pt", parts + "/out.pt");
   ASSERT_EQ(b->tasks.size(), a->tasks.size());
@@ -91,6 +97,12 @@ TEST(PretrainTest, ResumesExactlyInsideATaskAndAtItsEnd) {
   EXPECT_EQ(b->plans, a->plans);
   RemoveDir(whole);
   RemoveDir(parts);
+}
+
+TEST(PretrainTest, ResumesExactlyInsideATaskAndAtItsEnd) {
+  ConfigureTorchThreads(1);
+  ExpectExactResume(false);
+  ExpectExactResume(true);
 }
 
 TEST(PretrainTest, ACheckpointOfOtherOptionsOrWithoutItsStateIsRefused) {
