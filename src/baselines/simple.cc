@@ -6,6 +6,7 @@
 // into their producers, as XLA does); it checks every plan with ValidatePlan before
 // returning it.
 #include "baselines/baseline.h"
+#include "core/strings.h"
 
 namespace graphopt {
 
@@ -23,9 +24,7 @@ StatusOr<Plan> RunBaseline(const std::string& method, const Graph& graph, const 
     if (method == "metis") return MetisPlan(graph, cluster, cost_model, options);
     if (method == "scotch") return ScotchPlan(graph, cluster, cost_model, options);
     if (method == "heft") return HeftPlan(graph, cluster, cost_model);
-    std::string known;
-    for (const std::string& name : BaselineNames()) known += (known.empty() ? "" : ", ") + name;
-    return NotFound("unknown baseline \"" + method + "\" (known: " + known + ")");
+    return NotFound("unknown baseline \"" + method + "\" (known: " + Join(BaselineNames(), ", ") + ")");
   };
   StatusOr<Plan> plan = run();
   if (!plan.ok()) return plan.status().WithContext("baseline " + method);

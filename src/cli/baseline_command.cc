@@ -27,11 +27,7 @@ int Fail(const std::string& command, const std::string& message) { return Comman
 
 std::string Seconds(double us) { return StrFormat("%.4f s", us / 1e6); }
 
-std::string MethodList() {
-  std::string s;
-  for (const auto& m : BaselineNames()) s += (s.empty() ? "" : ", ") + m;
-  return s;
-}
+std::string MethodList() { return Join(BaselineNames(), ", "); }
 
 struct Scored {
   std::string method;

@@ -28,6 +28,12 @@ std::string Trim(const std::string& s) {
   return s.substr(b, e - b);
 }
 
+std::string Join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : sep) + items[i];
+  return out;
+}
+
 std::vector<std::string> SplitList(const std::string& s, char sep) {
   std::vector<std::string> out;
   for (const std::string& item : Split(s, sep)) {

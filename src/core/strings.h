@@ -13,6 +13,8 @@ namespace graphopt {
 
 std::vector<std::string> Split(const std::string& s, char sep);
 std::string Trim(const std::string& s);
+// The items joined with `sep`: Join({"a", "b"}, ", ") is "a, b".
+std::string Join(const std::vector<std::string>& items, const std::string& sep);
 // The non-empty items of a list, trimmed: SplitList(" a, ,b", ',') is {"a", "b"}.
 std::vector<std::string> SplitList(const std::string& s, char sep);
 bool StartsWith(const std::string& s, const std::string& prefix);

@@ -21,12 +21,6 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string s;
-  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
-  return s;
-}
-
 SuiteRow Row(std::string name, std::string label, std::string model, int devices) {
   auto preset = PresetForDevices(devices);
   GO_CHECK_MSG(preset.ok(), preset.status().message());
@@ -113,11 +107,11 @@ StatusOr<std::vector<SuiteRow>> SelectRows(const std::vector<SuiteRow>& rows, co
     const std::string name = Trim(raw);
     if (name.empty()) continue;
     auto it = std::find_if(rows.begin(), rows.end(), [&](const SuiteRow& r) { return r.name == name; });
-    if (it == rows.end()) return NotFound("unknown suite row \"" + name + "\" (rows: " + JoinNames(known) + ")");
+    if (it == rows.end()) return NotFound("unknown suite row \"" + name + "\" (rows: " + Join(known, ", ") + ")");
     if (!seen.insert(name).second) return InvalidArgument("suite row \"" + name + "\" is given twice");
     picked.push_back(*it);
   }
-  if (picked.empty()) return InvalidArgument("no suite rows in \"" + names + "\" (rows: " + JoinNames(known) + ")");
+  if (picked.empty()) return InvalidArgument("no suite rows in \"" + names + "\" (rows: " + Join(known, ", ") + ")");
   return picked;
 }
 
@@ -132,7 +126,7 @@ StatusOr<MethodSpec> ParseMethod(const std::string& name) {
   }
   const std::vector<std::string>& baselines = BaselineNames();
   if (std::find(baselines.begin(), baselines.end(), spec.baseline) == baselines.end()) {
-    return NotFound("unknown method \"" + name + "\" (methods: " + JoinNames(baselines) +
+    return NotFound("unknown method \"" + name + "\" (methods: " + Join(baselines, ", ") +
                     ", each optionally with \"+fusion\", e.g. expert+fusion)");
   }
   return spec;

@@ -135,9 +135,7 @@ StatusOr<GoSearchConfig> DefaultSearchConfig(const std::string& method) {
   GoSearchConfig c;
   const auto& names = LearnedMethodNames();
   if (std::find(names.begin(), names.end(), method) == names.end()) {
-    std::string known;
-    for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
-    return InvalidArgument("unknown method \"" + method + "\" (known: " + known + ")");
+    return InvalidArgument("unknown method \"" + method + "\" (known: " + Join(names, ", ") + ")");
   }
   c.method = method;
   if (method != "go") {

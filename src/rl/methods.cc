@@ -1,5 +1,6 @@
 #include "rl/methods.h"
 
+#include "core/strings.h"
 #include "rl/colocrl.h"
 #include "rl/hdp.h"
 
@@ -7,9 +8,7 @@ namespace graphopt {
 namespace {
 
 Status UnknownMethod(const std::string& method) {
-  std::string known;
-  for (const std::string& name : LearnedMethodNames()) known += (known.empty() ? "" : ", ") + name;
-  return InvalidArgument("unknown learned method \"" + method + "\" (known: " + known + ")");
+  return InvalidArgument("unknown learned method \"" + method + "\" (known: " + Join(LearnedMethodNames(), ", ") + ")");
 }
 
 }  // namespace

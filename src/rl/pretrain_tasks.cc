@@ -63,12 +63,6 @@ const Grid* FindGrid(const std::string& family) {
   return nullptr;
 }
 
-std::string Join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const std::string& s : v) out += (out.empty() ? "" : ",") + s;
-  return out;
-}
-
 // The seed of task i's draws.
 uint64_t TaskSeed(uint64_t seed, int64_t index) {
   uint64_t z = (seed ^ 0x7A5C3E1F0B9D2468ull) + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(index + 1);
@@ -111,7 +105,7 @@ StatusOr<PretrainStream> PretrainStream::Create(PretrainStreamOptions options) {
   std::set<std::string> seen;
   for (const std::string& f : options.families) {
     if (FindGrid(f) == nullptr) {
-      return InvalidArgument("pre-training family \"" + f + "\" is not one of " + Join(PretrainFamilies()));
+      return InvalidArgument("pre-training family \"" + f + "\" is not one of " + Join(PretrainFamilies(), ","));
     }
     if (!seen.insert(f).second) return InvalidArgument("pre-training family \"" + f + "\" is given twice");
   }
@@ -135,8 +129,8 @@ StatusOr<PretrainStream> PretrainStream::Create(PretrainStreamOptions options) {
 }
 
 std::string PretrainStream::Identity() const {
-  return StrFormat("families=%s;models=%s;clusters=%s;max_ops=%lld;seed=%llu", Join(options_.families).c_str(),
-                   Join(options_.models).c_str(), Join(options_.clusters).c_str(),
+  return StrFormat("families=%s;models=%s;clusters=%s;max_ops=%lld;seed=%llu", Join(options_.families, ",").c_str(),
+                   Join(options_.models, ",").c_str(), Join(options_.clusters, ",").c_str(),
                    static_cast<long long>(options_.max_ops), static_cast<unsigned long long>(options_.seed));
 }
 

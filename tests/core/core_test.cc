@@ -66,6 +66,12 @@ TEST(StringsTest, BooleansAreZeroOneTrueFalse) {
   EXPECT_FALSE(ParseBool("", "x").ok());
 }
 
+TEST(StringsTest, JoinPutsTheSeparatorBetweenItems) {
+  EXPECT_EQ(Join({"a", "b", "c"}, ", "), "a, b, c");
+  EXPECT_EQ(Join({"a"}, ","), "a");
+  EXPECT_EQ(Join({}, ","), "");
+}
+
 TEST(StringsTest, SplitListTrimsAndDropsEmptyItems) {
   EXPECT_EQ(SplitList(" a, ,b ,", ','), (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(SplitList("x.onnx; y.txt", ';'), (std::vector<std::string>{"x.onnx", "y.txt"}));
