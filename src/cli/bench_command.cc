@@ -21,12 +21,14 @@
 #include "core/files.h"
 #include "eval/convergence_svg.h"
 #include "rl/go_search.h"
+#include "rl/task_configurations.h"
 #endif
 
 namespace graphopt {
 namespace {
 
 constexpr const char* kDefaultResults = "results/placement.json";
+constexpr const char* kDefaultTasksResults = "results/tasks.json";
 
 int Fail(const std::string& message) { return CommandError("bench", message); }
 
@@ -40,7 +42,8 @@ std::vector<FlagSpec> BenchFlags() {
       {"methods", true, "comma-separated methods (default: " + methods + "); NAME+fusion adds greedy fusion to a placement"},
       {"cluster", true, "cluster preset or cluster .json file for every row (default: each row's preset; "
                         "use another --results file, since rows run on another cluster replace the default ones)"},
-      {"results", true, std::string("results file to add to (default ") + kDefaultResults +
+      {"results", true, std::string("results file to add to (default ") + kDefaultResults + ", with --tasks " +
+                            kDefaultTasksResults +
                             "); the .md, .csv and .svg reports are written next to it"},
       {"fusion", false, "also score every method's placement with greedy fusion (columns NAME+fusion; tf-default "
                         "already fuses)"},
@@ -55,6 +58,9 @@ std::vector<FlagSpec> BenchFlags() {
                          "scotch, heft, zero-shot and finetune (unless --methods is given)"},
       {"finetune-steps", true, "PPO steps of the finetune method (default 50), the policy alone"},
       {"finetune-options", true, "options of the finetune method, as graphopt optimize --policy takes them"},
+      {"tasks", false, "the GO paper's multi-task table: the columns are the eight configurations (tf-default, hp-only, "
+                        "pl-only, pl|sch, pl+sch, sch+fu, pl|sch|fu, pl+sch+fu; --methods picks some), each learned one with "
+                        "--time-limit and --go-options"},
       {"list", false, "list the suite rows and the methods, then exit"},
       {"help", false, "show this help"},
   };
@@ -78,6 +84,38 @@ void PrintList() {
   for (size_t i = 0; i < BaselineNames().size(); ++i) std::printf("%s%s", i == 0 ? "" : ", ", BaselineNames()[i].c_str());
   std::printf(" (each also as NAME+fusion)\n");
 }
+
+#ifdef GRAPHOPT_HAVE_RL
+// --tasks: the configurations of the multi-task table (rl/task_configurations.h) as
+// methods, --methods picking some; each learned one is GO from scratch with the
+// options of --go-options and --time-limit seconds per row. The plain single-GPU and
+// expert plans come first, as references (the table's speedups are over the expert).
+StatusOr<std::vector<MethodSpec>> TaskConfigurationMethods(const Args& args) {
+  const std::vector<std::string>& all = TaskConfigurationNames();
+  std::vector<std::string> names = args.Has("methods") ? SplitList(args.Get("methods"), ',') : all;
+  for (const std::string& name : names) {
+    if (std::find(all.begin(), all.end(), name) == all.end()) {
+      return InvalidArgument("--tasks: unknown configuration \"" + name + "\" (known: " + Join(all, ", ") + ")");
+    }
+  }
+  GO_ASSIGN_OR_RETURN(GoSearchConfig base, DefaultSearchConfig("go"));
+  GO_ASSIGN_OR_RETURN(base.time_limit_s, args.GetDouble("time-limit", 120));
+  GO_ASSIGN_OR_RETURN(const int64_t seed, args.GetInt("seed", 0));
+  base.seed = static_cast<uint64_t>(seed);
+  auto parsed = ParseGoSearchOptions(args.Get("go-options"), base);
+  if (!parsed.ok()) return parsed.status().WithContext("--go-options");
+  GO_ASSIGN_OR_RETURN(std::vector<MethodSpec> methods, ParseMethods("single,expert", false));
+  for (const std::string& name : names) {
+    MethodSpec spec;
+    spec.name = name;
+    spec.plan = [name, cfg = *parsed](const Graph&, const Cluster&, const Simulator& sim) {
+      return PlanTaskConfiguration(name, sim, cfg);
+    };
+    methods.push_back(std::move(spec));
+  }
+  return methods;
+}
+#endif
 
 std::string Timings(const SuiteResults& ran, double total_seconds) {
   std::string out = StrFormat("Timings of this run (wall clock): %.1f s in total\n", total_seconds);
@@ -126,7 +164,11 @@ int RunBenchCommand(int argc, char** argv) {
   if (args->Has("transfer") && args->Has("pretrained")) return Fail("give --transfer DIR or --pretrained, not both");
   const std::string default_methods =
       args->Has("transfer") ? "single,tf-default,expert,metis,scotch,heft,zero-shot,finetune" : "";
-  for (const std::string& m : Split(args->Get("methods", default_methods), ',')) {
+  const bool tasks = args->Has("tasks");
+  if (tasks && (args->Has("transfer") || args->Has("pretrained") || args->Has("fusion"))) {
+    return Fail("--tasks has columns of its own: no --transfer, --pretrained or --fusion");
+  }
+  for (const std::string& m : tasks ? std::vector<std::string>{} : Split(args->Get("methods", default_methods), ',')) {
     const std::string name = Trim(m);
     if (name == "go" || name == "colocrl" || name == "hdp" || name == "finetune") {
       learned.push_back(name);
@@ -139,13 +181,21 @@ int RunBenchCommand(int argc, char** argv) {
   const bool zero_shot = std::find(learned.begin(), learned.end(), "zero-shot") != learned.end();
   if (zero_shot) learned.erase(std::find(learned.begin(), learned.end(), "zero-shot"));
   StatusOr<std::vector<MethodSpec>> methods = std::vector<MethodSpec>{};
-  if ((learned.empty() && !zero_shot) || !method_names.empty()) methods = ParseMethods(method_names, args->Has("fusion"));
+  if (tasks) {
+#ifdef GRAPHOPT_HAVE_RL
+    methods = TaskConfigurationMethods(*args);
+#else
+    return Fail("--tasks needs the training library (LibTorch was not found)");
+#endif
+  } else if ((learned.empty() && !zero_shot) || !method_names.empty()) {
+    methods = ParseMethods(method_names, args->Has("fusion"));
+  }
   if (!methods.ok()) return Fail(methods.status().message());
   auto seed = args->GetInt("seed", 0);
   if (!seed.ok()) return Fail(seed.status().message());
   if (*seed < 0) return Fail("--seed must be >= 0");
 
-  const ReportPaths paths = ReportPathsFor(args->Get("results", kDefaultResults));
+  const ReportPaths paths = ReportPathsFor(args->Get("results", tasks ? kDefaultTasksResults : kDefaultResults));
   const std::string report_base = paths.svg.substr(0, paths.svg.size() - std::string(".svg").size());
   const std::string convergence_path = report_base + ".convergence.json";
 #ifdef GRAPHOPT_HAVE_RL

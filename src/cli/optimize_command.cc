@@ -23,6 +23,7 @@
 
 #ifdef GRAPHOPT_HAVE_RL
 #include "baselines/baseline.h"
+#include "policy/go_policy_config.h"
 #include "rl/go_search.h"
 #endif
 
@@ -136,7 +137,9 @@ StatusOr<DefaultPolicy> PickPretrained(const Args& args, const std::string& meth
   if (method != "go") return DefaultPolicy{"", "--method " + method};
   GO_ASSIGN_OR_RETURN(DefaultPolicy found, FindDefaultPolicy());
   if (found.path.empty()) return DefaultPolicy{"", "no default policy: " + found.origin};
-  if (!config.policy.empty()) return DefaultPolicy{"", "network options given, so not the default pre-trained policy"};
+  if (!config.policy.empty()) {
+    return DefaultPolicy{"", "network options or --tasks given, so not the default pre-trained policy"};
+  }
   if (found.origin == "shipped") found.origin = "the shipped default; --pretrained none trains a new policy";
   return found;
 }
@@ -157,6 +160,10 @@ std::vector<FlagSpec> OptimizeFlags() {
       {"policy", true, "options \"key=value,...\": policy config (hidden=64,...), PPO config (samples=32,epochs=1,lr=...) "
                        "and the optimizer's ingredients (baselines=1,warm_start=1,ppo=1,polish=1,polish_evaluations=48); "
                        "for colocrl and hdp, their own options; --policy help lists every key"},
+      {"tasks", true, "the decisions optimized: placement, scheduling, fusion joined with + (default all); the "
+                      "others keep TensorFlow's default (all ops on the first GPU, ready order, elementwise fusion)"},
+      {"fixed-placement", true, "with placement not among the tasks: the baseline whose placement every plan keeps "
+                                "(default tf-default; expert for the GO paper's sch+fu)"},
       {"pretrained", true, "start from this pre-trained policy (graphopt pretrain): its zero-shot plan first, then training; "
                            "none: a new policy (default: $GRAPHOPT_POLICY, else policies/default.pt if shipped)"},
       {"zero-shot", false, "plan in one pass of the policy (greedy and 16 samples), no training"},
@@ -170,6 +177,7 @@ std::string Usage() {
   return std::string("usage: graphopt optimize [MODEL] [--cluster C] [--steps N] [--time-limit S] [--seed S] [--out plan.json]\n"
                      "                         [--trace trace.json] [--checkpoint DIR] [--method go|colocrl|hdp] [--policy K=V,...]\n"
                      "                         [--pretrained policy.pt|none] [--zero-shot | --finetune-steps N]\n"
+                     "                         [--tasks placement+scheduling+fusion] [--fixed-placement BASELINE]\n"
                      "  Optimizes the plan of MODEL (default ") +
          kDefaultModel + " on " + kDefaultCluster +
          ") with the GO policy trained by PPO, starting from the best baseline and polishing with local search;\n"
@@ -230,7 +238,13 @@ int RunOptimizeCommand(int argc, char** argv) {
                 method.c_str(), GoSearchOptionsHelp(config).c_str());
     return 0;
   }
-  auto parsed = ParseGoSearchOptions(args->Get("policy"), config);
+  if ((args->Has("tasks") || args->Has("fixed-placement")) && method != "go") {
+    return Fail("--tasks and --fixed-placement are options of --method go (the others decide placement only)");
+  }
+  std::string options = args->Get("policy");
+  if (args->Has("tasks")) options += (options.empty() ? "" : ",") + std::string("tasks=") + args->Get("tasks");
+  config.fixed_placement = args->Get("fixed-placement");
+  auto parsed = ParseGoSearchOptions(options, config);
   if (!parsed.ok()) return Fail(parsed.status().message());
   config = std::move(*parsed);
   auto policy = PickPretrained(*args, method, config);
@@ -259,6 +273,14 @@ int RunOptimizeCommand(int argc, char** argv) {
               config.time_limit_s > 0 ? StrFormat("%.0f s", config.time_limit_s).c_str() : "no time limit",
               static_cast<unsigned long long>(config.seed));
   if (method == "go") {
+    auto policy_config = GoPolicyConfig::FromString(config.policy);
+    if (policy_config.ok() && policy_config->tasks != kAllTasks) {
+      std::string others = "the others TensorFlow's default";
+      if ((policy_config->tasks & kTaskPlacement) == 0) {
+        others += " (placement of " + (config.fixed_placement.empty() ? "tf-default" : config.fixed_placement) + ")";
+      }
+      std::printf("tasks    %s optimized; %s\n", TasksToString(policy_config->tasks).c_str(), others.c_str());
+    }
     if (config.pretrained.empty()) {
       std::printf("policy   new, trained from scratch (%s)\n", policy->origin.c_str());
     } else {

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <string>
 
 #include "core/rng.h"
 
@@ -334,11 +336,49 @@ TEST(CliTest, OptimizeStartsFromTheDefaultPolicy) {
   EXPECT_NE(none.output.find("policy   new, trained from scratch (--pretrained none)"), std::string::npos) << none.output;
   CliRun own = RunShell("env -u GRAPHOPT_POLICY " + binary + " optimize " + model + " --steps 1 --policy hidden=16");
   ASSERT_EQ(own.exit_code, 0) << own.output;
-  EXPECT_NE(own.output.find("new, trained from scratch (network options given"), std::string::npos) << own.output;
+  EXPECT_NE(own.output.find("new, trained from scratch (network options or --tasks given"), std::string::npos) << own.output;
   CliRun missing = Graphopt("optimize " + model + " --steps 1", "GRAPHOPT_POLICY=/no/such/default.pt");
   EXPECT_EQ(missing.exit_code, 1) << missing.output;
   EXPECT_NE(missing.output.find("GRAPHOPT_POLICY names /no/such/default.pt"), std::string::npos) << missing.output;
   std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+// --tasks: the decisions not optimized keep TensorFlow's default; the written plan
+// shows it (ready order: every priority 0); --fixed-placement for sch+fu.
+TEST(CliTest, OptimizeDecidesOnlyTheTasksGiven) {
+  const std::string plan = TempPath("tasks_plan.json");
+  const std::string model = "rnnlm:layers=1,steps=2,hidden=256,batch=32,vocab=500 --cluster 2xV100 --threads 1 --steps 1";
+  CliRun r = Graphopt("optimize " + model + " --tasks placement --out " + plan);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("tasks    placement optimized; the others TensorFlow's default\n"), std::string::npos)
+      << r.output;
+  std::ifstream in(plan);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t p = text.find("\"priority\"");
+  ASSERT_NE(p, std::string::npos) << text;
+  const std::string priorities = text.substr(p, text.find(']', p) - p);
+  EXPECT_EQ(priorities.find_first_of("123456789"), std::string::npos) << priorities;
+  CliRun sf = Graphopt("optimize " + model + " --tasks scheduling+fusion --fixed-placement expert");
+  ASSERT_EQ(sf.exit_code, 0) << sf.output;
+  EXPECT_NE(sf.output.find("(placement of expert)"), std::string::npos) << sf.output;
+  ExpectCleanFailure("optimize " + model + " --fixed-placement expert", "needs placement left out");
+  ExpectCleanFailure("optimize " + model + " --tasks placement+colour", "colour");
+  ExpectCleanFailure("optimize " + model + " --method hdp --tasks placement", "options of --method go");
+  std::remove(plan.c_str());
+}
+
+// bench --tasks: the configurations of the multi-task table as columns, with the
+// single-GPU and expert plans for reference.
+TEST(CliTest, BenchTasksRunsTheConfigurations) {
+  const std::string results = TempPath("bench_tasks/t.json");
+  CliRun r = Graphopt("bench --tasks --rows rnnlm-2 --methods tf-default,hp-only,pl-only --time-limit 1 --results " + results);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* column : {"| single |", "| expert |", "| hp-only |", "| pl-only |", "| tf-default |"}) {
+    EXPECT_NE(r.output.find(column), std::string::npos) << column << "\n" << r.output;
+  }
+  ExpectCleanFailure("bench --tasks --rows rnnlm-2 --methods pl+fu --results " + results, "unknown configuration \"pl+fu\"");
+  ExpectCleanFailure("bench --tasks --fusion --results " + results, "no --transfer, --pretrained or --fusion");
+  std::system(("rm -rf '" + TempPath("bench_tasks") + "'").c_str());
 }
 
 TEST(CliTest, OptimizeRejectsBadOptions) {

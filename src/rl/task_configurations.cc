@@ -1,0 +1,75 @@
+#include "rl/task_configurations.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "baselines/baseline.h"
+#include "core/strings.h"
+#include "policy/go_policy_config.h"
+#include "rl/task_defaults.h"
+
+namespace graphopt {
+namespace {
+
+// A GO search deciding `tasks` with a 1/parts share of the budget.
+StatusOr<Plan> Learn(const Simulator& sim, const GoSearchConfig& base, uint32_t tasks, int parts,
+                     const std::string& fixed_placement = "") {
+  GoSearchConfig c = base;
+  c.policy += std::string(c.policy.empty() ? "" : ",") + "tasks=" + TasksToString(tasks);
+  c.fixed_placement = fixed_placement;
+  if (c.max_steps > 0) c.max_steps = std::max<int64_t>(1, c.max_steps / parts);
+  if (c.time_limit_s > 0) c.time_limit_s /= parts;
+  GO_ASSIGN_OR_RETURN(auto search, GoSearch::Create(sim, c));
+  GO_ASSIGN_OR_RETURN(GoSearchResult r, search->Run());
+  return r.plan;
+}
+
+// The decisions of separately trained policies on one plan: the first decides
+// placement, then as listed; what none decided takes its default.
+StatusOr<Plan> Combined(const Simulator& sim, const GoSearchConfig& base, const std::vector<uint32_t>& tasks) {
+  const int parts = static_cast<int>(tasks.size());
+  Plan plan = DefaultPlan(sim.graph());
+  uint32_t decided = 0;
+  for (uint32_t t : tasks) {
+    GO_ASSIGN_OR_RETURN(const Plan learned, Learn(sim, base, t, parts));
+    if (t == kTaskPlacement) plan.device = learned.device;
+    if (t == kTaskScheduling) plan.priority = learned.priority;
+    if (t == kTaskFusion) plan.fuse_with_producer = learned.fuse_with_producer;
+    decided |= t;
+  }
+  MakePlanValid(sim.graph(), sim.cluster(), &plan);
+  GO_ASSIGN_OR_RETURN(const TaskDefaults defaults,
+                      TaskDefaults::Create(decided, "", sim.graph(), sim.cluster(), sim.cost_model()));
+  defaults.Apply(sim.graph(), &plan);
+  return plan;
+}
+
+}  // namespace
+
+const std::vector<std::string>& TaskConfigurationNames() {
+  static const std::vector<std::string> kNames = {"tf-default", "hp-only", "pl-only",  "pl|sch",
+                                                  "pl+sch",     "sch+fu",  "pl|sch|fu", "pl+sch+fu"};
+  return kNames;
+}
+
+StatusOr<Plan> PlanTaskConfiguration(const std::string& name, const Simulator& sim, const GoSearchConfig& base) {
+  GO_ASSIGN_OR_RETURN(const GoPolicyConfig policy, GoPolicyConfig::FromString(base.policy));
+  if (policy.tasks != kAllTasks || base.policy.find("tasks") != std::string::npos) {
+    return InvalidArgument("the task configurations set the tasks themselves: the options must not (" + base.policy + ")");
+  }
+  if (name == "tf-default") return RunBaseline("tf-default", sim.graph(), sim.cluster(), sim.cost_model());
+  if (name == "hp-only") {
+    GO_ASSIGN_OR_RETURN(Plan plan, RunBaseline("expert", sim.graph(), sim.cluster(), sim.cost_model()));
+    ApplyDefaultFusion(sim.graph(), &plan);
+    return plan;
+  }
+  if (name == "pl-only") return Learn(sim, base, kTaskPlacement, 1);
+  if (name == "pl|sch") return Combined(sim, base, {kTaskPlacement, kTaskScheduling});
+  if (name == "pl+sch") return Learn(sim, base, kTaskPlacement | kTaskScheduling, 1);
+  if (name == "sch+fu") return Learn(sim, base, kTaskScheduling | kTaskFusion, 1, "expert");
+  if (name == "pl|sch|fu") return Combined(sim, base, {kTaskPlacement, kTaskScheduling, kTaskFusion});
+  if (name == "pl+sch+fu") return Learn(sim, base, kAllTasks, 1);
+  return NotFound("unknown task configuration \"" + name + "\" (known: " + Join(TaskConfigurationNames(), ", ") + ")");
+}
+
+}  // namespace graphopt

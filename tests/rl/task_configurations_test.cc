@@ -1,0 +1,71 @@
+// The eight configurations of the multi-task table (rl/task_configurations.h) on a
+// small RNNLM: every plan valid, each keeping the defaults it promises.
+#include "rl/task_configurations.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "baselines/baseline.h"
+#include "models/load.h"
+
+namespace graphopt {
+namespace {
+
+struct RnnToy {
+  Graph graph = LoadModel("rnnlm:layers=2,steps=2,hidden=64,batch=8,vocab=100").value();
+  Cluster cluster = LoadCluster("2xV100").value();
+  Simulator sim = std::move(Simulator::Create(graph, cluster).value());
+};
+
+GoSearchConfig Base() {
+  GoSearchConfig c;
+  c.policy = "hidden=16,heads=2,sage_layers=1,attention_layers=1,segment=16,memory=16";
+  c.ppo = "samples=4,epochs=1";
+  c.max_steps = 3;  // the separately trained parts get 1 step each
+  c.time_limit_s = 0;
+  c.threads = 1;
+  return c;
+}
+
+bool AllZero(const std::vector<double>& v) {
+  return std::all_of(v.begin(), v.end(), [](double x) { return x == 0.0; });
+}
+
+TEST(TaskConfigurationsTest, EveryConfigurationKeepsItsDefaults) {
+  const RnnToy toy;
+  const Plan expert = RunBaseline("expert", toy.graph, toy.cluster, toy.sim.cost_model()).value();
+  for (const std::string& name : TaskConfigurationNames()) {
+    SCOPED_TRACE(name);
+    auto plan = PlanTaskConfiguration(name, toy.sim, Base());
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    EXPECT_TRUE(ValidatePlan(toy.graph, toy.cluster, *plan).ok());
+    const bool learns_schedule = name.find("sch") != std::string::npos;
+    const bool learns_fusion = name.find("fu") != std::string::npos;
+    if (!learns_schedule) EXPECT_TRUE(AllZero(plan->priority));
+    if (!learns_fusion) {
+      Plan fused = *plan;
+      ApplyDefaultFusion(toy.graph, &fused);
+      EXPECT_EQ(plan->fuse_with_producer, fused.fuse_with_producer);
+    }
+    if (name == "hp-only" || name == "sch+fu") EXPECT_EQ(plan->device, expert.device);
+    if (name == "tf-default") {
+      EXPECT_EQ(plan->device, RunBaseline("tf-default", toy.graph, toy.cluster, toy.sim.cost_model())->device);
+    }
+  }
+}
+
+TEST(TaskConfigurationsTest, BadNamesAndTasksInTheOptionsAreErrors) {
+  const RnnToy toy;
+  auto unknown = PlanTaskConfiguration("pl+fu", toy.sim, Base());
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("known: tf-default, hp-only"), std::string::npos) << unknown.status().message();
+  GoSearchConfig c = Base();
+  c.policy += ",tasks=placement";
+  auto tasks = PlanTaskConfiguration("pl-only", toy.sim, c);
+  ASSERT_FALSE(tasks.ok());
+  EXPECT_NE(tasks.status().message().find("must not"), std::string::npos) << tasks.status().message();
+}
+
+}  // namespace
+}  // namespace graphopt
