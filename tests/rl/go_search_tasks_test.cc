@@ -4,18 +4,14 @@
 #include <gtest/gtest.h>
 
 #include "baselines/baseline.h"
-#include "models/load.h"
 #include "rl/go_search.h"
 #include "rl/task_defaults.h"
+#include "rl_test_util.h"
 
 namespace graphopt {
 namespace {
 
-struct RnnToy {
-  Graph graph = LoadModel("rnnlm:layers=2,steps=2,hidden=64,batch=8,vocab=100").value();
-  Cluster cluster = LoadCluster("2xV100").value();
-  Simulator sim = std::move(Simulator::Create(graph, cluster).value());
-};
+using RnnToy = testing::SmallRnnToy;
 
 // Baselines, local search and PPO all on, 2 steps, one thread.
 GoSearchConfig Search(const std::string& tasks) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "../sim/sim_test_util.h"
+#include "models/load.h"
 #include "policy/features.h"
 #include "rl/go_search.h"
 #include "sim/simulator.h"
@@ -76,6 +77,14 @@ inline GoSearchConfig ToySearch(const std::string& dir, int64_t steps) {
   c.explore = 1;  // the phase switch has its own test
   return c;
 }
+
+// A small RNNLM (elementwise ops to fuse, layers to place) on 2xV100, with its
+// simulator: for the tests of which decisions a search makes.
+struct SmallRnnToy {
+  Graph graph = LoadModel("rnnlm:layers=2,steps=2,hidden=64,batch=8,vocab=100").value();
+  Cluster cluster = LoadCluster("2xV100").value();
+  Simulator sim = std::move(Simulator::Create(graph, cluster).value());
+};
 
 inline void RemoveDir(const std::string& dir) { std::system(("rm -rf '" + dir + "'").c_str()); }
 
