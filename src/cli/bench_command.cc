@@ -14,6 +14,7 @@
 #include "eval/report.h"
 #include "eval/results.h"
 #include "eval/suite.h"
+#include "eval/task_effects.h"
 #ifdef GRAPHOPT_HAVE_RL
 #include <algorithm>
 #include <map>
@@ -90,7 +91,8 @@ void PrintList() {
 // methods, --methods picking some; each learned one is GO from scratch with the
 // options of --go-options and --time-limit seconds per row. The plain single-GPU and
 // expert plans come first, as references (the table's speedups are over the expert).
-StatusOr<std::vector<MethodSpec>> TaskConfigurationMethods(const Args& args) {
+// What the schedule and fusion of pl+sch+fu are worth on each row goes to *effects.
+StatusOr<std::vector<MethodSpec>> TaskConfigurationMethods(const Args& args, std::vector<std::string>* effects) {
   const std::vector<std::string>& all = TaskConfigurationNames();
   std::vector<std::string> names = args.Has("methods") ? SplitList(args.Get("methods"), ',') : all;
   for (const std::string& name : names) {
@@ -108,8 +110,14 @@ StatusOr<std::vector<MethodSpec>> TaskConfigurationMethods(const Args& args) {
   for (const std::string& name : names) {
     MethodSpec spec;
     spec.name = name;
-    spec.plan = [name, cfg = *parsed](const Graph&, const Cluster&, const Simulator& sim) {
-      return PlanTaskConfiguration(name, sim, cfg);
+    spec.plan = [name, cfg = *parsed, effects](const Graph& graph, const Cluster& cluster,
+                                              const Simulator& sim) -> StatusOr<Plan> {
+      GO_ASSIGN_OR_RETURN(Plan plan, PlanTaskConfiguration(name, sim, cfg));
+      if (name == "pl+sch+fu") {
+        GO_ASSIGN_OR_RETURN(const TaskEffects e, MeasureTaskEffects(sim, plan));
+        effects->push_back(graph.name() + " on " + cluster.name() + ": " + TaskEffectsText(e));
+      }
+      return plan;
     };
     methods.push_back(std::move(spec));
   }
@@ -165,6 +173,7 @@ int RunBenchCommand(int argc, char** argv) {
   const std::string default_methods =
       args->Has("transfer") ? "single,tf-default,expert,metis,scotch,heft,zero-shot,finetune" : "";
   const bool tasks = args->Has("tasks");
+  std::vector<std::string> task_effects;  // of pl+sch+fu, per row (--tasks)
   if (tasks && (args->Has("transfer") || args->Has("pretrained") || args->Has("fusion"))) {
     return Fail("--tasks has columns of its own: no --transfer, --pretrained or --fusion");
   }
@@ -183,7 +192,7 @@ int RunBenchCommand(int argc, char** argv) {
   StatusOr<std::vector<MethodSpec>> methods = std::vector<MethodSpec>{};
   if (tasks) {
 #ifdef GRAPHOPT_HAVE_RL
-    methods = TaskConfigurationMethods(*args);
+    methods = TaskConfigurationMethods(*args, &task_effects);
 #else
     return Fail("--tasks needs the training library (LibTorch was not found)");
 #endif
@@ -360,6 +369,10 @@ int RunBenchCommand(int argc, char** argv) {
                 report_base.c_str(), report_base.c_str());
   }
 #endif
+  if (!task_effects.empty()) {
+    std::printf("What the learned schedule and fusion of pl+sch+fu are worth against the defaults on its placement:\n");
+    for (const std::string& line : task_effects) std::printf("  %s\n", line.c_str());
+  }
   std::printf("Wrote %s (%zu rows), %s, %s and %s.\n", paths.json.c_str(), merged.rows.size(), paths.markdown.c_str(),
               paths.csv.c_str(), paths.svg.c_str());
   return 0;

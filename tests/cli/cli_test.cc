@@ -371,8 +371,12 @@ TEST(CliTest, OptimizeDecidesOnlyTheTasksGiven) {
 // single-GPU and expert plans for reference.
 TEST(CliTest, BenchTasksRunsTheConfigurations) {
   const std::string results = TempPath("bench_tasks/t.json");
-  CliRun r = Graphopt("bench --tasks --rows rnnlm-2 --methods tf-default,hp-only,pl-only --time-limit 1 --results " + results);
+  CliRun r = Graphopt("bench --tasks --rows rnnlm-2 --methods tf-default,hp-only,pl-only,pl+sch+fu --time-limit 1 --results " +
+                      results);
   ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("of pl+sch+fu are worth against the defaults on its placement:\n  rnnlm_2l on 2xP100: fusion: "),
+            std::string::npos)
+      << r.output;
   for (const char* column : {"| single |", "| expert |", "| hp-only |", "| pl-only |", "| tf-default |"}) {
     EXPECT_NE(r.output.find(column), std::string::npos) << column << "\n" << r.output;
   }
