@@ -1,0 +1,252 @@
+// GoSearch's state (rl/go_search.h), shared by go_search.cc (the search) and
+// go_search_checkpoint.cc (its checkpoints). Internal: include rl/go_search.h.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "policy/features.h"
+#include "policy/go_policy.h"
+#include "rl/checkpoint.h"
+#include "rl/go_search.h"
+#include "rl/local_search.h"
+#include "rl/ppo.h"
+#include "rl/task_defaults.h"
+#include "rl/trainer.h"
+#include "sim/batch.h"
+
+namespace graphopt {
+namespace go_search_internal {
+
+using Clock = std::chrono::steady_clock;
+
+// The seed of the local search's moves at a step.
+inline uint64_t PolishSeed(uint64_t seed, int64_t step) {
+  uint64_t z = (seed + 0x51ED270B27D5A1ull) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// The convergence trace as JSON (the convergence file's points, the checkpoint's trace).
+nlohmann::json TraceJson(const std::vector<ConvergencePoint>& trace);
+
+}  // namespace go_search_internal
+
+struct GoSearch::Impl {
+  const Simulator& sim;
+  GoSearchConfig config;
+  GoPolicyConfig policy_config;
+  PpoConfig ppo_config;
+  PolicyInput input;
+  PolicyInputOptions input_options;
+  TaskDefaults defaults;  // of the tasks the search does not decide
+  Plan units_plan;  // the plan the units are split by (empty: none)
+  std::unique_ptr<BatchSimulator> batch;
+  std::unique_ptr<LocalSearch> polish;
+  std::unique_ptr<LocalSearch> sample_polish;
+  std::unique_ptr<Trainer> trainer;
+  PpoTrainer* ppo = nullptr;  // the trainer, if the method is go
+
+  Plan best;
+  PlanScore best_score;
+  // Ingredient 6: whether the policy still explores.
+  bool exploring = false;
+  // Ingredient 5: the policy's plan under the sample polish, its score, and the score
+  // of the policy's plan it was taken from (unscored: no descent yet).
+  Plan descent_plan;
+  PlanScore descent_score;
+  PlanScore descent_seen;
+  CheckpointIdentity identity;  // set by Create when checkpoints are on
+  GoSearchResult result;
+  double elapsed_offset = 0;  // seconds of earlier runs (resume)
+  go_search_internal::Clock::time_point start;
+
+  Impl(const Simulator& s, GoSearchConfig c) : sim(s), config(std::move(c)) {}
+
+  // A fresh network, or the pre-trained one.
+  StatusOr<GoPolicy> NewPolicy() const {
+    if (config.pretrained.empty()) return GoPolicy(policy_config);
+    return LoadGoPolicy(config.pretrained);
+  }
+
+  // The pre-trained policy's zero-shot plan as the first plan.
+  Status PlanZeroShot() {
+    GO_ASSIGN_OR_RETURN(const ZeroShotResult z, ZeroShotPlan(sim, config.pretrained, SearchZeroShotOptions(config)));
+    result.plans_simulated += 1 + config.zero_shot_samples;
+    result.zero_shot_score = z.score;
+    result.zero_shot_seconds = z.seconds;
+    Plan plan = z.plan;
+    PlanScore score = z.score;
+    if (!WithDefaults(&plan, &score)) return Status::Ok();
+    Offer(plan, score, "zero-shot");
+    if (trainer) trainer->OfferPlan(plan, score);
+    return Status::Ok();
+  }
+
+  // The GO policy explores on its own (ingredient 6) instead of imitating the best plan.
+  bool Explores() const { return ppo != nullptr && exploring; }
+  bool ExplorationOver(double run_seconds, int64_t steps_this_run) const {
+    if (config.max_steps > 0) return result.steps >= static_cast<int64_t>(config.explore * config.max_steps);
+    if (config.time_limit_s > 0) return run_seconds >= config.explore * config.time_limit_s;
+    return steps_this_run >= static_cast<int64_t>(config.explore * kExploreStepsWithoutLimit);
+  }
+  // Plans found by other means join the trainer's batches.
+  bool TrainerImitates() const { return trainer != nullptr && !Explores(); }
+
+  double Seconds() const {
+    return elapsed_offset + std::chrono::duration<double>(go_search_internal::Clock::now() - start).count();
+  }
+  int64_t Plans() const { return result.plans_simulated; }
+
+  // Records a new best plan if it is better.
+  bool Offer(const Plan& plan, const PlanScore& score, const std::string& source) {
+    if (!score.BetterThan(best_score)) return false;
+    best = plan;
+    best_score = score;
+    result.seconds_to_best = Seconds();
+    result.trace.push_back(ConvergencePoint{result.seconds_to_best, Plans(), trainer ? trainer->step() : result.steps,
+                                            score.step_time_us, score.fits(), source});
+    if (source == "ppo" || (trainer && source == trainer->method())) ++result.improvements_ppo;
+    if (source == "polish") ++result.improvements_polish;
+    if (source == "ppo+polish") ++result.improvements_sample_polish;
+    return true;
+  }
+
+  // A plan made elsewhere (a baseline, the zero-shot plan) with the defaults of the
+  // tasks not decided, re-scored if they apply; false if it could not be simulated.
+  bool WithDefaults(Plan* plan, PlanScore* score) {
+    if (defaults.all()) return true;
+    defaults.Apply(sim.graph(), plan);
+    StatusOr<SimResult> r = sim.Simulate(*plan);
+    ++result.plans_simulated;
+    if (!r.ok()) return false;
+    *score = PlanScore::Of(*r);
+    return true;
+  }
+
+  // The search's trainer (a fresh one, or one on new units) plans with the defaults.
+  void UseDefaults(PpoTrainer* trainer_of_go) {
+    if (!defaults.all()) trainer_of_go->set_task_defaults(&defaults);
+  }
+
+  void RunBaselines() {
+    PlanScore best_plain;
+    for (const std::string& method : BaselineNames()) {
+      for (int fused = 0; fused < 2; ++fused) {
+        if (fused == 1 && method == "tf-default") continue;
+        BaselineScore b;
+        b.method = method + (fused ? kFusionSuffixForSearch : "");
+        b.plain = fused == 0;
+        BaselineOptions options;
+        options.fusion = fused == 1;
+        options.seed = config.seed;
+        StatusOr<Plan> plan = RunBaseline(method, sim.graph(), sim.cluster(), sim.cost_model(), options);
+        if (!plan.ok()) {
+          b.error = plan.status().message();
+          result.baselines.push_back(b);
+          continue;
+        }
+        StatusOr<SimResult> r = sim.Simulate(*plan);
+        ++result.plans_simulated;
+        if (!r.ok()) {
+          b.error = r.status().message();
+          result.baselines.push_back(b);
+          continue;
+        }
+        b.score = PlanScore::Of(*r);
+        if (b.plain && b.score.fits() && b.score.BetterThan(best_plain)) {
+          best_plain = b.score;
+          result.best_baseline = b.method;
+          result.best_baseline_score = b.score;
+        }
+        PlanScore offered = b.score;
+        if (config.baselines && WithDefaults(&*plan, &offered)) Offer(*plan, offered, "baseline:" + b.method);
+        result.baselines.push_back(b);
+      }
+    }
+  }
+
+  static constexpr const char* kFusionSuffixForSearch = "+fusion";
+
+  // The policy input with its units split by `plan`'s placement, and a fresh GO
+  // trainer on it (the policy is not trained yet when this happens).
+  Status SplitUnitsBy(const Plan& plan) {
+    PolicyInputOptions options = input_options;
+    options.split_by_device = plan.device;
+    GO_ASSIGN_OR_RETURN(PolicyInput split, BuildPolicyInput(sim.graph(), sim.cluster(), sim.cost_model(), options));
+    trainer.reset();
+    ppo = nullptr;
+    input = std::move(split);
+    GO_ASSIGN_OR_RETURN(GoPolicy policy, NewPolicy());
+    try {
+      auto fresh = std::make_unique<PpoTrainer>(sim, batch.get(), input, policy, ppo_config, config.seed);
+      UseDefaults(fresh.get());
+      ppo = fresh.get();
+      trainer = std::move(fresh);
+    } catch (const std::exception& e) {
+      return InternalError(std::string("creating the go policy on the plan's units: ") + e.what());
+    }
+    units_plan = plan;
+    return Status::Ok();
+  }
+
+  // Ingredient 5: one slice of the sample polish on a plan of the policy; the descent
+  // goes on across steps until it converges. Exploring, it starts from the best plan
+  // the policy has sampled and restarts whenever the policy samples a better one.
+  // Imitating, it starts from the best sample of the last batch and takes a new one
+  // when it has converged or a sample beats the plan under descent: the policy's
+  // samples are the perturbations of an iterated local search, whose descents may end
+  // in basins the polish of the best plan does not reach. (A descent cut short after
+  // one slice, as every step's sample had before, never got below the best plan.)
+  void PolishPolicySample(const std::function<bool()>& stop) {
+    const PlanScore& sampled = exploring ? ppo->best_score() : ppo->last_sample_score();
+    if (!sampled.scored()) return;
+    const bool restart = exploring ? sampled.BetterThan(descent_seen) || descent_seen.BetterThan(sampled)
+                                   : !descent_seen.scored() || sample_polish->converged() || sampled.BetterThan(descent_score);
+    if (restart) {
+      descent_plan = exploring ? ppo->best_plan() : ppo->last_sample_plan();
+      descent_score = sampled;
+      descent_seen = sampled;
+      sample_polish->Reset();
+    }
+    if (sample_polish->converged()) return;
+    Rng rng(go_search_internal::PolishSeed(config.seed ^ 0x5A5A5A5Aull, result.steps));
+    const LocalSearchStats ls = sample_polish->Polish(&descent_plan, &descent_score, rng, config.polish_evaluations, stop);
+    result.plans_simulated += ls.evaluations;
+    if (Offer(descent_plan, descent_score, "ppo+polish") && !exploring) {
+      trainer->OfferPlan(best, best_score);
+      polish->Reset();
+    }
+  }
+
+  // Ingredients 2, 3 and 5 after the exploration (or from the start): the units are
+  // split by the best plan, the policy imitates it, and plans found by any means join
+  // its batches.
+  Status StartImitation(double reference, const std::function<bool()>& stop) {
+    exploring = false;
+    descent_seen = PlanScore();  // the next descent starts from the imitating policy's samples
+    if (!trainer || !best_score.scored()) return Status::Ok();
+    if (ppo && config.plan_units && config.baselines) {
+      GO_RETURN_IF_ERROR(SplitUnitsBy(best));
+      trainer->set_reference_us(reference);
+    }
+    trainer->OfferPlan(best, best_score);
+    if (config.warm_start) trainer->WarmStart(stop);
+    return Status::Ok();
+  }
+
+  // Checkpoints (go_search_checkpoint.cc): saved every checkpoint_every steps and at
+  // the end; restored if the folder has one (returns whether it did), every value
+  // checked before use (checkpoint.h): identity, ranges, files, re-simulated plans.
+  Status SaveCheckpoint();
+  // The files of a checkpoint besides state.json.
+  std::vector<std::string> CheckpointFiles() const;
+  StatusOr<bool> LoadCheckpoint();
+};
+
+}  // namespace graphopt
