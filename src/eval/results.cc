@@ -20,9 +20,9 @@ using Json = nlohmann::json;
 constexpr const char* kFormat = "graphopt-results";
 constexpr int kVersion = 1;
 
-// Sort key of a method column: (group, index in BaselineNames or 0, name).
+// Sort key of a method column: (group, index in its list or 0, name).
 struct ColumnKey {
-  int group = 2;
+  int group = 3;
   int index = 0;
   std::string name;
   bool operator<(const ColumnKey& o) const {
@@ -42,8 +42,11 @@ ColumnKey KeyOf(const std::string& method) {
     group = 1;
   }
   const auto it = std::find(baselines.begin(), baselines.end(), base);
-  if (it == baselines.end()) return ColumnKey{2, 0, method};
-  return ColumnKey{group, static_cast<int>(it - baselines.begin()), method};
+  if (it != baselines.end()) return ColumnKey{group, static_cast<int>(it - baselines.begin()), method};
+  const std::vector<std::string>& tasks = TaskConfigurationNames();
+  const auto t = std::find(tasks.begin(), tasks.end(), method);
+  if (t != tasks.end()) return ColumnKey{2, static_cast<int>(t - tasks.begin()), method};
+  return ColumnKey{3, 0, method};
 }
 
 Json MethodToJson(const MethodResult& m) {
@@ -149,6 +152,12 @@ const RowResult* SuiteResults::FindRow(const std::string& row) const {
     if (r.row == row) return &r;
   }
   return nullptr;
+}
+
+const std::vector<std::string>& TaskConfigurationNames() {
+  static const std::vector<std::string> kNames = {"tf-default", "hp-only", "pl-only",  "pl|sch",
+                                                  "pl+sch",     "sch+fu",  "pl|sch|fu", "pl+sch+fu"};
+  return kNames;
 }
 
 bool MethodColumnLess(const std::string& a, const std::string& b) { return KeyOf(a) < KeyOf(b); }

@@ -67,9 +67,14 @@ struct SuiteResults {
   const RowResult* FindRow(const std::string& row) const;
 };
 
+// The configurations of the GO paper's multi-task table (graphopt bench --tasks,
+// rl/task_configurations.h), in the paper's order: tf-default, hp-only, pl-only,
+// pl|sch, pl+sch, sch+fu, pl|sch|fu, pl+sch+fu.
+const std::vector<std::string>& TaskConfigurationNames();
+
 // The method columns of the results in display order: the baselines in BaselineNames
 // order, then the baselines with greedy fusion ("expert+fusion") in the same order,
-// then every other method alphabetically.
+// then the task configurations in their order, then every other method alphabetically.
 std::vector<std::string> MethodColumns(const SuiteResults& results);
 // Column order of one method name (lower first), as MethodColumns sorts.
 bool MethodColumnLess(const std::string& a, const std::string& b);

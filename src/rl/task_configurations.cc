@@ -46,12 +46,6 @@ StatusOr<Plan> Combined(const Simulator& sim, const GoSearchConfig& base, const 
 
 }  // namespace
 
-const std::vector<std::string>& TaskConfigurationNames() {
-  static const std::vector<std::string> kNames = {"tf-default", "hp-only", "pl-only",  "pl|sch",
-                                                  "pl+sch",     "sch+fu",  "pl|sch|fu", "pl+sch+fu"};
-  return kNames;
-}
-
 StatusOr<Plan> PlanTaskConfiguration(const std::string& name, const Simulator& sim, const GoSearchConfig& base) {
   GO_ASSIGN_OR_RETURN(const GoPolicyConfig policy, GoPolicyConfig::FromString(base.policy));
   if (policy.tasks != kAllTasks || base.policy.find("tasks") != std::string::npos) {

@@ -25,13 +25,14 @@
 #include <vector>
 
 #include "core/status.h"
+#include "eval/results.h"
 #include "rl/go_search.h"
 #include "sim/plan.h"
 #include "sim/simulator.h"
 
 namespace graphopt {
 
-const std::vector<std::string>& TaskConfigurationNames();
+// (Their names, in the paper's order: eval/results.h TaskConfigurationNames.)
 
 // The plan of configuration `name` for the simulator's graph and cluster. `base` is
 // the GO search of every learned part (its options: everything on, or the policy

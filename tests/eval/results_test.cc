@@ -188,12 +188,14 @@ TEST(ResultsTest, WriteCreatesTheFolderAndReadsBack) {
   EXPECT_EQ(RowNames(*read), std::vector<std::string>{"gnmt-4"});
 }
 
-TEST(ResultsTest, ColumnsPutBaselinesFirstThenFusedThenOthersAlphabetically) {
+TEST(ResultsTest, ColumnsPutBaselinesFirstThenFusedThenTaskConfigurationsThenOthersAlphabetically) {
   SuiteResults results;
   results.rows = {Row("a", "2xP100", {{"hdp", {}}, {"heft", {}}, {"expert+fusion", {}}, {"go", {}}, {"single", {}}}),
-                  Row("b", "2xP100", {{"metis", {}}, {"colocrl", {}}, {"single+fusion", {}}, {"expert", {}}})};
-  EXPECT_EQ(MethodColumns(results), (std::vector<std::string>{"single", "expert", "metis", "heft", "single+fusion",
-                                                               "expert+fusion", "colocrl", "go", "hdp"}));
+                  Row("b", "2xP100", {{"metis", {}}, {"colocrl", {}}, {"single+fusion", {}}, {"expert", {}}}),
+                  Row("c", "2xP100", {{"pl+sch+fu", {}}, {"pl|sch", {}}, {"hp-only", {}}, {"sch+fu", {}}})};
+  EXPECT_EQ(MethodColumns(results),
+            (std::vector<std::string>{"single", "expert", "metis", "heft", "single+fusion", "expert+fusion", "hp-only",
+                                      "pl|sch", "sch+fu", "pl+sch+fu", "colocrl", "go", "hdp"}));
 }
 
 TEST(ResultsTest, MergingKeepsOtherMethodsColumns) {
