@@ -24,6 +24,8 @@ PACKAGES=(
   libtorch-dev libopenblas0-openmp libblas-dev libtcmalloc-minimal4
   # Fuzzing (scripts/fuzz.sh): clang and its libFuzzer and sanitizer runtimes.
   clang libclang-rt-14-dev
+  # Runs on several processes or machines: mpirun -np N graphopt bench (dist/world.h).
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()

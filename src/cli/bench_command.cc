@@ -2,8 +2,10 @@
 // accelerators) with every method, as a Markdown table on standard output and a
 // results file that later runs (and later methods) add their columns to, with the
 // Markdown, CSV and SVG reports regenerated next to it after every row.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -11,16 +13,16 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/strings.h"
+#include "dist/world.h"
+#include "eval/convergence_svg.h"
 #include "eval/report.h"
 #include "eval/results.h"
 #include "eval/suite.h"
 #include "eval/task_effects.h"
 #ifdef GRAPHOPT_HAVE_RL
-#include <algorithm>
 #include <map>
 
 #include "core/files.h"
-#include "eval/convergence_svg.h"
 #include "rl/go_search.h"
 #include "rl/task_configurations.h"
 #endif
@@ -30,6 +32,8 @@ namespace {
 
 constexpr const char* kDefaultResults = "results/placement.json";
 constexpr const char* kDefaultTasksResults = "results/tasks.json";
+// Between the two JSON texts of a rank's message (JSON escapes it inside strings).
+constexpr char kRecordSeparator = '\x1e';
 
 int Fail(const std::string& message) { return CommandError("bench", message); }
 
@@ -87,6 +91,14 @@ void PrintList() {
 }
 
 #ifdef GRAPHOPT_HAVE_RL
+// Threads of a learned method: every core (0) in a plain run; under mpirun, the cores
+// of the machine shared by its ranks.
+int RankThreads() {
+  const World& world = World::Get();
+  if (!world.distributed()) return 0;
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / world.local_size());
+}
+
 // --tasks: the configurations of the multi-task table (rl/task_configurations.h) as
 // methods, --methods picking some; each learned one is GO from scratch with the
 // options of --go-options and --time-limit seconds per row. The plain single-GPU and
@@ -104,6 +116,7 @@ StatusOr<std::vector<MethodSpec>> TaskConfigurationMethods(const Args& args, std
   GO_ASSIGN_OR_RETURN(base.time_limit_s, args.GetDouble("time-limit", 120));
   GO_ASSIGN_OR_RETURN(const int64_t seed, args.GetInt("seed", 0));
   base.seed = static_cast<uint64_t>(seed);
+  base.threads = RankThreads();
   auto parsed = ParseGoSearchOptions(args.Get("go-options"), base);
   if (!parsed.ok()) return parsed.status().WithContext("--go-options");
   GO_ASSIGN_OR_RETURN(std::vector<MethodSpec> methods, ParseMethods("single,expert", false));
@@ -250,6 +263,7 @@ int RunBenchCommand(int argc, char** argv) {
     if (!config.ok()) return Fail(config.status().message());
     config->time_limit_s = *time_limit;
     config->seed = static_cast<uint64_t>(*seed);
+    config->threads = RankThreads();
     if (finetune) {
       // The policy alone from the pre-trained policy, for a number of steps.
       auto steps = args->GetIntInRange("finetune-steps", 50, 1, int64_t{1} << 40);
@@ -304,30 +318,38 @@ int RunBenchCommand(int argc, char** argv) {
   }
   SuiteResults merged = std::move(*existing);
 
+  // Under mpirun, rank r runs rows r, r + N, ... and sends each to rank 0, which
+  // merges them as they come and alone writes and prints (dist/world.h).
+  World& world = World::Get();
   SuiteOptions options;
-  options.rows = std::move(*rows);
+  options.rows.clear();  // (the default is every suite row)
+  size_t rows_of_others = 0;
+  for (size_t i = 0; i < rows->size(); ++i) {
+    if (static_cast<int>(i % static_cast<size_t>(world.size())) == world.rank()) {
+      options.rows.push_back((*rows)[i]);
+    } else {
+      ++rows_of_others;
+    }
+  }
   options.methods = std::move(*methods);
   options.cluster_override = args->Get("cluster");
   options.seed = static_cast<uint64_t>(*seed);
-  options.show_progress = true;
+  options.show_progress = world.root();
+  if (world.distributed() && world.root()) {
+    std::printf("%d ranks: %zu rows here, %zu on the others\n", world.size(), options.rows.size(), rows_of_others);
+  }
 
-  // After each row: merge it into the file's results and rewrite every output, so an
-  // interrupted run keeps what it finished.
-  auto on_row_done = [&](const RowResult& row) -> Status {
+  // Merges a finished row (and the convergence of its learned runs) into the outputs
+  // and rewrites them all, so an interrupted run keeps what it finished.
+  auto merge_row = [&](const RowResult& row, const std::vector<ConvergenceSeries>& series) -> Status {
     for (const std::string& note : MergeResults(SuiteResults{{row}}, &merged)) {
       std::fprintf(stderr, "note: %s\n", note.c_str());
     }
     SortRowsInSuiteOrder(row_order, &merged);
     GO_RETURN_IF_ERROR(WriteResultsAndReports(merged, paths));
 #ifdef GRAPHOPT_HAVE_RL
-    if (!row_runs.empty()) {
-      for (LearnedRun& run : row_runs) {
-        run.series.row = row.row;
-        run.series.label = row.DisplayName();
-        MergeConvergence(run.series, &*convergence);
-        all_runs.emplace_back(row.row, run);
-      }
-      row_runs.clear();
+    if (!series.empty()) {
+      for (const ConvergenceSeries& s : series) MergeConvergence(s, &*convergence);
       GO_RETURN_IF_ERROR(WriteConvergenceFile(*convergence, convergence_path));
       GO_RETURN_IF_ERROR(WriteFileAtomic(report_base + ".convergence.svg",
                                          ConvergenceChartSvg(*convergence, ConvergenceAxis::kSeconds)));
@@ -337,9 +359,50 @@ int RunBenchCommand(int argc, char** argv) {
 #endif
     return Status::Ok();
   };
+  // Rank 0: merges the rows another rank sent (a results text, then its convergence).
+  size_t received = 0;
+  auto receive_rows = [&]() -> Status {
+    GO_ASSIGN_OR_RETURN(const std::string message, world.Receive());
+    const size_t cut = message.find(kRecordSeparator);
+    if (cut == std::string::npos) return InternalError("a rank sent a malformed message");
+    GO_ASSIGN_OR_RETURN(const SuiteResults their, ResultsFromJson(message.substr(0, cut), "a rank's rows"));
+    GO_ASSIGN_OR_RETURN(const std::vector<ConvergenceSeries> series,
+                        ConvergenceFromJson(message.substr(cut + 1), "a rank's convergence"));
+    for (const RowResult& row : their.rows) {
+      GO_RETURN_IF_ERROR(merge_row(row, series));
+      ++received;
+    }
+    return Status::Ok();
+  };
+  auto on_row_done = [&](const RowResult& row) -> Status {
+    std::vector<ConvergenceSeries> series;
+#ifdef GRAPHOPT_HAVE_RL
+    for (LearnedRun& run : row_runs) {
+      run.series.row = row.row;
+      run.series.label = row.DisplayName();
+      series.push_back(run.series);
+      all_runs.emplace_back(row.row, run);
+    }
+    row_runs.clear();
+#endif
+    if (!world.root()) {
+      return world.SendToRoot(ResultsToJson(SuiteResults{{row}}) + kRecordSeparator + ConvergenceToJson(series));
+    }
+    GO_RETURN_IF_ERROR(merge_row(row, series));
+    while (world.HasMessage()) GO_RETURN_IF_ERROR(receive_rows());
+    return Status::Ok();
+  };
   const auto start = std::chrono::steady_clock::now();
   auto ran = RunSuite(options, on_row_done);
-  if (!ran.ok()) return Fail(ran.status().message());
+  if (!ran.ok()) {
+    if (world.distributed()) world.Abort(StrFormat("error: bench: rank %d: ", world.rank()) + ran.status().message());
+    return Fail(ran.status().message());
+  }
+  if (!world.root()) return 0;
+  while (received < rows_of_others) {
+    const Status s = receive_rows();
+    if (!s.ok()) world.Abort("error: bench: rank 0: " + s.message());
+  }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::printf("%s\n%s\n", ResultsMarkdown(merged).c_str(), Timings(*ran, total).c_str());

@@ -95,7 +95,7 @@ StatusOr<std::vector<ConvergenceSeries>> ReadConvergenceFile(const std::string& 
   return ConvergenceFromJson(text, path);
 }
 
-Status WriteConvergenceFile(const std::vector<ConvergenceSeries>& series, const std::string& path) {
+std::string ConvergenceToJson(const std::vector<ConvergenceSeries>& series) {
   Json runs = Json::array();
   for (const ConvergenceSeries& s : series) {
     Json points = Json::array();
@@ -109,7 +109,11 @@ Status WriteConvergenceFile(const std::vector<ConvergenceSeries>& series, const 
                         {"points", points}});
   }
   const Json j{{"format", kFormat}, {"version", kVersion}, {"runs", runs}};
-  return WriteFileAtomic(path, j.dump(1) + "\n");
+  return j.dump(1) + "\n";
+}
+
+Status WriteConvergenceFile(const std::vector<ConvergenceSeries>& series, const std::string& path) {
+  return WriteFileAtomic(path, ConvergenceToJson(series));
 }
 
 void MergeConvergence(const ConvergenceSeries& series, std::vector<ConvergenceSeries>* all) {

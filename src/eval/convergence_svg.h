@@ -40,6 +40,8 @@ struct ConvergenceSeries {
 StatusOr<std::vector<ConvergenceSeries>> ConvergenceFromJson(const std::string& text, const std::string& source);
 // Reads a convergence file; a missing file is an empty list.
 StatusOr<std::vector<ConvergenceSeries>> ReadConvergenceFile(const std::string& path);
+// The convergence file's text (ConvergenceFromJson reads it back).
+std::string ConvergenceToJson(const std::vector<ConvergenceSeries>& series);
 // Writes atomically.
 Status WriteConvergenceFile(const std::vector<ConvergenceSeries>& series, const std::string& path);
 // Replaces the series of the same (row, method) in *all, or appends.

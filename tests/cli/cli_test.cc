@@ -195,6 +195,7 @@ TEST(CliTest, BenchWritesItsReports) {
   CliRun r = Graphopt("bench --rows rnnlm-2,wavenet-2 --methods single,expert --results " + results);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("| RNNLM 2-layer (2) |"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("2 rows x 2 methods"), std::string::npos) << r.output;  // those rows alone
   for (const char* ext : {".json", ".md", ".csv", ".svg"}) {
     const std::string f = TempPath(std::string("bench/placement") + ext);
     EXPECT_TRUE(std::ifstream(f).good()) << f;

@@ -1,0 +1,104 @@
+#include "dist/world.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#ifdef GRAPHOPT_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace graphopt {
+namespace {
+
+constexpr int kTag = 7;  // every message of graphopt
+
+}  // namespace
+
+bool LaunchedByMpi() {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"}) {
+    if (std::getenv(var) != nullptr) return true;
+  }
+  return false;
+}
+
+World& World::Get() {
+  static World world;
+  return world;
+}
+
+World::World() {
+#ifdef GRAPHOPT_HAVE_MPI
+  if (!LaunchedByMpi()) return;
+  int provided = 0;
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  mpi_ = true;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  MPI_Comm local;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local);
+  MPI_Comm_size(local, &local_size_);
+  MPI_Comm_free(&local);
+#endif
+}
+
+World::~World() {
+#ifdef GRAPHOPT_HAVE_MPI
+  if (mpi_) MPI_Finalize();
+#endif
+}
+
+Status World::SendToRoot(const std::string& message) {
+  if (root()) return InternalError("rank 0 sends nothing to itself");
+#ifdef GRAPHOPT_HAVE_MPI
+  if (message.size() > static_cast<size_t>(INT32_MAX)) return InvalidArgument("a message of more than 2 GB");
+  const int rc = MPI_Send(message.data(), static_cast<int>(message.size()), MPI_CHAR, 0, kTag, MPI_COMM_WORLD);
+  if (rc != MPI_SUCCESS) return IoError("rank " + std::to_string(rank_) + ": sending to rank 0 failed");
+  return Status::Ok();
+#else
+  return InternalError("a world of one has no rank 0 to send to");
+#endif
+}
+
+bool World::HasMessage() {
+#ifdef GRAPHOPT_HAVE_MPI
+  if (!mpi_) return false;
+  int flag = 0;
+  MPI_Iprobe(MPI_ANY_SOURCE, kTag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+  return flag != 0;
+#else
+  return false;
+#endif
+}
+
+StatusOr<std::string> World::Receive() {
+#ifdef GRAPHOPT_HAVE_MPI
+  if (!mpi_ || size_ < 2) return InternalError("a world of one receives nothing");
+  MPI_Status status;
+  MPI_Probe(MPI_ANY_SOURCE, kTag, MPI_COMM_WORLD, &status);
+  int count = 0;
+  MPI_Get_count(&status, MPI_CHAR, &count);
+  std::string message(static_cast<size_t>(count), '\0');
+  MPI_Recv(message.data(), count, MPI_CHAR, status.MPI_SOURCE, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  return message;
+#else
+  return InternalError("a world of one receives nothing");
+#endif
+}
+
+void World::Barrier() {
+#ifdef GRAPHOPT_HAVE_MPI
+  if (mpi_) MPI_Barrier(MPI_COMM_WORLD);
+#endif
+}
+
+void World::Abort(const std::string& message, int code) {
+  std::fprintf(stderr, "%s\n", message.c_str());
+  std::fflush(stderr);
+#ifdef GRAPHOPT_HAVE_MPI
+  if (mpi_ && size_ > 1) MPI_Abort(MPI_COMM_WORLD, code);
+#endif
+  std::exit(code);
+}
+
+}  // namespace graphopt

@@ -1,0 +1,59 @@
+// The processes of one graphopt run. Launched by `mpirun -np N` (OpenMPI), or by
+// `srun` under Slurm, a command runs as N ranks of MPI_COMM_WORLD; otherwise as a
+// world of one, without initializing MPI (nothing changes for a plain run). Built
+// without MPI, every run is a world of one.
+//
+// The messages are strings (JSON): a rank sends its share of the work's results to
+// rank 0, which gathers them; rank 0 alone writes files and prints progress. A rank
+// that fails aborts the whole job (MPI_Abort) with its message, so no rank waits
+// forever for one that has stopped; a rank killed from outside is mpirun's to report
+// (it ends the others within seconds).
+#pragma once
+
+#include <string>
+
+#include "core/status.h"
+
+namespace graphopt {
+
+class World {
+ public:
+  // The world of this process (MPI initialized on first use when launched as a
+  // rank; finalized at exit).
+  static World& Get();
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  // Ranks on this machine (this one included): they share its cores.
+  int local_size() const { return local_size_; }
+  bool root() const { return rank_ == 0; }
+  bool distributed() const { return size_ > 1; }
+
+  // Sends `message` to rank 0 (not from rank 0).
+  Status SendToRoot(const std::string& message);
+  // On rank 0: whether a message from another rank is waiting (does not block).
+  bool HasMessage();
+  // On rank 0: the next message from any rank (blocks until one comes).
+  StatusOr<std::string> Receive();
+  // Waits for every rank.
+  void Barrier();
+  // Prints `message` on this rank's standard error and ends every rank with `code`.
+  [[noreturn]] void Abort(const std::string& message, int code = 1);
+
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+ private:
+  World();
+  int rank_ = 0;
+  int size_ = 1;
+  int local_size_ = 1;
+  bool mpi_ = false;  // MPI was initialized here
+};
+
+// Whether this process was launched as a rank of an MPI job (mpirun, srun): the
+// environment variables OpenMPI, PMI and PMIx set.
+bool LaunchedByMpi();
+
+}  // namespace graphopt
