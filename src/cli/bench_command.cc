@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <thread>
 #include <string>
 #include <vector>
 
@@ -91,14 +90,6 @@ void PrintList() {
 }
 
 #ifdef GRAPHOPT_HAVE_RL
-// Threads of a learned method: every core (0) in a plain run; under mpirun, the cores
-// of the machine shared by its ranks.
-int RankThreads() {
-  const World& world = World::Get();
-  if (!world.distributed()) return 0;
-  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / world.local_size());
-}
-
 // --tasks: the configurations of the multi-task table (rl/task_configurations.h) as
 // methods, --methods picking some; each learned one is GO from scratch with the
 // options of --go-options and --time-limit seconds per row. The plain single-GPU and
@@ -116,7 +107,7 @@ StatusOr<std::vector<MethodSpec>> TaskConfigurationMethods(const Args& args, std
   GO_ASSIGN_OR_RETURN(base.time_limit_s, args.GetDouble("time-limit", 120));
   GO_ASSIGN_OR_RETURN(const int64_t seed, args.GetInt("seed", 0));
   base.seed = static_cast<uint64_t>(seed);
-  base.threads = RankThreads();
+  base.threads = ThreadsPerRank();
   auto parsed = ParseGoSearchOptions(args.Get("go-options"), base);
   if (!parsed.ok()) return parsed.status().WithContext("--go-options");
   GO_ASSIGN_OR_RETURN(std::vector<MethodSpec> methods, ParseMethods("single,expert", false));
@@ -263,7 +254,7 @@ int RunBenchCommand(int argc, char** argv) {
     if (!config.ok()) return Fail(config.status().message());
     config->time_limit_s = *time_limit;
     config->seed = static_cast<uint64_t>(*seed);
-    config->threads = RankThreads();
+    config->threads = ThreadsPerRank();
     if (finetune) {
       // The policy alone from the pre-trained policy, for a number of steps.
       auto steps = args->GetIntInRange("finetune-steps", 50, 1, int64_t{1} << 40);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "dist/world.h"
 
 namespace {
 
@@ -51,6 +52,19 @@ int main(int argc, char** argv) {
   if ((command == "optimize" || command == "bench" || command == "pretrain") && std::getenv("OMP_WAIT_POLICY") == nullptr) {
     setenv("OMP_WAIT_POLICY", "passive", 1);
     execv("/proc/self/exe", argv);  // returns only on failure: then run as we are
+  }
+  // Under mpirun, bench spreads its rows and pretrain its graphs over the ranks; every
+  // other command is one process's work, and N copies would write the same files.
+  if (graphopt::LaunchedByMpi() && command != "bench" && command != "pretrain" && graphopt::World::Get().distributed()) {
+    graphopt::World& world = graphopt::World::Get();
+    if (world.root()) {
+      std::fprintf(stderr,
+                   "graphopt: %s runs in one process, not over %d MPI ranks (under mpirun: bench, pretrain); "
+                   "run it without mpirun\n",
+                   command.c_str(), world.size());
+    }
+    world.Barrier();
+    return 2;
   }
   if (command == "models") return graphopt::RunModelsCommand(argc, argv);
   if (command == "inspect") return graphopt::RunInspectCommand(argc, argv);

@@ -13,6 +13,7 @@
 #include "core/files.h"
 #include "core/progress.h"
 #include "core/strings.h"
+#include "dist/world.h"
 
 #ifdef GRAPHOPT_HAVE_RL
 #include "policy/go_policy_config.h"
@@ -32,6 +33,8 @@ std::vector<FlagSpec> PretrainFlags() {
       {"models", true, "model files or built-in specs separated by ';': together one more family of the stream"},
       {"clusters", true, "clusters to draw from, comma-separated presets, files or specs like 2xV100+1xP100"},
       {"steps-per-task", true, "PPO steps on a graph before the stream moves on (default 40)"},
+      {"graphs-per-step", true,
+       "graphs trained together in each step, their gradients averaged (default: one per MPI rank, or the checkpoint's)"},
       {"max-ops", true, "largest training graph of a drawn task, in ops (default 20000)"},
       {"imitate-baselines", false, "per task, the fastest baseline plan joins every batch as a teacher"},
       {"steps", true, "stop after this many steps in all (default: no limit)"},
@@ -51,7 +54,8 @@ std::string Usage() {
          "  Pre-trains one GO policy with PPO over graphs of the built-in families at many sizes (and the given\n"
          "  model files) on varied clusters, switching graph every K steps, so that it plans unseen graphs:\n"
          "  'graphopt optimize MODEL --pretrained policy.pt --zero-shot'. Ctrl-C stops after the current step,\n"
-         "  saves the checkpoint and writes the policy.\n" +
+         "  saves the checkpoint and writes the policy. Data-parallel over the ranks of an MPI job:\n"
+         "  'mpirun -np N graphopt pretrain ...' trains N graphs per step, one per rank (rank 0 writes and prints).\n" +
          FlagsHelp(PretrainFlags());
 }
 
@@ -82,6 +86,9 @@ int RunPretrainCommand(int argc, char** argv) {
   auto per_task = args->GetIntInRange("steps-per-task", config.steps_per_task, 1, 1000000);
   if (!per_task.ok()) return Fail(per_task.status().message());
   config.steps_per_task = static_cast<int>(*per_task);
+  auto graphs = args->GetIntInRange("graphs-per-step", 0, 1, 4096);
+  if (!graphs.ok()) return Fail(graphs.status().message());
+  config.graphs_per_step = static_cast<int>(*graphs);
   auto max_ops = args->GetIntInRange("max-ops", config.stream.max_ops, 100, 100000000);
   if (!max_ops.ok()) return Fail(max_ops.status().message());
   config.stream.max_ops = *max_ops;
@@ -97,7 +104,7 @@ int RunPretrainCommand(int argc, char** argv) {
   config.seed = static_cast<uint64_t>(*seed);
   auto threads = ThreadsFlag(*args);
   if (!threads.ok()) return Fail(threads.status().message());
-  config.threads = *threads;
+  config.threads = args->Has("threads") ? *threads : ThreadsPerRank();
   config.checkpoint_dir = args->Get("checkpoint");
   config.imitate_baselines = args->Has("imitate-baselines");
   // --policy: network keys and PPO keys, routed as optimize routes them.
@@ -117,8 +124,20 @@ int RunPretrainCommand(int argc, char** argv) {
   const std::string report = out + ".json";
   if (Status w = CheckOutputWritable(out, "--out"); !w.ok()) return Fail(w.message());
 
+  // Under mpirun every rank trains; rank 0 alone prints and writes, and a rank that
+  // fails ends the job (dist/world.h).
+  World& world = World::Get();
+  auto fail_all = [&](const std::string& message) {
+    if (world.distributed()) world.Abort(StrFormat("error: pretrain: rank %d: ", world.rank()) + message);
+    return Fail(message);
+  };
   auto pretrainer = Pretrainer::Create(config);
-  if (!pretrainer.ok()) return Fail(pretrainer.status().message());
+  if (!pretrainer.ok()) return fail_all(pretrainer.status().message());
+  if (!world.root()) {
+    auto result = (*pretrainer)->Run();
+    if (!result.ok()) return fail_all(result.status().message());
+    return 0;
+  }
   std::string families;
   for (const std::string& f : config.stream.families) families += (families.empty() ? "" : ", ") + f;
   std::printf("families  %s%s\n", families.empty() ? "(none)" : families.c_str(),
@@ -131,6 +150,11 @@ int RunPretrainCommand(int argc, char** argv) {
                                    : "no step limit",
               config.time_limit_s > 0 ? StrFormat("%.0f s", config.time_limit_s).c_str() : "no time limit",
               config.steps_per_task, static_cast<unsigned long long>(config.seed));
+  if (world.distributed()) {
+    std::printf("ranks     %d (%d threads each); each step sums %lld gradient floats (%.2f MB) over the ranks\n",
+                world.size(), config.threads, static_cast<long long>((*pretrainer)->ParameterCount()),
+                (*pretrainer)->ParameterCount() * 4.0 / 1e6);
+  }
   std::fflush(stdout);
 
   const ScopedInterrupt interrupt;
@@ -138,20 +162,23 @@ int RunPretrainCommand(int argc, char** argv) {
   auto on_step = [&](const PretrainProgress& p) {
     std::string suffix = StrFormat("task %lld step %d: %s on %s (%d ops)", static_cast<long long>(p.task->index),
                                    p.task_step, p.task->model.c_str(), p.task->cluster.c_str(), p.task->num_ops);
+    if (p.graphs > 1) suffix += StrFormat(" and %d more", p.graphs - 1);
     if (p.batch_best_ratio > 0) suffix += StrFormat("  best sample %.2fx the reference", p.batch_best_ratio);
     suffix += StrFormat("  %lld plans", static_cast<long long>(p.plans));
     bar.Update(p.step, suffix);
   };
   auto result = (*pretrainer)->Run(interrupt.flag(), on_step);
-  if (!result.ok()) return Fail(result.status().message());
+  if (!result.ok()) return fail_all(result.status().message());
   bar.Finish(StrFormat("stopped (%s) after %lld steps on %zu tasks, %.1f s", result->stop_reason.c_str(),
                        static_cast<long long>(result->steps), result->tasks.size(), result->seconds));
   if (result->resumed) std::printf("resumed from %s\n", config.checkpoint_dir.c_str());
   if (Status w = (*pretrainer)->SavePolicy(out); !w.ok()) return Fail(w.message());
-  if (Status w = WriteFileAtomic(report, PretrainReportJson(config, *result)); !w.ok()) return Fail(w.message());
-  std::printf("%lld steps, %zu tasks, %lld plans simulated, %.1f s\npolicy written to %s (report %s)\n",
-              static_cast<long long>(result->steps), result->tasks.size(), static_cast<long long>(result->plans),
-              result->seconds, out.c_str(), report.c_str());
+  if (Status w = WriteFileAtomic(report, PretrainReportJson(config, *result, (*pretrainer)->PolicyFingerprint())); !w.ok()) return Fail(w.message());
+  std::printf("%lld steps, %zu tasks (%d per step), %lld plans simulated, %.1f s\n"
+              "policy written to %s (report %s), fingerprint %s\n",
+              static_cast<long long>(result->steps), result->tasks.size(), result->graphs_per_step,
+              static_cast<long long>(result->plans),
+              result->seconds, out.c_str(), report.c_str(), (*pretrainer)->PolicyFingerprint().c_str());
   return 0;
 #endif
 }

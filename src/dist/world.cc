@@ -1,7 +1,9 @@
 #include "dist/world.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 #include <vector>
 
 #ifdef GRAPHOPT_HAVE_MPI
@@ -90,6 +92,72 @@ void World::Barrier() {
 #ifdef GRAPHOPT_HAVE_MPI
   if (mpi_) MPI_Barrier(MPI_COMM_WORLD);
 #endif
+}
+
+#ifdef GRAPHOPT_HAVE_MPI
+namespace {
+
+// Every rank's `n` values of `type` at `data` replaced by their sum over the ranks.
+Status SumOverRanks(void* data, size_t n, MPI_Datatype type, int rank) {
+  if (n > static_cast<size_t>(INT32_MAX)) return InvalidArgument("a sum of more than 2^31 values");
+  if (MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(n), type, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS) {
+    return IoError("rank " + std::to_string(rank) + ": summing over the ranks failed");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+#endif
+
+Status World::SumAll(std::vector<float>* values) {
+#ifdef GRAPHOPT_HAVE_MPI
+  if (mpi_ && size_ > 1 && !values->empty()) return SumOverRanks(values->data(), values->size(), MPI_FLOAT, rank_);
+#endif
+  (void)values;
+  return Status::Ok();
+}
+
+Status World::SumAll(std::vector<int64_t>* values) {
+#ifdef GRAPHOPT_HAVE_MPI
+  if (mpi_ && size_ > 1 && !values->empty()) return SumOverRanks(values->data(), values->size(), MPI_INT64_T, rank_);
+#endif
+  (void)values;
+  return Status::Ok();
+}
+
+StatusOr<std::vector<std::string>> World::GatherToRoot(const std::string& text) {
+#ifdef GRAPHOPT_HAVE_MPI
+  if (mpi_ && size_ > 1) {
+    if (text.size() > static_cast<size_t>(INT32_MAX)) return InvalidArgument("a message of more than 2 GB");
+    int length = static_cast<int>(text.size());
+    std::vector<int> lengths(root() ? static_cast<size_t>(size_) : 0);
+    if (MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
+      return IoError("rank " + std::to_string(rank_) + ": gathering on rank 0 failed");
+    }
+    std::vector<int> offsets(lengths.size());
+    int64_t total = 0;
+    for (size_t r = 0; r < lengths.size(); ++r) {
+      offsets[r] = static_cast<int>(total);
+      total += lengths[r];
+    }
+    if (total > INT32_MAX) return InvalidArgument("gathering more than 2 GB on rank 0");
+    std::string all(static_cast<size_t>(total), '\0');
+    if (MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
+                    MPI_COMM_WORLD) != MPI_SUCCESS) {
+      return IoError("rank " + std::to_string(rank_) + ": gathering on rank 0 failed");
+    }
+    std::vector<std::string> texts;
+    for (size_t r = 0; r < lengths.size(); ++r) texts.push_back(all.substr(static_cast<size_t>(offsets[r]), static_cast<size_t>(lengths[r])));
+    return texts;
+  }
+#endif
+  return std::vector<std::string>{text};
+}
+
+int ThreadsPerRank() {
+  const World& world = World::Get();
+  if (!world.distributed()) return 0;
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / world.local_size());
 }
 
 void World::Abort(const std::string& message, int code) {

@@ -4,13 +4,17 @@
 // without MPI, every run is a world of one.
 //
 // The messages are strings (JSON): a rank sends its share of the work's results to
-// rank 0, which gathers them; rank 0 alone writes files and prints progress. A rank
+// rank 0, which gathers them; rank 0 alone writes files and prints progress. Data-
+// parallel training sums numbers over the ranks (gradients, counters) with
+// collectives every rank calls in the same order. A rank
 // that fails aborts the whole job (MPI_Abort) with its message, so no rank waits
 // forever for one that has stopped; a rank killed from outside is mpirun's to report
 // (it ends the others within seconds).
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 
@@ -37,6 +41,14 @@ class World {
   StatusOr<std::string> Receive();
   // Waits for every rank.
   void Barrier();
+  // Collectives (every rank calls them, in the same order, with as many values):
+  // each value becomes its sum over the ranks (in place; nothing in a world of one).
+  // With two ranks a float sum is exact (a + b == b + a), so every rank holds the
+  // same bits a single process adding the two would.
+  Status SumAll(std::vector<float>* values);
+  Status SumAll(std::vector<int64_t>* values);
+  // Every rank's `text` on rank 0, in rank order (empty on the other ranks).
+  StatusOr<std::vector<std::string>> GatherToRoot(const std::string& text);
   // Prints `message` on this rank's standard error and ends every rank with `code`.
   [[noreturn]] void Abort(const std::string& message, int code = 1);
 
@@ -51,6 +63,10 @@ class World {
   int local_size_ = 1;
   bool mpi_ = false;  // MPI was initialized here
 };
+
+// Threads of one rank's learned work: 0 (every core) in a plain run; under mpirun,
+// the cores of the machine shared by the ranks on it.
+int ThreadsPerRank();
 
 // Whether this process was launched as a rank of an MPI job (mpirun, srun): the
 // environment variables OpenMPI, PMI and PMIx set.

@@ -165,9 +165,24 @@ double PpoTrainer::WarmStart(const std::function<bool()>& stop) {
   return prob;
 }
 
+PolicyOutput PpoTrainer::StepForward(bool heads_only) { return heads_only ? policy_->Heads(tensors_, trunk_) : Forward(); }
+
 PpoStepStats PpoTrainer::Step() {
-  const auto start = std::chrono::steady_clock::now();
-  PpoStepStats stats;
+  Rollout();
+  for (int epoch = 0; epoch < config_.epochs; ++epoch) {
+    ZeroGrad();
+    Backward(epoch);
+    OptimizerStep();
+  }
+  return FinishStep();
+}
+
+void PpoTrainer::Rollout() {
+  GO_CHECK_MSG(!pending_.active, "Rollout twice without FinishStep");
+  pending_ = PendingStep();
+  pending_.active = true;
+  pending_.start = std::chrono::steady_clock::now();
+  PpoStepStats& stats = pending_.stats;
   stats.step = step_;
   Rng rng(TrainingStepSeed(seed_, step_));
   policy_->train();
@@ -175,20 +190,18 @@ PpoStepStats PpoTrainer::Step() {
   // Sample from one forward pass (its graph serves the first epoch too). Between the
   // trunk_every-th steps the heads run on the last trunk step's output.
   const bool caching = !trunk_frozen_ && config_.trunk_every > 1;
-  const bool heads_only = caching && trunk_.node_states.defined() && step_ % config_.trunk_every != 0;
-  auto step_forward = [&] { return heads_only ? policy_->Heads(tensors_, trunk_) : Forward(); };
-  PolicyOutput out;
-  std::vector<Actions> actions;
+  pending_.heads_only = caching && trunk_.node_states.defined() && step_ % config_.trunk_every != 0;
+  std::vector<Actions>& actions = pending_.actions;
   {
     ScopedFlushDenormal flush;
-    out = step_forward();
-    if (caching && !heads_only) trunk_ = DetachedTrunk(out);
-    actions = policy_->Sample(tensors_, out, rng, config_.samples_per_step, config_.temperature);
+    pending_.out = StepForward(pending_.heads_only);
+    if (caching && !pending_.heads_only) trunk_ = DetachedTrunk(pending_.out);
+    actions = policy_->Sample(tensors_, pending_.out, rng, config_.samples_per_step, config_.temperature);
   }
   const int sampled = static_cast<int>(actions.size());
   if (has_best_actions_) SampleDistance(actions, best_actions_, &stats);
-  const bool best_in_batch = config_.include_best && has_best_actions_;
-  if (best_in_batch) actions.push_back(best_actions_);
+  pending_.best_in_batch = config_.include_best && has_best_actions_;
+  if (pending_.best_in_batch) actions.push_back(best_actions_);
   const std::vector<Plan> plans = builder_.BuildAll(actions, batch_->num_threads());
   std::vector<StatusOr<SimResult>> results = batch_->Run(plans);
   plans_simulated_ += static_cast<int64_t>(plans.size());
@@ -230,43 +243,56 @@ PpoStepStats PpoTrainer::Step() {
   torch::Tensor advantage = reward - static_cast<float>(running_baseline_);
   // A floor on the spread: a batch of near-equal rewards must not blow up into huge advantages.
   if (config_.normalize_advantages && b > 1) advantage = advantage / reward.std().clamp_min(0.01);
+  pending_.advantage = advantage;
   running_baseline_ = config_.baseline_decay * running_baseline_ + (1 - config_.baseline_decay) * stats.mean_reward;
+}
 
-  {
-    ScopedFlushDenormal flush;
-    torch::Tensor old_log_prob;
-    for (int epoch = 0; epoch < config_.epochs; ++epoch) {
-      if (epoch > 0) out = step_forward();
-      const Evaluation e = policy_->Evaluate(tensors_, out, actions);
-      const torch::Tensor log_prob = e.TaskMeanLogProb();
-      if (epoch == 0) old_log_prob = log_prob.detach();
-      const torch::Tensor ratio = torch::exp(log_prob - old_log_prob);
-      const torch::Tensor surrogate =
-          torch::min(ratio * advantage, torch::clamp(ratio, 1 - config_.clip, 1 + config_.clip) * advantage);
-      // The bonus is on placement only when placement is decided: the scheduling and
-      // fusion heads start from priors (GoPolicyConfig::level_prior) that a bonus
-      // on their entropy would pull towards uniform random schedules.
-      const bool placed = e.placement_decisions.max().item<double>() > 0;
-      const torch::Tensor entropy = placed ? (e.placement_entropy / e.placement_decisions.clamp_min(1)).mean()
-                                           : (e.entropy / e.num_decisions.clamp_min(1)).mean();
-      torch::Tensor loss = -surrogate.mean() - entropy_coef_ * entropy;
-      // Self-imitation: raise the probability of the best plan so far (the last member
-      // of the batch), so samples explore around it.
-      if (best_in_batch && config_.imitation > 0) loss = loss - config_.imitation * log_prob[b - 1];
-      optimizer_->zero_grad();
-      loss.backward();
-      if (heads_only) DropTrunkGradients();
-      if (config_.max_grad_norm > 0) torch::nn::utils::clip_grad_norm_(TrainedParameters(), config_.max_grad_norm);
-      optimizer_->step();
-      if (epoch == 0) {
-        stats.loss = loss.item<double>();
-        stats.entropy = entropy.item<double>();
-      }
-    }
+void PpoTrainer::ZeroGrad() { optimizer_->zero_grad(); }
+
+void PpoTrainer::Backward(int epoch) {
+  GO_CHECK_MSG(pending_.active, "Backward without Rollout");
+  ScopedFlushDenormal flush;
+  if (epoch > 0) pending_.out = StepForward(pending_.heads_only);
+  const std::vector<Actions>& actions = pending_.actions;
+  const int b = static_cast<int>(actions.size());
+  const torch::Tensor& advantage = pending_.advantage;
+  const Evaluation e = policy_->Evaluate(tensors_, pending_.out, actions);
+  const torch::Tensor log_prob = e.TaskMeanLogProb();
+  if (epoch == 0) pending_.old_log_prob = log_prob.detach();
+  const torch::Tensor ratio = torch::exp(log_prob - pending_.old_log_prob);
+  const torch::Tensor surrogate =
+      torch::min(ratio * advantage, torch::clamp(ratio, 1 - config_.clip, 1 + config_.clip) * advantage);
+  // The bonus is on placement only when placement is decided: the scheduling and
+  // fusion heads start from priors (GoPolicyConfig::level_prior) that a bonus
+  // on their entropy would pull towards uniform random schedules.
+  const bool placed = e.placement_decisions.max().item<double>() > 0;
+  const torch::Tensor entropy = placed ? (e.placement_entropy / e.placement_decisions.clamp_min(1)).mean()
+                                       : (e.entropy / e.num_decisions.clamp_min(1)).mean();
+  torch::Tensor loss = -surrogate.mean() - entropy_coef_ * entropy;
+  // Self-imitation: raise the probability of the best plan so far (the last member
+  // of the batch), so samples explore around it.
+  if (pending_.best_in_batch && config_.imitation > 0) loss = loss - config_.imitation * log_prob[b - 1];
+  loss.backward();
+  if (pending_.heads_only) DropTrunkGradients();
+  if (epoch == 0) {
+    pending_.stats.loss = loss.item<double>();
+    pending_.stats.entropy = entropy.item<double>();
   }
+}
+
+void PpoTrainer::OptimizerStep() {
+  ScopedFlushDenormal flush;
+  if (config_.max_grad_norm > 0) torch::nn::utils::clip_grad_norm_(TrainedParameters(), config_.max_grad_norm);
+  optimizer_->step();
+}
+
+PpoStepStats PpoTrainer::FinishStep() {
+  GO_CHECK_MSG(pending_.active, "FinishStep without Rollout");
+  PpoStepStats stats = pending_.stats;
   entropy_coef_ = std::max(config_.entropy_min, entropy_coef_ * config_.entropy_decay);
   ++step_;
-  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - pending_.start).count();
+  pending_ = PendingStep();
   return stats;
 }
 
@@ -302,16 +328,22 @@ void PpoTrainer::set_state(const State& s) {
 }
 
 Status PpoTrainer::SaveCheckpoint(const std::string& dir) {
+  GO_RETURN_IF_ERROR(SaveWeights(dir));
+  return SaveState(dir);
+}
+
+Status PpoTrainer::SaveWeights(const std::string& dir) {
   GO_RETURN_IF_ERROR(SaveGoPolicy(policy_, dir + "/policy.pt"));
-  {
-    torch::serialize::OutputArchive archive;
-    try {
-      optimizer_->save(archive);
-    } catch (const c10::Error& e) {
-      return IoError("cannot write " + dir + "/optimizer.pt: " + e.what_without_backtrace());
-    }
-    GO_RETURN_IF_ERROR(SaveArchiveAtomic(archive, dir + "/optimizer.pt"));
+  torch::serialize::OutputArchive archive;
+  try {
+    optimizer_->save(archive);
+  } catch (const c10::Error& e) {
+    return IoError("cannot write " + dir + "/optimizer.pt: " + e.what_without_backtrace());
   }
+  return SaveArchiveAtomic(archive, dir + "/optimizer.pt");
+}
+
+Status PpoTrainer::SaveState(const std::string& dir) {
   // The trunk output the next steps reuse (trunk_every > 1), so that a resumed trainer
   // continues exactly: it was computed from weights the trainer no longer has.
   const bool trunk_cache = !trunk_frozen_ && trunk_.node_states.defined();
@@ -353,6 +385,37 @@ Status PpoTrainer::SaveCheckpoint(const std::string& dir) {
 // the optimizer state (tried on a scratch optimizer), the best plan (re-simulated).
 Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
   GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, CheckpointFiles(), "a PPO checkpoint has all three files"));
+  GO_ASSIGN_OR_RETURN(const SavedState saved, ReadState(dir));
+  GO_ASSIGN_OR_RETURN(const Weights weights, ReadWeights(dir, saved.frozen));
+  CopyParameters(weights);
+  // The optimizer of the trainer the state was saved from (the trunk recomputed from
+  // the restored weights: frozen, they are the weights it was computed from).
+  trunk_frozen_ = false;
+  trunk_ = PolicyOutput();
+  optimizer_ = NewOptimizer();
+  if (saved.frozen) FreezeTrunk();
+  optimizer_->load(*weights.optimizer);
+  ApplyState(saved);
+  return Status::Ok();
+}
+
+Status PpoTrainer::LoadState(const std::string& dir) {
+  GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {"ppo_state.json"}, "a trainer's state"));
+  GO_ASSIGN_OR_RETURN(const SavedState saved, ReadState(dir));
+  if (saved.frozen || trunk_frozen_) {
+    return FailedPrecondition(dir + "/ppo_state.json: a trainer with a frozen trunk has weights of its own, not a shared policy's");
+  }
+  ApplyState(saved);
+  return Status::Ok();
+}
+
+void PpoTrainer::ApplyState(const SavedState& saved) {
+  if (!trunk_frozen_) trunk_ = saved.cached_trunk;
+  set_state(saved.state);
+  if (saved.has_best) set_best(saved.best_plan, saved.best_score, &saved.best_actions);
+}
+
+StatusOr<PpoTrainer::SavedState> PpoTrainer::ReadState(const std::string& dir) const {
   const std::string path = dir + "/ppo_state.json";
   GO_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
   GO_ASSIGN_OR_RETURN(const nlohmann::json j, ParseJsonText(text, path));
@@ -363,19 +426,20 @@ Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
                               config_.ToString() + ")");
   }
   constexpr int64_t kMaxCount = int64_t{1} << 50;
-  State s;
+  SavedState saved;
+  State& s = saved.state;
   GO_ASSIGN_OR_RETURN(s.step, JsonMemberInt(j, "step", path, 0, kMaxCount));
   GO_ASSIGN_OR_RETURN(s.plans_simulated, JsonMemberInt(j, "plans_simulated", path, 0, kMaxCount));
   GO_ASSIGN_OR_RETURN(s.running_baseline, JsonMemberNumber(j, "running_baseline", path));
   GO_ASSIGN_OR_RETURN(s.has_baseline, JsonMemberBool(j, "has_baseline", path));
   GO_ASSIGN_OR_RETURN(s.entropy_coef, JsonMemberNumber(j, "entropy_coef", path, 0, 1e6));
   GO_ASSIGN_OR_RETURN(s.reference_us, JsonMemberNumber(j, "reference_us", path, 0, 1e18));
-  GO_ASSIGN_OR_RETURN(const bool frozen, JsonMemberBool(j, "trunk_frozen", path));
+  GO_ASSIGN_OR_RETURN(saved.frozen, JsonMemberBool(j, "trunk_frozen", path));
   GO_ASSIGN_OR_RETURN(const bool trunk_cache, JsonMemberBool(j, "trunk_cache", path));
-  if (frozen && trunk_cache) return ParseError(path + ": a frozen trunk has no cached output (trunk_cache is true)");
+  if (saved.frozen && trunk_cache) return ParseError(path + ": a frozen trunk has no cached output (trunk_cache is true)");
   GO_ASSIGN_OR_RETURN(const nlohmann::json* best_json, JsonMember(j, "best", path));
   GO_ASSIGN_OR_RETURN(const PlanScore recorded_best, PlanScoreFromJson(*best_json, path + ": best"));
-  Actions a;
+  Actions& a = saved.best_actions;
   {
     GO_ASSIGN_OR_RETURN(const nlohmann::json* ja, JsonMember(j, "best_actions", path));
     const std::string where = path + ": best_actions";
@@ -401,32 +465,19 @@ Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
   if (best_plan_file != recorded_best.scored()) {
     return ParseError(path + ": best_plan_file must be true exactly when a best plan is recorded");
   }
-  Plan best_plan;
-  PlanScore best_score;
   if (recorded_best.scored()) {
     // The best plan, re-simulated: the state's word for its score is not taken.
     GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {kBestPlanFile}, "the state records a best plan"));
     const std::string plan_path = dir + "/" + kBestPlanFile;
-    GO_ASSIGN_OR_RETURN(best_plan, ReadPlanJson(plan_path, sim_.graph()));
-    GO_ASSIGN_OR_RETURN(best_score, VerifyCheckpointPlan(sim_, best_plan, recorded_best, plan_path));
+    GO_ASSIGN_OR_RETURN(saved.best_plan, ReadPlanJson(plan_path, sim_.graph()));
+    GO_ASSIGN_OR_RETURN(saved.best_score, VerifyCheckpointPlan(sim_, saved.best_plan, recorded_best, plan_path));
+    saved.has_best = true;
   }
-  GO_ASSIGN_OR_RETURN(const Weights weights, ReadWeights(dir, frozen));
-  PolicyOutput cached_trunk;
   if (trunk_cache) {
     GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {kTrunkFile}, "the state says the trainer cached the trunk's output"));
-    GO_ASSIGN_OR_RETURN(cached_trunk, LoadTrunkCache(dir + "/" + kTrunkFile));
+    GO_ASSIGN_OR_RETURN(saved.cached_trunk, LoadTrunkCache(dir + "/" + kTrunkFile));
   }
-  CopyParameters(weights);
-  // The optimizer of the trainer the state was saved from (the trunk recomputed from
-  // the restored weights: frozen, they are the weights it was computed from).
-  trunk_frozen_ = false;
-  trunk_ = cached_trunk;
-  optimizer_ = NewOptimizer();
-  if (frozen) FreezeTrunk();
-  optimizer_->load(*weights.optimizer);
-  set_state(s);
-  if (recorded_best.scored()) set_best(best_plan, best_score, &a);
-  return Status::Ok();
+  return saved;
 }
 
 Status PpoTrainer::LoadWeights(const std::string& dir) {

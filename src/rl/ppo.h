@@ -31,6 +31,7 @@
 
 #include <torch/torch.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -73,6 +74,19 @@ class PpoTrainer : public Trainer {
   // steps train the heads alone. stop (may be null) is polled between steps.
   double WarmStart(const std::function<bool()>& stop = nullptr) override;
   PpoStepStats Step() override;
+  // Step() in parts, so that several trainers (of several graphs, in one process or
+  // over MPI ranks) train one policy together (rl/pretrain.h): Rollout() samples and
+  // scores this step's plans and sets their advantages; then for each epoch
+  // e < config().epochs: ZeroGrad() once, Backward(e) of every trainer (their
+  // gradients add up in the shared policy), the caller combines them (the sum over the
+  // ranks, divided by the number of trainers), and OptimizerStep() once (gradient
+  // clipping, the shared Adam); FinishStep() ends every trainer's step. Step() is
+  // exactly these calls for one trainer.
+  void Rollout();
+  void ZeroGrad();
+  void Backward(int epoch);
+  void OptimizerStep();
+  PpoStepStats FinishStep();
 
   const Plan& best_plan() const override { return best_plan_; }
   const PlanScore& best_score() const override { return best_score_; }
@@ -83,6 +97,15 @@ class PpoTrainer : public Trainer {
   Status SaveCheckpoint(const std::string& dir) override;
   Status LoadCheckpoint(const std::string& dir) override;
   std::vector<std::string> CheckpointFiles() const override { return {"policy.pt", "optimizer.pt", "ppo_state.json"}; }
+  // The checkpoint in two parts, for trainers that share one policy and optimizer
+  // (rl/pretrain.h): the weights (policy.pt, optimizer.pt) and the trainer's own
+  // state (ppo_state.json, its best plan, the cached trunk output). LoadState restores
+  // the state alone (the weights are the shared policy's; a trainer with a frozen
+  // trunk has weights of its own and is refused); each is read and checked before
+  // anything changes.
+  Status SaveWeights(const std::string& dir);
+  Status SaveState(const std::string& dir);
+  Status LoadState(const std::string& dir);
   // From now on the trunk's output is computed once (now, without gradient) and only
   // the heads learn, with an Adam of their own at head_lr (which becomes optimizer()).
   // Idempotent. Checkpoints record it; a resumed trainer recomputes the trunk.
@@ -151,6 +174,21 @@ class PpoTrainer : public Trainer {
     std::shared_ptr<torch::serialize::InputArchive> optimizer;
   };
   StatusOr<Weights> ReadWeights(const std::string& dir, bool frozen) const;
+  // ppo_state.json of `dir` with the files it names (best plan re-simulated, trunk
+  // cache), read and checked; nothing is changed.
+  struct SavedState {
+    State state;
+    bool frozen = false;
+    PolicyOutput cached_trunk;
+    bool has_best = false;
+    Plan best_plan;
+    PlanScore best_score;
+    Actions best_actions;
+  };
+  StatusOr<SavedState> ReadState(const std::string& dir) const;
+  // Applies a read state (not the weights): the trunk cache, counters, best plan.
+  void ApplyState(const SavedState& saved);
+  PolicyOutput StepForward(bool heads_only);
   // Copies the read policy's parameters and buffers into the policy.
   void CopyParameters(const Weights& weights);
 
@@ -178,6 +216,19 @@ class PpoTrainer : public Trainer {
   bool has_best_actions_ = false;
   Plan last_sample_plan_;
   PlanScore last_sample_score_;
+  // Between Rollout() and FinishStep(): the step's samples and what their epochs need.
+  struct PendingStep {
+    bool active = false;
+    std::chrono::steady_clock::time_point start;
+    PpoStepStats stats;
+    PolicyOutput out;
+    std::vector<Actions> actions;
+    torch::Tensor advantage;
+    torch::Tensor old_log_prob;
+    bool best_in_batch = false;
+    bool heads_only = false;
+  };
+  PendingStep pending_;
 };
 
 }  // namespace graphopt

@@ -1,25 +1,20 @@
 #include "rl/pretrain.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <chrono>
-#include <iterator>
 #include <cmath>
+#include <cstring>
+#include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
 
 #include "baselines/baseline.h"
-#include "core/files.h"
 #include "core/json_fields.h"
 #include "core/strings.h"
 #include "core/version.h"
-#include "policy/features.h"
-#include "policy/go_policy.h"
 #include "rl/checkpoint.h"
-#include "rl/ppo.h"
+#include "rl/pretrain_impl.h"
 #include "rl/training_util.h"
-#include "sim/batch.h"
 #include "sim/cluster.h"
 
 namespace graphopt {
@@ -27,10 +22,6 @@ namespace {
 
 using Json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
-
-constexpr const char* kStateFormat = "graphopt-pretrain-state";
-constexpr int kStateVersion = 1;
-constexpr const char* kStateFile = "pretrain_state.json";
 
 // The baselines whose fastest plan is a task's reward reference: cheap on any graph.
 const char* const kReferenceBaselines[] = {"single", "tf-default", "expert"};
@@ -42,209 +33,172 @@ uint64_t TrainerSeed(uint64_t seed, int64_t task) {
   return z ^ (z >> 31);
 }
 
-Json RecordJson(const PretrainTaskRecord& r) {
-  return Json{{"index", r.task.index},       {"family", r.task.family},     {"model", r.task.model},
-              {"cluster", r.task.cluster},   {"ops", r.task.num_ops},       {"units", r.num_units},
-              {"reference", r.reference},    {"reference_us", r.reference_us}, {"steps", r.steps},
-              {"first_batch_us", r.first_batch_us}, {"last_batch_us", r.last_batch_us}, {"best_us", r.best_us},
-              {"seconds", r.seconds}};
-}
-
-StatusOr<PretrainTaskRecord> RecordFromJson(const Json& j, const std::string& where) {
-  PretrainTaskRecord r;
-  constexpr int64_t kMaxCount = int64_t{1} << 50;
-  GO_ASSIGN_OR_RETURN(r.task.index, JsonMemberInt(j, "index", where, 0, kMaxCount));
-  GO_ASSIGN_OR_RETURN(r.task.family, JsonMemberString(j, "family", where));
-  GO_ASSIGN_OR_RETURN(r.task.model, JsonMemberString(j, "model", where));
-  GO_ASSIGN_OR_RETURN(r.task.cluster, JsonMemberString(j, "cluster", where));
-  GO_ASSIGN_OR_RETURN(const int64_t ops, JsonMemberInt(j, "ops", where, 0, INT32_MAX));
-  GO_ASSIGN_OR_RETURN(const int64_t units, JsonMemberInt(j, "units", where, 0, INT32_MAX));
-  GO_ASSIGN_OR_RETURN(r.reference, JsonMemberString(j, "reference", where));
-  GO_ASSIGN_OR_RETURN(r.reference_us, JsonMemberNumber(j, "reference_us", where, 0, 1e18));
-  GO_ASSIGN_OR_RETURN(const int64_t steps, JsonMemberInt(j, "steps", where, 0, INT32_MAX));
-  GO_ASSIGN_OR_RETURN(r.first_batch_us, JsonMemberNumber(j, "first_batch_us", where, 0, 1e18));
-  GO_ASSIGN_OR_RETURN(r.last_batch_us, JsonMemberNumber(j, "last_batch_us", where, 0, 1e18));
-  GO_ASSIGN_OR_RETURN(r.best_us, JsonMemberNumber(j, "best_us", where, 0, 1e18));
-  GO_ASSIGN_OR_RETURN(r.seconds, JsonMemberNumber(j, "seconds", where, 0, 1e9));
-  r.task.num_ops = static_cast<int>(ops);
-  r.num_units = static_cast<int>(units);
-  r.steps = static_cast<int>(steps);
-  return r;
-}
+// The fastest fitting sample of a step over the task's reference (0 if none fit).
+double Ratio(double us, double reference) { return us > 0 && reference > 0 ? us / reference : 0; }
 
 }  // namespace
 
-// One task's environment: its graph, simulator, policy input and trainer (the trainer
-// refers to the others, so the environment is built in place and never moved).
-struct PretrainEnv {
-  PretrainTask task;
-  Graph graph;
-  std::unique_ptr<Simulator> sim;
-  PolicyInput input;
-  std::unique_ptr<BatchSimulator> batch;
-  std::unique_ptr<PpoTrainer> trainer;
-};
+std::string Pretrainer::Impl::Identity() const {
+  return StrFormat(
+      "stream=%s;steps_per_task=%d;graphs_per_step=%d;units_per_device=%d;imitate_baselines=%d;policy=%s;ppo=%s;"
+      "version=%s",
+      stream.Identity().c_str(), config.steps_per_task, graphs, config.units_per_device, config.imitate_baselines,
+      policy_config.ToString().c_str(), ppo_config.ToString().c_str(), GraphoptVersion());
+}
 
-struct Pretrainer::Impl {
-  PretrainConfig config;
-  PretrainStream stream;
-  GoPolicyConfig policy_config;
-  PpoConfig ppo_config;
-  GoPolicy policy{nullptr};
-  std::shared_ptr<torch::optim::Adam> optimizer;  // shared by the tasks' trainers; null before the first
-  double entropy_coef = 0;
-  int64_t task_index = 0;
-  int task_step = 0;  // steps done on task_index
-  bool weights_pending = false;  // resumed at a task's end: the next trainer loads the checkpoint's weights
-  std::unique_ptr<PretrainEnv> env;
-  PretrainResult result;
-  double elapsed_offset = 0;
-  Clock::time_point start;
-
-  Impl(PretrainConfig c, PretrainStream s) : config(std::move(c)), stream(std::move(s)) {}
-
-  double Seconds() const { return elapsed_offset + std::chrono::duration<double>(Clock::now() - start).count(); }
-
-  // Everything that decides the run's decisions (budgets and threads may change).
-  std::string Identity() const {
-    return StrFormat("stream=%s;steps_per_task=%d;units_per_device=%d;imitate_baselines=%d;policy=%s;ppo=%s;version=%s",
-                     stream.Identity().c_str(), config.steps_per_task, config.units_per_device, config.imitate_baselines,
-                     policy_config.ToString().c_str(), ppo_config.ToString().c_str(), GraphoptVersion());
-  }
-
-  StatusOr<std::unique_ptr<PretrainEnv>> BuildTask(int64_t index, PretrainTaskRecord* record) {
-    const Clock::time_point t0 = Clock::now();
-    auto env = std::make_unique<PretrainEnv>();
-    GO_ASSIGN_OR_RETURN(env->task, stream.Task(index, &env->graph));
-    const std::string where = "pre-training task " + std::to_string(index) + " (" + env->task.model + " on " +
-                              env->task.cluster + ")";
-    StatusOr<Cluster> cluster = LoadCluster(env->task.cluster);
-    if (!cluster.ok()) return cluster.status().WithContext(where);
-    StatusOr<Simulator> sim = Simulator::Create(env->graph, *cluster);
-    if (!sim.ok()) return sim.status().WithContext(where);
-    env->sim = std::make_unique<Simulator>(std::move(*sim));
-    StatusOr<PolicyInput> input = BuildPolicyInput(env->graph, env->sim->cluster(), env->sim->cost_model(),
-                                                   UnitsPerDeviceOptions(env->sim->cluster(), config.units_per_device));
-    if (!input.ok()) return input.status().WithContext(where);
-    env->input = std::move(*input);
-    env->batch = std::make_unique<BatchSimulator>(*env->sim, config.threads);
-    PretrainTaskRecord r;
-    r.task = env->task;
-    r.num_units = env->input.num_units;
-    // One pass over the baselines: the reference is the fastest plain plan of the cheap
-    // three; the teacher (imitate_baselines) the fastest fitting plan of all, plain or fused.
-    PlanScore reference, teacher_score;
-    Plan teacher;
-    for (const std::string& name : BaselineNames()) {
-      const bool cheap = std::find(std::begin(kReferenceBaselines), std::end(kReferenceBaselines), name) !=
-                         std::end(kReferenceBaselines);
-      for (bool fusion : {false, true}) {
-        if (!config.imitate_baselines && (fusion || !cheap)) continue;
-        BaselineOptions options;
-        options.fusion = fusion;
-        options.seed = config.seed;
-        StatusOr<Plan> plan = RunBaseline(name, env->graph, env->sim->cluster(), env->sim->cost_model(), options);
-        if (!plan.ok()) continue;
-        StatusOr<SimResult> simulated = env->sim->Simulate(*plan);
-        if (!simulated.ok()) continue;
-        const PlanScore score = PlanScore::Of(*simulated);
-        if (cheap && !fusion && score.BetterThan(reference)) {
-          reference = score;
-          r.reference = name;
-        }
-        if (config.imitate_baselines && score.fits() && score.BetterThan(teacher_score)) {
-          teacher_score = score;
-          teacher = std::move(*plan);
-        }
+StatusOr<std::unique_ptr<PretrainEnv>> Pretrainer::Impl::BuildTask(int64_t index, PretrainTaskRecord* record) {
+  const Clock::time_point t0 = Clock::now();
+  auto env = std::make_unique<PretrainEnv>();
+  GO_ASSIGN_OR_RETURN(env->task, stream.Task(index, &env->graph));
+  const std::string where = "pre-training task " + std::to_string(index) + " (" + env->task.model + " on " +
+                            env->task.cluster + ")";
+  StatusOr<Cluster> cluster = LoadCluster(env->task.cluster);
+  if (!cluster.ok()) return cluster.status().WithContext(where);
+  StatusOr<Simulator> sim = Simulator::Create(env->graph, *cluster);
+  if (!sim.ok()) return sim.status().WithContext(where);
+  env->sim = std::make_unique<Simulator>(std::move(*sim));
+  StatusOr<PolicyInput> input = BuildPolicyInput(env->graph, env->sim->cluster(), env->sim->cost_model(),
+                                                 UnitsPerDeviceOptions(env->sim->cluster(), config.units_per_device));
+  if (!input.ok()) return input.status().WithContext(where);
+  env->input = std::move(*input);
+  env->batch = std::make_unique<BatchSimulator>(*env->sim, config.threads);
+  PretrainTaskRecord r;
+  r.task = env->task;
+  r.num_units = env->input.num_units;
+  // One pass over the baselines: the reference is the fastest plain plan of the cheap
+  // three; the teacher (imitate_baselines) the fastest fitting plan of all, plain or fused.
+  PlanScore reference, teacher_score;
+  Plan teacher;
+  for (const std::string& name : BaselineNames()) {
+    const bool cheap = std::find(std::begin(kReferenceBaselines), std::end(kReferenceBaselines), name) !=
+                       std::end(kReferenceBaselines);
+    for (bool fusion : {false, true}) {
+      if (!config.imitate_baselines && (fusion || !cheap)) continue;
+      BaselineOptions options;
+      options.fusion = fusion;
+      options.seed = config.seed;
+      StatusOr<Plan> plan = RunBaseline(name, env->graph, env->sim->cluster(), env->sim->cost_model(), options);
+      if (!plan.ok()) continue;
+      StatusOr<SimResult> simulated = env->sim->Simulate(*plan);
+      if (!simulated.ok()) continue;
+      const PlanScore score = PlanScore::Of(*simulated);
+      if (cheap && !fusion && score.BetterThan(reference)) {
+        reference = score;
+        r.reference = name;
+      }
+      if (config.imitate_baselines && score.fits() && score.BetterThan(teacher_score)) {
+        teacher_score = score;
+        teacher = std::move(*plan);
       }
     }
-    r.reference_us = reference.scored() ? reference.step_time_us : 1e6;
-    try {
-      env->trainer = std::make_unique<PpoTrainer>(*env->sim, env->batch.get(), env->input, policy, ppo_config,
-                                                  TrainerSeed(config.seed, index));
-    } catch (const std::exception& e) {
-      return InternalError(where + ": creating the trainer: " + e.what());
-    }
-    env->trainer->set_reference_us(r.reference_us);
-    if (teacher_score.fits()) env->trainer->OfferPlan(teacher, teacher_score);
-    if (optimizer) env->trainer->UseOptimizer(optimizer);
-    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (record != nullptr) *record = r;
-    return env;
   }
-
-  // The shared optimizer is the trainer's (the first trainer's, or one a checkpoint restored).
-  void AdoptTrainerOptimizer() { optimizer = env->trainer->shared_optimizer(); }
-
-  Status Save() {
-    const std::string& dir = config.checkpoint_dir;
-    if (dir.empty() || !env) return Status::Ok();
-    ::mkdir(dir.c_str(), 0755);
-    GO_RETURN_IF_ERROR(env->trainer->SaveCheckpoint(dir));
-    Json tasks = Json::array();
-    for (const PretrainTaskRecord& r : result.tasks) tasks.push_back(RecordJson(r));
-    Json state{{"format", kStateFormat}, {"version", kStateVersion}, {"identity", Identity()},
-               {"task_index", task_index}, {"task_step", task_step},  {"steps", result.steps},
-               {"plans", result.plans},    {"seconds", Seconds()},   {"entropy_coef", entropy_coef},
-               {"tasks", tasks}};
-    return WriteFileAtomic(dir + "/" + kStateFile, state.dump(1) + "\n");
+  r.reference_us = reference.scored() ? reference.step_time_us : 1e6;
+  try {
+    env->trainer = std::make_unique<PpoTrainer>(*env->sim, env->batch.get(), env->input, policy, ppo_config,
+                                                TrainerSeed(config.seed, index));
+  } catch (const std::exception& e) {
+    return InternalError(where + ": creating the trainer: " + e.what());
   }
+  env->trainer->set_reference_us(r.reference_us);
+  if (teacher_score.fits()) env->trainer->OfferPlan(teacher, teacher_score);
+  if (optimizer) env->trainer->UseOptimizer(optimizer);
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (record != nullptr) *record = r;
+  return env;
+}
 
-  // Restores a checkpoint if the folder has one; returns whether it did.
-  StatusOr<bool> Load() {
-    const std::string& dir = config.checkpoint_dir;
-    if (dir.empty()) return false;
-    const std::vector<std::string> trainer_files{"policy.pt", "optimizer.pt", "ppo_state.json"};
-    GO_ASSIGN_OR_RETURN(const std::optional<Json> opened,
-                        OpenCheckpointState(dir, kStateFile, trainer_files, kStateFormat, kStateVersion));
-    if (!opened) return false;
-    const Json& state = *opened;
-    const std::string path = dir + "/" + kStateFile;
-    GO_ASSIGN_OR_RETURN(const std::string identity, JsonMemberString(state, "identity", path));
-    if (identity != Identity()) {
-      // Name the first option that differs ("key=value" fields separated by ';').
-      const std::vector<std::string> theirs = Split(identity, ';'), ours = Split(Identity(), ';');
-      size_t i = 0;
-      while (i < theirs.size() && i < ours.size() && theirs[i] == ours[i]) ++i;
-      return FailedPrecondition(path + ": the checkpoint was made by a run with other options: " +
-                                (i < theirs.size() ? theirs[i] : "(none)") + ", this run has " +
-                                (i < ours.size() ? ours[i] : "(none)"));
-    }
-    constexpr int64_t kMaxCount = int64_t{1} << 50;
-    GO_ASSIGN_OR_RETURN(const int64_t index, JsonMemberInt(state, "task_index", path, 0, kMaxCount));
-    GO_ASSIGN_OR_RETURN(const int64_t done, JsonMemberInt(state, "task_step", path, 1, config.steps_per_task));
-    GO_ASSIGN_OR_RETURN(result.steps, JsonMemberInt(state, "steps", path, 1, kMaxCount));
-    GO_ASSIGN_OR_RETURN(result.plans, JsonMemberInt(state, "plans", path, 0, kMaxCount));
-    GO_ASSIGN_OR_RETURN(elapsed_offset, JsonMemberNumber(state, "seconds", path, 0, 1e9));
-    GO_ASSIGN_OR_RETURN(entropy_coef, JsonMemberNumber(state, "entropy_coef", path, 0, 1e6));
-    GO_ASSIGN_OR_RETURN(const Json* tasks, JsonMember(state, "tasks", path));
-    if (!tasks->is_array() || tasks->empty()) return ParseError(path + ": tasks must be a non-empty array");
-    for (size_t i = 0; i < tasks->size(); ++i) {
-      GO_ASSIGN_OR_RETURN(PretrainTaskRecord r, RecordFromJson((*tasks)[i], path + ": tasks[" + std::to_string(i) + "]"));
-      result.tasks.push_back(std::move(r));
-    }
-    if (result.tasks.back().task.index != index || result.tasks.back().steps != done) {
-      return ParseError(path + ": the last task record is not the current task (task_index, task_step)");
-    }
-    GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, trainer_files, "the state says the trainer saved it"));
-    if (done >= config.steps_per_task) {
-      // The task was finished: the next one starts from the checkpoint's weights.
-      task_index = index + 1;
-      task_step = 0;
-      weights_pending = true;
-      return true;
-    }
-    task_index = index;
-    task_step = static_cast<int>(done);
-    GO_ASSIGN_OR_RETURN(env, BuildTask(index, nullptr));
-    GO_RETURN_IF_ERROR(env->trainer->LoadCheckpoint(dir));
-    AdoptTrainerOptimizer();
-    return true;
+Status Pretrainer::Impl::StartRound() {
+  for (PretrainSlot& s : slots) {
+    GO_ASSIGN_OR_RETURN(s.env, BuildTask(round * graphs + s.slot, &s.record));
+    if (!optimizer) optimizer = s.env->trainer->shared_optimizer();  // the first trainer's Adam, shared from now on
+    PpoTrainer::State state = s.env->trainer->state();
+    state.entropy_coef = entropy_coef;
+    s.env->trainer->set_state(state);
   }
+  if (!pending_weights.empty()) {
+    GO_RETURN_IF_ERROR(slots.front().env->trainer->LoadWeights(pending_weights));
+    pending_weights.clear();
+  }
+  return Status::Ok();
+}
 
-  // The fastest fitting sample of a step over the task's reference (0 if none fit).
-  static double Ratio(double us, double reference) { return us > 0 && reference > 0 ? us / reference : 0; }
-};
+Status Pretrainer::Impl::CombineGradients() {
+  if (graphs == 1 && !world->distributed()) return Status::Ok();
+  const std::vector<torch::Tensor> params = policy->parameters();
+  if (world->distributed()) {
+    // One buffer: every gradient (zeros where a rank has none), then a flag per
+    // parameter counting the ranks that have one (Adam skips a parameter without a
+    // gradient, and must skip it on every rank alike).
+    size_t total = 0;
+    for (const torch::Tensor& p : params) total += static_cast<size_t>(p.numel());
+    std::vector<float> buffer(total + params.size(), 0.0f);
+    size_t offset = 0;
+    for (size_t i = 0; i < params.size(); ++i) {
+      const torch::Tensor& g = params[i].grad();
+      const size_t n = static_cast<size_t>(params[i].numel());
+      if (g.defined()) {
+        const torch::Tensor c = g.contiguous();
+        std::memcpy(buffer.data() + offset, c.data_ptr<float>(), n * sizeof(float));
+        buffer[total + i] = 1;
+      }
+      offset += n;
+    }
+    GO_RETURN_IF_ERROR(world->SumAll(&buffer));
+    offset = 0;
+    for (size_t i = 0; i < params.size(); ++i) {
+      const torch::Tensor& p = params[i];
+      const size_t n = static_cast<size_t>(p.numel());
+      if (buffer[total + i] > 0) {
+        torch::NoGradGuard no_grad;
+        if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+        p.mutable_grad().copy_(torch::from_blob(buffer.data() + offset, p.sizes(), torch::kFloat));
+      }
+      offset += n;
+    }
+  }
+  if (graphs > 1) {
+    torch::NoGradGuard no_grad;
+    for (const torch::Tensor& p : params) {
+      if (p.grad().defined()) p.mutable_grad().div_(static_cast<double>(graphs));
+    }
+  }
+  return Status::Ok();
+}
+
+Status Pretrainer::Impl::TrainStep() {
+  try {
+    for (PretrainSlot& s : slots) s.env->trainer->Rollout();
+    PpoTrainer& first = *slots.front().env->trainer;
+    for (int epoch = 0; epoch < ppo_config.epochs; ++epoch) {
+      first.ZeroGrad();  // the shared optimizer: every parameter
+      for (PretrainSlot& s : slots) s.env->trainer->Backward(epoch);
+      GO_RETURN_IF_ERROR(CombineGradients());
+      first.OptimizerStep();
+    }
+    for (PretrainSlot& s : slots) s.last = s.env->trainer->FinishStep();
+  } catch (const std::exception& e) {
+    return InternalError("pre-training step on " + slots.front().record.task.model + ": " + e.what());
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::vector<PretrainTaskRecord>> Pretrainer::Impl::GatherRecords() {
+  Json mine = Json::array();
+  for (const PretrainSlot& s : slots) mine.push_back(PretrainRecordJson(s.record));
+  GO_ASSIGN_OR_RETURN(const std::vector<std::string> texts, world->GatherToRoot(mine.dump()));
+  std::vector<PretrainTaskRecord> records;
+  for (size_t r = 0; r < texts.size(); ++r) {
+    const std::string where = "the task records of rank " + std::to_string(r);
+    GO_ASSIGN_OR_RETURN(const Json j, ParseJsonText(texts[r], where));
+    for (size_t i = 0; i < j.size(); ++i) {
+      GO_ASSIGN_OR_RETURN(PretrainTaskRecord rec, PretrainRecordFromJson(j[i], where));
+      records.push_back(std::move(rec));
+    }
+  }
+  std::sort(records.begin(), records.end(),
+            [](const PretrainTaskRecord& a, const PretrainTaskRecord& b) { return a.task.index < b.task.index; });
+  return records;
+}
 
 Pretrainer::Pretrainer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Pretrainer::~Pretrainer() = default;
@@ -254,9 +208,13 @@ StatusOr<std::unique_ptr<Pretrainer>> Pretrainer::Create(PretrainConfig config) 
   if (config.checkpoint_every < 1) return InvalidArgument("pre-training checkpoint_every must be at least 1");
   if (config.max_steps < 0) return InvalidArgument("pre-training max_steps must be >= 0");
   if (config.units_per_device < 0) return InvalidArgument("pre-training units_per_device must be >= 0");
+  if (config.graphs_per_step < 0 || config.graphs_per_step > 4096) {
+    return InvalidArgument("pre-training graphs per step must be 1 to 4096 (0: one per rank)");
+  }
   config.stream.seed = config.seed;
   GO_ASSIGN_OR_RETURN(PretrainStream stream, PretrainStream::Create(config.stream));
   auto impl = std::make_unique<Impl>(std::move(config), std::move(stream));
+  impl->world = &World::Get();
   GO_ASSIGN_OR_RETURN(impl->policy_config, GoPolicyConfig::FromString(impl->config.policy));
   GO_ASSIGN_OR_RETURN(impl->ppo_config, PpoConfig::FromString(impl->config.ppo));
   if (impl->policy_config.seed == GoPolicyConfig().seed) impl->policy_config.seed = impl->config.seed + 1;
@@ -273,62 +231,66 @@ StatusOr<std::unique_ptr<Pretrainer>> Pretrainer::Create(PretrainConfig config) 
 StatusOr<PretrainResult> Pretrainer::Run(const std::atomic<bool>* stop,
                                          const std::function<void(const PretrainProgress&)>& progress) {
   Impl& m = *impl_;
+  World& world = *m.world;
   m.start = Clock::now();
   GO_ASSIGN_OR_RETURN(m.result.resumed, m.Load());
+  m.result.graphs_per_step = m.graphs;
+  m.result.ranks = world.size();
   const Clock::time_point run_start = m.start;
-  auto time_up = [&] {
-    return m.config.time_limit_s > 0 &&
-           std::chrono::duration<double>(Clock::now() - run_start).count() >= m.config.time_limit_s;
-  };
   std::string reason;
   while (true) {
-    reason = StopReason(stop, time_up(), m.result.steps, m.config.max_steps);
+    // Every rank stops at the same step: on a stop request or time limit of any.
+    std::vector<int64_t> flags{stop != nullptr && stop->load() ? 1 : 0,
+                               m.config.time_limit_s > 0 && std::chrono::duration<double>(Clock::now() - run_start).count() >=
+                                                                m.config.time_limit_s
+                                   ? 1
+                                   : 0};
+    GO_RETURN_IF_ERROR(world.SumAll(&flags));
+    const std::atomic<bool> stopped(flags[0] > 0);
+    reason = StopReason(&stopped, flags[1] > 0, m.result.steps, m.config.max_steps);
     if (!reason.empty()) break;
-    if (m.env && m.task_step >= m.config.steps_per_task) {
-      ++m.task_index;
+    if (m.task_step >= m.config.steps_per_task) {
+      // The round is over: its records join the finished ones, the next tasks start.
+      GO_ASSIGN_OR_RETURN(std::vector<PretrainTaskRecord> done, m.GatherRecords());
+      for (PretrainTaskRecord& r : done) m.result.tasks.push_back(std::move(r));
+      ++m.round;
       m.task_step = 0;
-      m.env.reset();
+      for (PretrainSlot& s : m.slots) s.env.reset();
     }
-    if (!m.env) {
-      PretrainTaskRecord record;
-      GO_ASSIGN_OR_RETURN(m.env, m.BuildTask(m.task_index, &record));
-      if (m.weights_pending) {
-        GO_RETURN_IF_ERROR(m.env->trainer->LoadWeights(m.config.checkpoint_dir));
-        m.weights_pending = false;
-      }
-      m.AdoptTrainerOptimizer();
-      PpoTrainer::State s = m.env->trainer->state();
-      s.entropy_coef = m.entropy_coef;
-      m.env->trainer->set_state(s);
-      m.result.tasks.push_back(record);
-    }
-    PretrainTaskRecord& record = m.result.tasks.back();
+    if (!m.slots.front().env) GO_RETURN_IF_ERROR(m.StartRound());
     const Clock::time_point t0 = Clock::now();
-    const int64_t before = m.env->trainer->plans_simulated();
-    TrainerStepStats stats;
-    try {
-      stats = m.env->trainer->Step();
-    } catch (const std::exception& e) {
-      return InternalError("pre-training step on " + record.task.model + ": " + e.what());
-    }
-    m.result.plans += m.env->trainer->plans_simulated() - before;
+    std::vector<int64_t> plans{0};
+    for (const PretrainSlot& s : m.slots) plans[0] -= s.env->trainer->plans_simulated();
+    GO_RETURN_IF_ERROR(m.TrainStep());
+    for (const PretrainSlot& s : m.slots) plans[0] += s.env->trainer->plans_simulated();
+    GO_RETURN_IF_ERROR(world.SumAll(&plans));
+    m.result.plans += plans[0];
     ++m.result.steps;
     ++m.task_step;
-    m.entropy_coef = m.env->trainer->state().entropy_coef;
-    const double batch_us = std::isfinite(stats.best_step_us_in_batch) ? stats.best_step_us_in_batch : 0;
-    if (record.steps == 0) record.first_batch_us = batch_us;
-    record.last_batch_us = batch_us;
-    if (batch_us > 0 && (record.best_us == 0 || batch_us < record.best_us)) record.best_us = batch_us;
-    record.steps = m.task_step;
-    record.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
-    if (progress) {
+    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    for (PretrainSlot& s : m.slots) {
+      m.entropy_coef = s.env->trainer->state().entropy_coef;
+      PretrainTaskRecord& record = s.record;
+      const TrainerStepStats& stats = s.last;
+      const double batch_us = std::isfinite(stats.best_step_us_in_batch) ? stats.best_step_us_in_batch : 0;
+      if (record.steps == 0) record.first_batch_us = batch_us;
+      record.last_batch_us = batch_us;
+      if (batch_us > 0 && (record.best_us == 0 || batch_us < record.best_us)) record.best_us = batch_us;
+      record.steps = m.task_step;
+      record.seconds += seconds;
+    }
+    if (progress && world.root()) {
+      const PretrainSlot& first = m.slots.front();
+      const double batch_us =
+          std::isfinite(first.last.best_step_us_in_batch) ? first.last.best_step_us_in_batch : 0;
       PretrainProgress p;
       p.step = m.result.steps;
       p.seconds = m.Seconds();
       p.plans = m.result.plans;
-      p.task = &record.task;
+      p.task = &first.record.task;
+      p.graphs = m.graphs;
       p.task_step = m.task_step;
-      p.batch_best_ratio = Impl::Ratio(batch_us, record.reference_us);
+      p.batch_best_ratio = Ratio(batch_us, first.record.reference_us);
       progress(p);
     }
     if (!m.config.checkpoint_dir.empty() && m.result.steps % m.config.checkpoint_every == 0) GO_RETURN_IF_ERROR(m.Save());
@@ -336,19 +298,40 @@ StatusOr<PretrainResult> Pretrainer::Run(const std::atomic<bool>* stop,
   m.result.stop_reason = reason;
   m.result.seconds = m.Seconds();
   GO_RETURN_IF_ERROR(m.Save());
-  return m.result;
+  PretrainResult out = m.result;
+  if (m.slots.front().env) {
+    GO_ASSIGN_OR_RETURN(std::vector<PretrainTaskRecord> current, m.GatherRecords());
+    for (PretrainTaskRecord& r : current) out.tasks.push_back(std::move(r));
+  }
+  return out;
 }
 
 Status Pretrainer::SavePolicy(const std::string& path) { return SaveGoPolicy(impl_->policy, path); }
 
-std::string PretrainReportJson(const PretrainConfig& config, const PretrainResult& result) {
+int64_t Pretrainer::ParameterCount() const {
+  int64_t n = 0;
+  for (const torch::Tensor& p : impl_->policy->parameters()) n += p.numel();
+  return n;
+}
+
+std::string Pretrainer::PolicyFingerprint() const {
+  std::string bytes;
+  for (const auto& item : impl_->policy->named_parameters()) {
+    const torch::Tensor t = item.value().detach().contiguous();
+    bytes += item.key();
+    bytes.append(static_cast<const char*>(t.data_ptr()), static_cast<size_t>(t.numel()) * t.element_size());
+  }
+  return StrFormat("%016llx", static_cast<unsigned long long>(Fingerprint(bytes)));
+}
+
+std::string PretrainReportJson(const PretrainConfig& config, const PretrainResult& result, const std::string& fingerprint) {
   auto join = [](const std::vector<std::string>& v) {
     std::string out;
     for (const std::string& s : v) out += (out.empty() ? "" : ",") + s;
     return out;
   };
   Json tasks = Json::array();
-  for (const PretrainTaskRecord& r : result.tasks) tasks.push_back(RecordJson(r));
+  for (const PretrainTaskRecord& r : result.tasks) tasks.push_back(PretrainRecordJson(r));
   Json j{{"format", "graphopt-pretrain-report"},
          {"version", 1},
          {"graphopt_version", GraphoptVersion()},
@@ -357,6 +340,8 @@ std::string PretrainReportJson(const PretrainConfig& config, const PretrainResul
          {"clusters", join(config.stream.clusters)},
          {"max_ops", config.stream.max_ops},
          {"steps_per_task", config.steps_per_task},
+         {"graphs_per_step", result.graphs_per_step},
+         {"ranks", result.ranks},
          {"units_per_device", config.units_per_device},
          {"imitate_baselines", config.imitate_baselines},
          {"policy", config.policy},
@@ -366,6 +351,7 @@ std::string PretrainReportJson(const PretrainConfig& config, const PretrainResul
          {"plans", result.plans},
          {"seconds", result.seconds},
          {"stop_reason", result.stop_reason},
+         {"policy_fingerprint", fingerprint},
          {"tasks", tasks}};
   return j.dump(1) + "\n";
 }

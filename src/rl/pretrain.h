@@ -15,12 +15,29 @@
 // across tasks; with imitate_baselines, the best of every baseline is the task's first
 // best plan (a teacher).
 //
-// Checkpoints (checkpoint_dir, every checkpoint_every steps and at the end): the
-// current task's trainer checkpoint (policy.pt, optimizer.pt, ppo_state.json; rl/ppo.h)
-// and pretrain_state.json (the stream's position, counters, the options that decide
-// the run, a record of every task). A run whose folder holds a checkpoint resumes from
-// it exactly: the task is rebuilt from its index and its trainer restored. No
-// LibTorch in this header.
+// Graphs per step (G, data-parallel): a step trains G tasks together, as GO pre-trains
+// on batches of graphs: slot g (0 <= g < G) trains tasks g, G + g, 2G + g, ... (all
+// slots switch task together every steps_per_task steps); each slot's trainer samples
+// and scores its plans and adds its gradient, and one Adam step follows with their
+// mean. Under MPI (dist/world.h: `mpirun -np N`, N <= G) rank r runs the slots with
+// g % N == r and the gradients are summed over the ranks (World::SumAll) before the
+// step, so every rank takes the same step and holds the same policy. With one rank
+// and G = 2 the gradients of the two slots add up in place, with two ranks in the sum:
+// the same float additions (a + b == b + a), so -np 1 and -np 2 give the same policy
+// bit for bit at a fixed thread count; with G >= 3 the order of the additions
+// differs between rank layouts (rounding-level differences that the sampling then
+// amplifies). G = 1 is the plain one-task-at-a-time run.
+//
+// Checkpoints (checkpoint_dir, every checkpoint_every steps and at the end): a folder
+// step-<S>/ per checkpoint with the shared weights (policy.pt, optimizer.pt, written by
+// rank 0) and slot-<g>/ per slot (the trainer's state, ppo_state.json and its best
+// plan, written by the slot's rank); then rank 0 writes pretrain_state.json (the
+// stream's position, counters, the options that decide the run, a record of every
+// task, the folder of the checkpoint), atomically, and removes the older step-*
+// folders. A run stopped at any moment (a killed rank included) leaves the last
+// complete checkpoint named by the state. A run whose folder holds a checkpoint
+// resumes from it exactly, with any number of ranks up to G: the slots are the
+// graphs', not the ranks'. No LibTorch in this header.
 #pragma once
 
 #include <atomic>
@@ -43,6 +60,9 @@ struct PretrainConfig {
   std::string policy;          // GoPolicyConfig overrides, "key=value,..."
   std::string ppo;             // PpoConfig overrides
   int units_per_device = 4;    // decision units, as GoSearchConfig::units_per_device
+  // Graphs trained together per step (G, above). 0: the checkpoint's when resuming,
+  // else one per rank.
+  int graphs_per_step = 0;
   // A teacher per task: every baseline (plain and with greedy fusion) is planned and
   // the fastest that fits is offered to the task's trainer as its best plan, so that it
   // joins every batch and PPO's imitation term pulls the policy towards it (the
@@ -72,7 +92,8 @@ struct PretrainProgress {
   int64_t step = 0;  // steps done (all runs)
   double seconds = 0;
   int64_t plans = 0;
-  const PretrainTask* task = nullptr;
+  const PretrainTask* task = nullptr;  // the first of the step's tasks
+  int graphs = 1;                     // tasks trained together in a step
   int task_step = 0;            // steps done on this task
   double batch_best_ratio = 0;  // fastest fitting sample of the step / reference (0: none fit)
 };
@@ -84,6 +105,8 @@ struct PretrainResult {
   std::vector<PretrainTaskRecord> tasks;  // in stream order, every run
   std::string stop_reason;  // "steps", "time limit", "interrupted"
   bool resumed = false;
+  int graphs_per_step = 1;
+  int ranks = 1;
 };
 
 class Pretrainer {
@@ -92,12 +115,20 @@ class Pretrainer {
   static StatusOr<std::unique_ptr<Pretrainer>> Create(PretrainConfig config);
   ~Pretrainer();
 
-  // Trains until max_steps, the time limit or `stop`. Resumes from the checkpoint
-  // folder if it holds a checkpoint of a run with the same options.
+  // Trains until max_steps, the time limit or `stop` (on any rank). Resumes from the
+  // checkpoint folder if it holds a checkpoint of a run with the same options. Under
+  // MPI every rank calls it; the result's tasks and progress are rank 0's to report.
   StatusOr<PretrainResult> Run(const std::atomic<bool>* stop = nullptr,
                                const std::function<void(const PretrainProgress&)>& progress = nullptr);
-  // Saves the policy (policy/go_policy.h SaveGoPolicy, atomic).
+  // Saves the policy (policy/go_policy.h SaveGoPolicy, atomic); every rank holds it.
   Status SavePolicy(const std::string& path);
+  // A fingerprint of the policy's parameters (FNV-1a of their bytes, in hex): equal
+  // exactly when every parameter is bit for bit the same (policy files are not
+  // byte-stable: the archive's layout varies from save to save).
+  std::string PolicyFingerprint() const;
+  // The policy's parameters (the floats every step sums over the ranks, plus one
+  // flag per parameter tensor).
+  int64_t ParameterCount() const;
 
  private:
   struct Impl;
@@ -106,7 +137,8 @@ class Pretrainer {
 };
 
 // The report of a run as JSON ("graphopt-pretrain-report", version 1): the options,
-// the counters and the task records.
-std::string PretrainReportJson(const PretrainConfig& config, const PretrainResult& result);
+// the counters, the policy's fingerprint and the task records.
+std::string PretrainReportJson(const PretrainConfig& config, const PretrainResult& result,
+                               const std::string& fingerprint);
 
 }  // namespace graphopt

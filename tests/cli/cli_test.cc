@@ -274,7 +274,7 @@ TEST(CliTest, PretrainWritesAPolicyThatOptimizePlansWith) {
                       " --clusters 2xV100,1xV100+1xP100 --steps 4 --steps-per-task 2 --threads 1 --checkpoint " + ckpt +
                       " --policy hidden=16,heads=2,segment=16,memory=16,samples=4 --out " + policy);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("4 steps, 2 tasks"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("4 steps, 2 tasks (1 per step)"), std::string::npos) << r.output;
   EXPECT_TRUE(std::ifstream(policy + ".json").good());
   CliRun again = Graphopt("pretrain --families '' --models " + models +
                           " --clusters 2xV100,1xV100+1xP100 --steps 6 --steps-per-task 2 --threads 1 --checkpoint " + ckpt +

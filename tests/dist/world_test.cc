@@ -1,5 +1,5 @@
 // A run not launched by mpirun is a world of one, without MPI (dist/world.h); the
-// ranks themselves are tested by tests/dist/mpirun_test.sh.
+// ranks themselves are tested by tests/dist/mpirun_test.sh and mpirun_pretrain_test.sh.
 #include "dist/world.h"
 
 #include <gtest/gtest.h>
@@ -19,6 +19,22 @@ TEST(WorldTest, APlainRunIsAWorldOfOne) {
   EXPECT_FALSE(world.SendToRoot("x").ok());
   EXPECT_FALSE(world.Receive().ok());
   world.Barrier();  // returns at once
+}
+
+// The collectives of a world of one: a sum over one rank is the values themselves, a
+// gather the one text; and a plain run's learned work takes every core.
+TEST(WorldTest, CollectivesOfAWorldOfOneAreItsOwnValues) {
+  World& world = World::Get();
+  std::vector<float> f{1.5f, -2.0f};
+  std::vector<int64_t> i{7, int64_t{1} << 40};
+  ASSERT_TRUE(world.SumAll(&f).ok());
+  ASSERT_TRUE(world.SumAll(&i).ok());
+  EXPECT_EQ(f, (std::vector<float>{1.5f, -2.0f}));
+  EXPECT_EQ(i, (std::vector<int64_t>{7, int64_t{1} << 40}));
+  auto texts = world.GatherToRoot("rank zero");
+  ASSERT_TRUE(texts.ok());
+  EXPECT_EQ(*texts, std::vector<std::string>{"rank zero"});
+  EXPECT_EQ(ThreadsPerRank(), 0);
 }
 
 }  // namespace

@@ -64,17 +64,22 @@ void ExpectSamePolicies(const std::string& a, const std::string& b) {
 // Interrupted in the middle of a task and at a task's end, then resumed: the same
 // policy and task records as one uninterrupted run (one thread, so bit for bit). With
 // a teacher too (its plan, a baseline's, joins the trainer as its first best plan).
-void ExpectExactResume(bool teacher) {
+// With two graphs per step, interrupted inside a round and at its end: likewise.
+void ExpectExactResume(bool teacher, int graphs = 1) {
   SCOPED_TRACE(teacher ? "with a teacher" : "without a teacher");
-  auto config = [teacher](const std::string& dir, int64_t steps) {
+  SCOPED_TRACE(std::to_string(graphs) + " graphs per step");
+  auto config = [teacher, graphs](const std::string& dir, int64_t steps) {
     PretrainConfig c = TinyPretrain(dir, steps);
     c.imitate_baselines = teacher;
+    c.graphs_per_step = graphs;
     return c;
   };
   const std::string whole = ScratchDir("pretrain_whole"), parts = ScratchDir("pretrain_parts");
   auto a = Pretrain(config(whole, 8), whole + "/out.pt");
   ASSERT_TRUE(a.ok()) << a.status().message();
-  ASSERT_EQ(a->tasks.size(), 3u);  // 3 + 3 + 2 steps
+  ASSERT_EQ(a->tasks.size(), 3u * static_cast<size_t>(graphs));  // 3 + 3 + 2 steps
+  EXPECT_EQ(a->graphs_per_step, graphs);
+  for (size_t i = 0; i < a->tasks.size(); ++i) EXPECT_EQ(a->tasks[i].task.index, static_cast<int64_t>(i));
   EXPECT_EQ(a->stop_reason, "steps");
   for (int64_t stop : {4, 6, 8}) {  // inside task 1, at its end, then into task 2
     auto b = Pretrain(config(parts, stop), parts + "/out.pt");
@@ -103,6 +108,43 @@ TEST(PretrainTest, ResumesExactlyInsideATaskAndAtItsEnd) {
   ConfigureTorchThreads(1);
   ExpectExactResume(false);
   ExpectExactResume(true);
+}
+
+TEST(PretrainTest, TwoGraphsPerStepResumeExactly) {
+  ConfigureTorchThreads(1);
+  ExpectExactResume(true, 2);
+}
+
+// Two graphs per step train on both graphs' gradients: not the policy of one graph per
+// step, and each step samples both tasks (twice the plans of one graph per step).
+TEST(PretrainTest, TwoGraphsPerStepTrainOnBoth) {
+  ConfigureTorchThreads(1);
+  const std::string one = ScratchDir("pretrain_g1"), two = ScratchDir("pretrain_g2");
+  PretrainConfig c1 = TinyPretrain(one, 3), c2 = TinyPretrain(two, 3);
+  c1.graphs_per_step = 1;
+  c2.graphs_per_step = 2;
+  auto a = Pretrain(c1, one + "/out.pt");
+  auto b = Pretrain(c2, two + "/out.pt");
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(b->plans, 2 * a->plans);
+  ASSERT_EQ(b->tasks.size(), 2u);
+  EXPECT_EQ(b->tasks[0].steps, 3);
+  EXPECT_EQ(b->tasks[1].steps, 3);
+  auto pa = LoadGoPolicy(one + "/out.pt"), pb = LoadGoPolicy(two + "/out.pt");
+  ASSERT_TRUE(pa.ok() && pb.ok());
+  bool differ = false;
+  const auto x = (*pa)->named_parameters(), y = (*pb)->named_parameters();
+  for (const auto& item : x) differ = differ || !torch::equal(item.value(), y[item.key()]);
+  EXPECT_TRUE(differ);
+  // A checkpoint of two graphs per step resumed with another count is refused.
+  c1.max_steps = 5;
+  c1.checkpoint_dir = two;
+  auto other = Pretrain(c1);
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("graphs_per_step=2, this run has graphs_per_step=1"), std::string::npos)
+      << other.status().message();
+  RemoveDir(one);
+  RemoveDir(two);
 }
 
 TEST(PretrainTest, ACheckpointOfOtherOptionsOrWithoutItsStateIsRefused) {
