@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Data-parallel pre-training and the distributed bench on this machine (issue: MPI):
-# plans simulated per second by `graphopt pretrain` with two graphs per step, in one
-# process (1 and 2 threads) and on two ranks of one thread each; rows per minute of
+# plans simulated per second by `graphopt pretrain` with two and four graphs per step,
+# in one process (1 and 2 threads) and on two ranks of one thread each; rows per minute of
 # `graphopt bench` (the six baselines on the 13 rows) in one process and on two ranks; and,
 # from the per-task step times of a pre-training report, how step time grows with the
 # rank count when every step waits for its slowest graph (load imbalance).
@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="${1:-./build/graphopt}"
-steps="${2:-80}"
+steps="${2:-120}"
 report="${3:-policies/default.pt.json}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -21,15 +21,17 @@ common=(pretrain --steps "$steps" --steps-per-task 20 --max-ops 6000 --seed 0 --
 rate() {  # plans per second and steps from a run's report
   python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print('%.1f plans/s  (%d plans, %d steps x %d graphs, %.1f s)' % (r['plans']/r['seconds'], r['plans'], r['steps'], r['graphs_per_step'], r['seconds']))" "$1"
 }
-echo "== pretrain, $steps steps of 2 graphs (default families and clusters, graphs up to 6000 ops)"
-"$bin" "${common[@]}" --graphs-per-step 2 --threads 1 --out "$tmp/p1.pt" > "$tmp/p1.log" 2>&1
-echo "1 process, 1 thread:   $(rate "$tmp/p1.pt.json")"
-"$bin" "${common[@]}" --graphs-per-step 2 --threads 2 --out "$tmp/p2.pt" > "$tmp/p2.log" 2>&1
-echo "1 process, 2 threads:  $(rate "$tmp/p2.pt.json")"
-mpirun -np 2 "$bin" "${common[@]}" --out "$tmp/m2.pt" > "$tmp/m2.log" 2>&1
-echo "2 ranks, 1 thread each: $(rate "$tmp/m2.pt.json")"
+for g in 2 4; do
+  echo "== pretrain, $steps steps of $g graphs (default families and clusters, graphs up to 6000 ops)"
+  "$bin" "${common[@]}" --graphs-per-step $g --threads 1 --out "$tmp/p1.pt" > "$tmp/p1.log" 2>&1
+  echo "1 process, 1 thread:    $(rate "$tmp/p1.pt.json")"
+  "$bin" "${common[@]}" --graphs-per-step $g --threads 2 --out "$tmp/p2.pt" > "$tmp/p2.log" 2>&1
+  echo "1 process, 2 threads:   $(rate "$tmp/p2.pt.json")"
+  mpirun -np 2 "$bin" "${common[@]}" --graphs-per-step $g --out "$tmp/m2.pt" > "$tmp/m2.log" 2>&1
+  echo "2 ranks, 1 thread each: $(rate "$tmp/m2.pt.json")"
+  for f in p1 p2 m2; do printf '  %s: parameters %s\n' "$f" "$(sed -n 's/.*, fingerprint //p' "$tmp/$f.log")"; done
+done
 grep "gradient floats" "$tmp/m2.log" || true
-for f in p1 p2 m2; do printf '%s fingerprint %s\n' "$f" "$(sed -n 's/.*, fingerprint //p' "$tmp/$f.log")"; done
 
 echo "== bench: the six baselines on the 13 rows"
 methods=single,tf-default,expert,metis,scotch,heft

@@ -107,7 +107,34 @@ StatusOr<std::unique_ptr<PretrainEnv>> Pretrainer::Impl::BuildTask(int64_t index
   return env;
 }
 
+void Pretrainer::Impl::AssignSlots() {
+  slots.clear();
+  const int ranks = world->size();
+  std::vector<int> owner(static_cast<size_t>(graphs));
+  if (graphs == ranks || ranks == 1) {
+    for (int g = 0; g < graphs; ++g) owner[static_cast<size_t>(g)] = g % ranks;
+  } else {
+    std::vector<std::pair<int64_t, int>> ops;  // (op count, slot)
+    for (int g = 0; g < graphs; ++g) {
+      Graph graph;
+      StatusOr<PretrainTask> task = stream.Task(round * graphs + g, &graph);
+      ops.emplace_back(task.ok() ? task->num_ops : 0, g);  // a task that fails fails when built
+    }
+    std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<int64_t> load(static_cast<size_t>(ranks), 0);
+    for (const auto& [n, g] : ops) {
+      const size_t r = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+      owner[static_cast<size_t>(g)] = static_cast<int>(r);
+      load[r] += n;
+    }
+  }
+  for (int g = 0; g < graphs; ++g) {
+    if (owner[static_cast<size_t>(g)] == world->rank()) slots.push_back(PretrainSlot{g, nullptr, {}, {}});
+  }
+}
+
 Status Pretrainer::Impl::StartRound() {
+  AssignSlots();
   for (PretrainSlot& s : slots) {
     GO_ASSIGN_OR_RETURN(s.env, BuildTask(round * graphs + s.slot, &s.record));
     if (!optimizer) optimizer = s.env->trainer->shared_optimizer();  // the first trainer's Adam, shared from now on
@@ -255,9 +282,9 @@ StatusOr<PretrainResult> Pretrainer::Run(const std::atomic<bool>* stop,
       for (PretrainTaskRecord& r : done) m.result.tasks.push_back(std::move(r));
       ++m.round;
       m.task_step = 0;
-      for (PretrainSlot& s : m.slots) s.env.reset();
+      m.slots.clear();
     }
-    if (!m.slots.front().env) GO_RETURN_IF_ERROR(m.StartRound());
+    if (m.slots.empty()) GO_RETURN_IF_ERROR(m.StartRound());
     const Clock::time_point t0 = Clock::now();
     std::vector<int64_t> plans{0};
     for (const PretrainSlot& s : m.slots) plans[0] -= s.env->trainer->plans_simulated();
@@ -299,7 +326,7 @@ StatusOr<PretrainResult> Pretrainer::Run(const std::atomic<bool>* stop,
   m.result.seconds = m.Seconds();
   GO_RETURN_IF_ERROR(m.Save());
   PretrainResult out = m.result;
-  if (m.slots.front().env) {
+  if (!m.slots.empty()) {
     GO_ASSIGN_OR_RETURN(std::vector<PretrainTaskRecord> current, m.GatherRecords());
     for (PretrainTaskRecord& r : current) out.tasks.push_back(std::move(r));
   }

@@ -19,8 +19,10 @@
 // on batches of graphs: slot g (0 <= g < G) trains tasks g, G + g, 2G + g, ... (all
 // slots switch task together every steps_per_task steps); each slot's trainer samples
 // and scores its plans and adds its gradient, and one Adam step follows with their
-// mean. Under MPI (dist/world.h: `mpirun -np N`, N <= G) rank r runs the slots with
-// g % N == r and the gradients are summed over the ranks (World::SumAll) before the
+// mean. Under MPI (dist/world.h: `mpirun -np N`, N <= G) each rank runs some of the
+// slots (with G = N rank g runs slot g; with G > N a round's graphs are dealt to the
+// ranks by op count, largest first to the least loaded, since a step waits for its
+// slowest rank) and the gradients are summed over the ranks (World::SumAll) before the
 // step, so every rank takes the same step and holds the same policy. With one rank
 // and G = 2 the gradients of the two slots add up in place, with two ranks in the sum:
 // the same float additions (a + b == b + a), so -np 1 and -np 2 give the same policy

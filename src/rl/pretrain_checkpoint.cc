@@ -72,7 +72,7 @@ StatusOr<PretrainTaskRecord> PretrainRecordFromJson(const Json& j, const std::st
 
 Status Pretrainer::Impl::Save() {
   const std::string& dir = config.checkpoint_dir;
-  if (dir.empty() || !slots.front().env) return Status::Ok();
+  if (dir.empty() || slots.empty()) return Status::Ok();
   const std::string name = kCheckpointPrefix + std::to_string(result.steps);
   const std::string checkpoint = dir + "/" + name;
   ::mkdir(dir.c_str(), 0755);
@@ -105,19 +105,16 @@ Status Pretrainer::Impl::Save() {
 
 StatusOr<bool> Pretrainer::Impl::Load() {
   const std::string& dir = config.checkpoint_dir;
-  auto make_slots = [this]() -> Status {
+  auto check_ranks = [this]() -> Status {
     if (graphs < world->size()) {
       return InvalidArgument(StrFormat("%d ranks need at least as many graphs per step (this run has %d)",
                                        world->size(), graphs));
-    }
-    for (int64_t g = 0; g < graphs; ++g) {
-      if (Owns(g)) slots.push_back(PretrainSlot{g, nullptr, {}, {}});
     }
     return Status::Ok();
   };
   graphs = config.graphs_per_step > 0 ? config.graphs_per_step : world->size();
   if (dir.empty()) {
-    GO_RETURN_IF_ERROR(make_slots());
+    GO_RETURN_IF_ERROR(check_ranks());
     return false;
   }
   // Rank 0 alone tidies the folder (stale temporaries) and checks it; the others read
@@ -138,7 +135,7 @@ StatusOr<bool> Pretrainer::Impl::Load() {
     world->Barrier();
   }
   if (!FileExists(path)) {
-    GO_RETURN_IF_ERROR(make_slots());
+    GO_RETURN_IF_ERROR(check_ranks());
     return false;
   }
   GO_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
@@ -156,7 +153,7 @@ StatusOr<bool> Pretrainer::Impl::Load() {
                               (i < theirs.size() ? theirs[i] : "(none)") + ", this run has " +
                               (i < ours.size() ? ours[i] : "(none)"));
   }
-  GO_RETURN_IF_ERROR(make_slots());
+  GO_RETURN_IF_ERROR(check_ranks());
   constexpr int64_t kMaxCount = int64_t{1} << 50;
   GO_ASSIGN_OR_RETURN(round, JsonMemberInt(state, "round", path, 0, kMaxCount));
   GO_ASSIGN_OR_RETURN(const int64_t done, JsonMemberInt(state, "task_step", path, 1, config.steps_per_task));
@@ -197,6 +194,7 @@ StatusOr<bool> Pretrainer::Impl::Load() {
     return true;
   }
   task_step = static_cast<int>(done);
+  AssignSlots();
   for (PretrainSlot& s : slots) {
     s.record = records[first_current + static_cast<size_t>(s.slot)];
     GO_ASSIGN_OR_RETURN(s.env, BuildTask(round * graphs + s.slot, nullptr));

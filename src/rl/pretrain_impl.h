@@ -55,7 +55,7 @@ struct Pretrainer::Impl {
   double entropy_coef = 0;
   // Resumed at a round's end: the next round's trainers load this checkpoint's weights.
   std::string pending_weights;
-  std::vector<PretrainSlot> slots;  // this rank's, in slot order
+  std::vector<PretrainSlot> slots;  // this rank's in this round, in slot order (empty between rounds)
   // Counters of every run; tasks: on rank 0, the records of the finished rounds (the
   // current round's are the slots', gathered when needed).
   PretrainResult result;
@@ -67,12 +67,17 @@ struct Pretrainer::Impl {
   double Seconds() const { return elapsed_offset + std::chrono::duration<double>(Clock::now() - start).count(); }
   // Everything that decides the run's decisions (budgets, threads and ranks may change).
   std::string Identity() const;
-  bool Owns(int64_t slot) const { return slot % world->size() == world->rank(); }
+  // This round's slots of this rank (no environments yet). With one graph per rank,
+  // slot g is rank g's; with more graphs than ranks, the round's graphs are dealt by
+  // their op counts, largest first, each to the rank with the fewest ops so far (a
+  // step waits for the slowest rank). A function of the round alone, so every rank
+  // and every resumed run deals alike.
+  void AssignSlots();
 
   // Task `index`'s environment; its record (reference, teacher) in *record if not null.
   StatusOr<std::unique_ptr<PretrainEnv>> BuildTask(int64_t index, PretrainTaskRecord* record);
-  // The environments of this round's tasks for this rank's slots (new trainers, the
-  // run's entropy coefficient; the pending weights loaded).
+  // The round's slots (AssignSlots) and their environments (new trainers, the run's
+  // entropy coefficient; the pending weights loaded).
   Status StartRound();
   // One data-parallel step of every slot (pretrain.h).
   Status TrainStep();

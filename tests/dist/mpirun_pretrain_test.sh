@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `mpirun -np 2 graphopt pretrain`: data-parallel pre-training (rl/pretrain.h) gives the
 # policy of one process training the same two graphs per step, bit for bit (one thread
-# per rank); a checkpoint of two ranks resumes in one process; a rank killed from
-# outside ends the job within seconds and leaves a checkpoint that resumes.
+# per rank); a checkpoint of two ranks resumes in one process (two or four graphs per
+# step); a rank killed from outside ends the job within seconds and leaves a checkpoint
+# that resumes.
 # Usage: mpirun_pretrain_test.sh GRAPHOPT
 set -euo pipefail
 bin="$1"
@@ -29,6 +30,13 @@ mpirun -np 2 --oversubscribe "$bin" "${tiny[@]}" --steps 3 --checkpoint "$tmp/ck
   fail "second part in one process"
 grep -q "resumed from" "$tmp/part2.log" || fail "one process did not resume the two ranks' checkpoint"
 [ "$(fingerprint "$tmp/one.log")" = "$(fingerprint "$tmp/part2.log")" ] || fail "resumed with another rank count, the policy differs"
+
+# Four graphs per step on two ranks (dealt by op count), resumed in one process.
+mpirun -np 2 --oversubscribe "$bin" "${tiny[@]}" --graphs-per-step 4 --steps 3 --checkpoint "$tmp/ck4" \
+  --out "$tmp/four.pt" > "$tmp/four1.log" 2>&1 || fail "four graphs per step on two ranks"
+"$bin" "${tiny[@]}" --steps 5 --checkpoint "$tmp/ck4" --out "$tmp/four.pt" > "$tmp/four2.log" 2>&1 ||
+  fail "four graphs per step resumed in one process"
+grep -q "5 steps, 12 tasks (4 per step)" "$tmp/four2.log" || fail "the resumed run did not go on with 4 graphs per step"
 
 # A killed rank: the job ends within seconds; the checkpoint resumes.
 mpirun -np 2 --oversubscribe "$bin" "${tiny[@]}" --steps 1000000 --time-limit 0 --checkpoint "$tmp/killed" \
