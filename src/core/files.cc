@@ -81,4 +81,16 @@ std::string FileExtension(const std::string& path) {
   return ext;
 }
 
+std::string FileName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string FileStem(const std::string& path) {
+  std::string base = FileName(path);
+  const size_t dot = base.find_last_of('.');
+  if (dot != std::string::npos && dot > 0) base = base.substr(0, dot);
+  return base;
+}
+
 }  // namespace graphopt

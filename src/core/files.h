@@ -21,5 +21,9 @@ bool FileExists(const std::string& path);
 bool IsDirectory(const std::string& path);
 // Lower-cased extension without the dot ("onnx" for "a/b.ONNX"), "" if none.
 std::string FileExtension(const std::string& path);
+// The name after the last '/' ("b.onnx" for "a/b.onnx").
+std::string FileName(const std::string& path);
+// The name without its folder and extension ("b" for "a/b.onnx"; ".hidden" stays).
+std::string FileStem(const std::string& path);
 
 }  // namespace graphopt

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "baselines/baseline.h"
+#include "core/files.h"
 #include "core/progress.h"
 #include "core/strings.h"
 #include "models/load.h"
@@ -139,7 +140,7 @@ StatusOr<std::vector<SuiteRow>> ModelRows(const std::vector<std::string>& models
   std::vector<SuiteRow> rows;
   std::set<std::string> names;
   for (const std::string& model : models) {
-    const std::string name = model.substr(model.find_last_of('/') + 1);
+    const std::string name = FileName(model);
     if (!names.insert(name).second) return InvalidArgument("two models are named " + name + ": rows need distinct names");
     rows.push_back(SuiteRow{name, name, model, devices, cluster});
   }

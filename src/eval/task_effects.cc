@@ -10,12 +10,12 @@ namespace graphopt {
 namespace {
 
 // The fused kernels of a plan (groups of two ops or more) and the bytes of the tensors
-// that never leave one (every reader in the producer's group).
-void CountFusion(const Graph& graph, const Plan& plan, TaskEffects::Variant* v) {
+// that never leave one (every reader in the producer's group); `order` is the graph's
+// topological order.
+void CountFusion(const Graph& graph, const std::vector<OpId>& order, const Plan& plan, TaskEffects::Variant* v) {
   const size_t n = static_cast<size_t>(graph.num_ops());
   std::vector<OpId> root(n);
   std::vector<int> size(n, 0);
-  const std::vector<OpId> order = TopologicalOrder(graph).value();
   for (OpId o : order) {
     const size_t i = static_cast<size_t>(o);
     const OpId p = plan.fuse_with_producer.empty() || !plan.fuse_with_producer[i] ? kNoId : FusionProducer(graph, o);
@@ -35,13 +35,13 @@ void CountFusion(const Graph& graph, const Plan& plan, TaskEffects::Variant* v) 
   }
 }
 
-StatusOr<TaskEffects::Variant> Measure(const Simulator& sim, const Plan& plan) {
+StatusOr<TaskEffects::Variant> Measure(const Simulator& sim, const std::vector<OpId>& order, const Plan& plan) {
   GO_ASSIGN_OR_RETURN(const SimResult r, sim.Simulate(plan));
   TaskEffects::Variant v;
   v.step_time_us = r.step_time_us;
   v.peak_memory = r.device_peak_memory.empty() ? 0 : *std::max_element(r.device_peak_memory.begin(), r.device_peak_memory.end());
   v.kernels = r.num_kernels;
-  CountFusion(sim.graph(), plan, &v);
+  CountFusion(sim.graph(), order, plan, &v);
   return v;
 }
 
@@ -56,11 +56,12 @@ StatusOr<TaskEffects> MeasureTaskEffects(const Simulator& sim, const Plan& plan)
   std::fill(schedule.priority.begin(), schedule.priority.end(), 0.0);
   Plan both = fusion;
   std::fill(both.priority.begin(), both.priority.end(), 0.0);
+  GO_ASSIGN_OR_RETURN(const std::vector<OpId> order, TopologicalOrder(sim.graph()));
   TaskEffects e;
-  GO_ASSIGN_OR_RETURN(e.plan, Measure(sim, plan));
-  GO_ASSIGN_OR_RETURN(e.default_fusion, Measure(sim, fusion));
-  GO_ASSIGN_OR_RETURN(e.default_schedule, Measure(sim, schedule));
-  GO_ASSIGN_OR_RETURN(e.defaults, Measure(sim, both));
+  GO_ASSIGN_OR_RETURN(e.plan, Measure(sim, order, plan));
+  GO_ASSIGN_OR_RETURN(e.default_fusion, Measure(sim, order, fusion));
+  GO_ASSIGN_OR_RETURN(e.default_schedule, Measure(sim, order, schedule));
+  GO_ASSIGN_OR_RETURN(e.defaults, Measure(sim, order, both));
   return e;
 }
 

@@ -50,14 +50,6 @@ bool IsFloatOnnx(int32_t t) {
 
 bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
-std::string FileStem(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  const size_t dot = base.find_last_of('.');
-  if (dot != std::string::npos && dot > 0) base = base.substr(0, dot);
-  return base;
-}
-
 int64_t CheckedElements(const Shape& shape) {
   int64_t n = 1;
   for (int64_t d : shape) {

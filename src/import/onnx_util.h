@@ -46,7 +46,6 @@ DType DTypeFromOnnx(int32_t elem_type);
 bool IsIntegralOnnx(int32_t elem_type);
 bool IsFloatOnnx(int32_t elem_type);
 bool IsDefaultDomain(const std::string& domain);
-std::string FileStem(const std::string& path);
 
 // Element count of a shape, or -1 if a dimension is negative or the count exceeds
 // kMaxElements.

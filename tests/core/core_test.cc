@@ -94,6 +94,11 @@ TEST(FilesTest, AtomicWriteThenRead) {
 TEST(FilesTest, ExtensionIsLowerCased) {
   EXPECT_EQ(FileExtension("a/b.ONNX"), "onnx");
   EXPECT_EQ(FileExtension("a.b/c"), "");
+  EXPECT_EQ(FileName("a/b.onnx"), "b.onnx");
+  EXPECT_EQ(FileName("b.onnx"), "b.onnx");
+  EXPECT_EQ(FileStem("a.d/b.tar.gz"), "b.tar");
+  EXPECT_EQ(FileStem("a/.hidden"), ".hidden");
+  EXPECT_EQ(FileStem("model"), "model");
 }
 
 }  // namespace
