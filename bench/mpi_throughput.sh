@@ -2,7 +2,8 @@
 # Data-parallel pre-training and the distributed bench on this machine (issue: MPI):
 # plans simulated per second by `graphopt pretrain` with two and four graphs per step,
 # in one process (1 and 2 threads) and on two ranks of one thread each; rows per minute of
-# `graphopt bench` (the six baselines on the 13 rows) in one process and on two ranks; and,
+# `graphopt bench` (HDP, a fixed 20 steps per row, on the 13 rows) in one process and
+# on two ranks; and,
 # from the per-task step times of a pre-training report, how step time grows with the
 # rank count when every step waits for its slowest graph (load imbalance).
 # Usage: bench/mpi_throughput.sh [GRAPHOPT] [STEPS] [REPORT]
@@ -33,12 +34,13 @@ for g in 2 4; do
 done
 grep "gradient floats" "$tmp/m2.log" || true
 
-echo "== bench: the six baselines on the 13 rows"
-methods=single,tf-default,expert,metis,scotch,heft
+echo "== bench: HDP, 20 steps per row (a fixed amount of work), the 13 rows"
+methods=hdp
+learned=(--hdp-options max_steps=20 --time-limit 0)
 t0=$(date +%s.%N)
-"$bin" bench --methods "$methods" --results "$tmp/b1.json" > "$tmp/b1.log" 2>&1
+"$bin" bench --methods "$methods" "${learned[@]}" --results "$tmp/b1.json" > "$tmp/b1.log" 2>&1
 t1=$(date +%s.%N)
-mpirun -np 2 "$bin" bench --methods "$methods" --results "$tmp/b2.json" > "$tmp/b2.log" 2>&1
+mpirun -np 2 "$bin" bench --methods "$methods" "${learned[@]}" --results "$tmp/b2.json" > "$tmp/b2.log" 2>&1
 t2=$(date +%s.%N)
 python3 -c "import sys; a,b,c=map(float,sys.argv[1:]); print('1 process: %.1f s (%.1f rows/min); 2 ranks: %.1f s (%.1f rows/min): %.2fx' % (b-a, 13*60/(b-a), c-b, 13*60/(c-b), (b-a)/(c-b)))" "$t0" "$t1" "$t2"
 
