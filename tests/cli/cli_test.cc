@@ -347,6 +347,24 @@ TEST(CliTest, OptimizeStartsFromTheDefaultPolicy) {
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 
+// The shipped default policy (policies/default.pt, made by scripts/pretrain_default.sh)
+// loads, its report beside it, and plans zero-shot a graph on a machine of a shape it
+// never trained on (three GPUs of two kinds).
+TEST(CliTest, TheShippedDefaultPolicyPlansZeroShot) {
+  const std::string policy = std::string(GRAPHOPT_SOURCE_DIR) + "/policies/default.pt";
+  ASSERT_TRUE(std::ifstream(policy).good()) << policy;
+  std::ifstream report(policy + ".json");
+  ASSERT_TRUE(report.good()) << policy << ".json";
+  const std::string text((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"format\": \"graphopt-pretrain-report\""), std::string::npos);
+  CliRun r = Graphopt("optimize gnmt:layers=2,steps=2,hidden=64,batch=8,vocab=100 --cluster 1xV100+2xP100 --threads 1 "
+                      "--zero-shot",
+                      "GRAPHOPT_POLICY=" + policy);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("policy   pre-trained " + policy + " (GRAPHOPT_POLICY)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("of wall time"), std::string::npos) << r.output;
+}
+
 // --tasks: the decisions not optimized keep TensorFlow's default; the written plan
 // shows it (ready order: every priority 0); --fixed-placement for sch+fu.
 TEST(CliTest, OptimizeDecidesOnlyTheTasksGiven) {
