@@ -320,16 +320,15 @@ StatusOr<PretrainResult> Pretrainer::Run(const std::atomic<bool>* stop,
       p.batch_best_ratio = Ratio(batch_us, first.record.reference_us);
       progress(p);
     }
-    if (!m.config.checkpoint_dir.empty() && m.result.steps % m.config.checkpoint_every == 0) GO_RETURN_IF_ERROR(m.Save());
+    if (!m.config.checkpoint_dir.empty() && m.result.steps % m.config.checkpoint_every == 0) {
+      GO_RETURN_IF_ERROR(m.Save().status());
+    }
   }
   m.result.stop_reason = reason;
   m.result.seconds = m.Seconds();
-  GO_RETURN_IF_ERROR(m.Save());
+  GO_ASSIGN_OR_RETURN(std::vector<PretrainTaskRecord> current, m.Save());
   PretrainResult out = m.result;
-  if (!m.slots.empty()) {
-    GO_ASSIGN_OR_RETURN(std::vector<PretrainTaskRecord> current, m.GatherRecords());
-    for (PretrainTaskRecord& r : current) out.tasks.push_back(std::move(r));
-  }
+  for (PretrainTaskRecord& r : current) out.tasks.push_back(std::move(r));
   return out;
 }
 

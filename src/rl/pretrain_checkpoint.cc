@@ -70,23 +70,25 @@ StatusOr<PretrainTaskRecord> PretrainRecordFromJson(const Json& j, const std::st
   return r;
 }
 
-Status Pretrainer::Impl::Save() {
+StatusOr<std::vector<PretrainTaskRecord>> Pretrainer::Impl::Save() {
+  if (slots.empty()) return std::vector<PretrainTaskRecord>();
   const std::string& dir = config.checkpoint_dir;
-  if (dir.empty() || slots.empty()) return Status::Ok();
   const std::string name = kCheckpointPrefix + std::to_string(result.steps);
   const std::string checkpoint = dir + "/" + name;
-  ::mkdir(dir.c_str(), 0755);
-  ::mkdir(checkpoint.c_str(), 0755);
-  for (const PretrainSlot& s : slots) {
-    const std::string slot_dir = SlotDir(checkpoint, s.slot);
-    ::mkdir(slot_dir.c_str(), 0755);
-    if (!IsDirectory(slot_dir)) return IoError("cannot create the checkpoint folder " + slot_dir);
-    GO_RETURN_IF_ERROR(s.env->trainer->SaveState(slot_dir));
+  if (!dir.empty()) {
+    ::mkdir(dir.c_str(), 0755);
+    ::mkdir(checkpoint.c_str(), 0755);
+    for (const PretrainSlot& s : slots) {
+      const std::string slot_dir = SlotDir(checkpoint, s.slot);
+      ::mkdir(slot_dir.c_str(), 0755);
+      if (!IsDirectory(slot_dir)) return IoError("cannot create the checkpoint folder " + slot_dir);
+      GO_RETURN_IF_ERROR(s.env->trainer->SaveState(slot_dir));
+    }
+    if (world->root()) GO_RETURN_IF_ERROR(slots.front().env->trainer->SaveWeights(checkpoint));
   }
-  if (world->root()) GO_RETURN_IF_ERROR(slots.front().env->trainer->SaveWeights(checkpoint));
   // Gathering the records also waits for every rank's files.
-  GO_ASSIGN_OR_RETURN(const std::vector<PretrainTaskRecord> current, GatherRecords());
-  if (!world->root()) return Status::Ok();
+  GO_ASSIGN_OR_RETURN(std::vector<PretrainTaskRecord> current, GatherRecords());
+  if (dir.empty() || !world->root()) return current;
   Json tasks = Json::array();
   for (const PretrainTaskRecord& r : result.tasks) tasks.push_back(PretrainRecordJson(r));
   for (const PretrainTaskRecord& r : current) tasks.push_back(PretrainRecordJson(r));
@@ -100,7 +102,7 @@ Status Pretrainer::Impl::Save() {
     std::error_code ec;
     std::filesystem::remove_all(dir + "/" + old, ec);
   }
-  return Status::Ok();
+  return current;
 }
 
 StatusOr<bool> Pretrainer::Impl::Load() {

@@ -86,9 +86,10 @@ struct Pretrainer::Impl {
   // Every slot's current record, on rank 0 in slot order (empty elsewhere). Collective.
   StatusOr<std::vector<PretrainTaskRecord>> GatherRecords();
 
-  // Checkpoints (pretrain_checkpoint.cc). Save is collective; Load is called by every
-  // rank and returns whether it resumed.
-  Status Save();
+  // Checkpoints (pretrain_checkpoint.cc). Save is collective: it writes a checkpoint
+  // if the run has a folder and returns the current round's records (GatherRecords;
+  // none between rounds). Load is called by every rank and returns whether it resumed.
+  StatusOr<std::vector<PretrainTaskRecord>> Save();
   StatusOr<bool> Load();
 };
 
