@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Long suite measurements, one row per `graphopt bench` run, resumably: each row's
-# results are merged into RESULTS when the row ends, and a row RESULTS already has is
-# skipped, so rerunning the same command after an interruption (Ctrl-C, the end of a
+# Long suite measurements, resumably: `graphopt bench` merges each row's results into
+# RESULTS when the row ends, and this script passes only the rows RESULTS does not have
+# yet, so rerunning the same command after an interruption (Ctrl-C, the end of a
 # session) goes on with the rows left. Rows: suite row names (`graphopt bench --list`).
+# GRAPHOPT_LAUNCH, if set, goes before the command: "mpirun -np 2" spreads the rows over
+# two ranks (README, "Several processes").
 # Usage: scripts/bench_rows.sh RESULTS "ROW ROW ..." [BENCH_FLAG...]
 # e.g. the multi-task table, everything on, 60 s per learned configuration:
 #   scripts/bench_rows.sh docs/results/tasks/tasks-60s.json "rnnlm-2 gnmt-4" --tasks --time-limit 60
@@ -13,9 +15,12 @@ results="$1"; rows="$2"; shift 2
 has_row() {
   [ -f "$results" ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if any(r['row']==sys.argv[2] for r in d['rows']) else 1)" "$results" "$1"
 }
+left=()
 for row in $rows; do
-  if has_row "$row"; then echo "=== $row: in $results already"; continue; fi
-  echo "=== $row ($(date +%T))"
-  ./build/graphopt bench --rows "$row" --results "$results" "$@"
+  if has_row "$row"; then echo "=== $row: in $results already"; else left+=("$row"); fi
 done
+if [ ${#left[@]} -gt 0 ]; then
+  echo "=== ${left[*]} ($(date +%T))"
+  ${GRAPHOPT_LAUNCH:-} ./build/graphopt bench --rows "$(IFS=,; echo "${left[*]}")" --results "$results" "$@"
+fi
 echo "=== done ($(date +%T))"

@@ -5,13 +5,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "baselines/baseline.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/strings.h"
+#include "dist/deal.h"
 #include "dist/world.h"
 #include "eval/convergence_svg.h"
 #include "eval/report.h"
@@ -31,7 +34,7 @@ namespace {
 
 constexpr const char* kDefaultResults = "results/placement.json";
 constexpr const char* kDefaultTasksResults = "results/tasks.json";
-// Between the two JSON texts of a rank's message (JSON escapes it inside strings).
+// Between the JSON texts of a rank's message (JSON escapes it inside strings).
 constexpr char kRecordSeparator = '\x1e';
 
 int Fail(const std::string& message) { return CommandError("bench", message); }
@@ -115,6 +118,8 @@ StatusOr<std::vector<MethodSpec>> TaskConfigurationMethods(const Args& args, std
   for (const std::string& name : names) {
     MethodSpec spec;
     spec.name = name;
+    const bool learned = name != "tf-default" && name != "hp-only";
+    if (learned && parsed->time_limit_s > 0 && parsed->max_steps == 0) spec.fixed_seconds = parsed->time_limit_s;
     spec.plan = [name, cfg = *parsed, effects](const Graph& graph, const Cluster& cluster,
                                               const Simulator& sim) -> StatusOr<Plan> {
       GO_ASSIGN_OR_RETURN(Plan plan, PlanTaskConfiguration(name, sim, cfg));
@@ -127,6 +132,28 @@ StatusOr<std::vector<MethodSpec>> TaskConfigurationMethods(const Args& args, std
     methods.push_back(std::move(spec));
   }
   return methods;
+}
+
+// A learned method's run on a row (the plan functions do not know the row).
+struct LearnedRun {
+  ConvergenceSeries series;
+  double seconds_to_best = 0;
+  double policy_best_us = 0;
+  int improvements_policy = 0, improvements_polish = 0, improvements_sample_polish = 0;
+};
+
+// The summary's line for a learned run: when it found its final plan, and who found it.
+std::string LearnedRunLine(const std::string& row, const LearnedRun& run) {
+  if (run.series.best_us.empty()) {
+    return StrFormat("%-16s %-8s found no plan that fits in memory", row.c_str(), run.series.method.c_str());
+  }
+  const double ratio = run.series.reference_us > 0 ? run.series.best_us.back() / run.series.reference_us : 0.0;
+  return StrFormat("%-16s %-8s final plan after %6.1f s (%lld plans); %.3fx the best baseline; best policy sample %s; "
+                   "improvements: %d policy, %d local search, %d polished samples",
+                   row.c_str(), run.series.method.c_str(), run.seconds_to_best,
+                   static_cast<long long>(run.series.plans.empty() ? 0 : run.series.plans.back()), ratio,
+                   run.policy_best_us < 1e300 ? StrFormat("%.1f ms", run.policy_best_us / 1e3).c_str() : "none fits",
+                   run.improvements_policy, run.improvements_polish, run.improvements_sample_polish);
 }
 #endif
 
@@ -213,15 +240,7 @@ int RunBenchCommand(int argc, char** argv) {
   const std::string report_base = paths.svg.substr(0, paths.svg.size() - std::string(".svg").size());
   const std::string convergence_path = report_base + ".convergence.json";
 #ifdef GRAPHOPT_HAVE_RL
-  // The learned runs of the current row (the plan functions do not know the row).
-  struct LearnedRun {
-    ConvergenceSeries series;
-    double seconds_to_best = 0;
-    double policy_best_us = 0;
-    int improvements_policy = 0, improvements_polish = 0, improvements_sample_polish = 0;
-  };
   std::vector<LearnedRun> row_runs;  // of the row being run
-  std::vector<std::pair<std::string, LearnedRun>> all_runs;  // row name, run
   auto convergence = ReadConvergenceFile(convergence_path);
   if (!convergence.ok()) return Fail(convergence.status().message());
   // The pre-trained policy of a graph: the file, or the folder's policy pre-trained
@@ -272,6 +291,8 @@ int RunBenchCommand(int argc, char** argv) {
     if (!parsed.ok()) return Fail("--" + options_flag + ": " + parsed.status().message());
     MethodSpec spec;
     spec.name = method;
+    // A run to a time limit alone takes that long on any row (dealing rows to ranks).
+    if (parsed->time_limit_s > 0 && parsed->max_steps == 0) spec.fixed_seconds = parsed->time_limit_s;
     spec.plan = [cfg = *parsed, method, finetune, policy_for, &row_runs](const Graph& graph, const Cluster&,
                                                                         const Simulator& simulator) -> StatusOr<Plan> {
       GoSearchConfig c = cfg;
@@ -313,14 +334,17 @@ int RunBenchCommand(int argc, char** argv) {
   }
   SuiteResults merged = std::move(*existing);
 
-  // Under mpirun, rank r runs rows r, r + N, ... and sends each to rank 0, which
-  // merges them as they come and alone writes and prints (dist/world.h).
+  // Under mpirun, each rank runs its share of the rows, dealt by estimated cost (the
+  // largest first, each to the least loaded rank: dist/deal.h), and sends each row to
+  // rank 0, which merges them as they come and alone writes and prints (dist/world.h).
   World& world = World::Get();
   SuiteOptions options;
   options.rows.clear();  // (the default is every suite row)
   size_t rows_of_others = 0;
+  const std::vector<int> owner =
+      world.distributed() ? DealByCost(EstimateRowSeconds(*rows, *methods), world.size()) : std::vector<int>(rows->size(), 0);
   for (size_t i = 0; i < rows->size(); ++i) {
-    if (static_cast<int>(i % static_cast<size_t>(world.size())) == world.rank()) {
+    if (owner[i] == world.rank()) {
       options.rows.push_back((*rows)[i]);
     } else {
       ++rows_of_others;
@@ -331,9 +355,25 @@ int RunBenchCommand(int argc, char** argv) {
   options.seed = static_cast<uint64_t>(*seed);
   options.show_progress = world.root();
   if (world.distributed() && world.root()) {
-    std::printf("%d ranks: %zu rows here, %zu on the others\n", world.size(), options.rows.size(), rows_of_others);
+    std::printf("%d ranks: %zu of the %zu rows here, the others on the other ranks (dealt by estimated cost)\n",
+                world.size(), options.rows.size(), rows->size());
   }
 
+  // What the summary after the table says of each row, from whichever rank ran it: a
+  // line per learned run, and what pl+sch+fu's schedule and fusion are worth (--tasks);
+  // each (row, line), printed in the rows' order.
+  using SummaryLines = std::vector<std::pair<std::string, std::string>>;
+  SummaryLines learned_lines;
+  SummaryLines effects_lines;
+  auto in_row_order = [&](SummaryLines lines) {
+    auto position = [&](const std::string& row) {
+      return std::find_if(row_order.begin(), row_order.end(), [&](const SuiteRow& r) { return r.name == row; }) -
+             row_order.begin();
+    };
+    std::stable_sort(lines.begin(), lines.end(),
+                     [&](const auto& a, const auto& b) { return position(a.first) < position(b.first); });
+    return lines;
+  };
   // Merges a finished row (and the convergence of its learned runs) into the outputs
   // and rewrites them all, so an interrupted run keeps what it finished.
   auto merge_row = [&](const RowResult& row, const std::vector<ConvergenceSeries>& series) -> Status {
@@ -354,15 +394,27 @@ int RunBenchCommand(int argc, char** argv) {
 #endif
     return Status::Ok();
   };
-  // Rank 0: merges the rows another rank sent (a results text, then its convergence).
+  // Rank 0: merges the rows another rank sent: a results text, its convergence, and
+  // its summary lines (a JSON object of two lists of [row, line]).
   size_t received = 0;
   auto receive_rows = [&]() -> Status {
     GO_ASSIGN_OR_RETURN(const std::string message, world.Receive());
-    const size_t cut = message.find(kRecordSeparator);
-    if (cut == std::string::npos) return InternalError("a rank sent a malformed message");
-    GO_ASSIGN_OR_RETURN(const SuiteResults their, ResultsFromJson(message.substr(0, cut), "a rank's rows"));
-    GO_ASSIGN_OR_RETURN(const std::vector<ConvergenceSeries> series,
-                        ConvergenceFromJson(message.substr(cut + 1), "a rank's convergence"));
+    const std::vector<std::string> parts = Split(message, kRecordSeparator);
+    if (parts.size() != 3) return InternalError("a rank sent a malformed message");
+    GO_ASSIGN_OR_RETURN(const SuiteResults their, ResultsFromJson(parts[0], "a rank's rows"));
+    GO_ASSIGN_OR_RETURN(const std::vector<ConvergenceSeries> series, ConvergenceFromJson(parts[1], "a rank's convergence"));
+    const nlohmann::json lines = nlohmann::json::parse(parts[2], nullptr, /*allow_exceptions=*/false);
+    for (const auto& [key, out] : {std::pair{"learned", &learned_lines}, std::pair{"effects", &effects_lines}}) {
+      if (!lines.is_object() || !lines.contains(key) || !lines[key].is_array()) {
+        return InternalError("a rank sent malformed summary lines");
+      }
+      for (const nlohmann::json& line : lines[key]) {
+        if (!line.is_array() || line.size() != 2 || !line[0].is_string() || !line[1].is_string()) {
+          return InternalError("a rank sent malformed summary lines");
+        }
+        out->emplace_back(line[0].get<std::string>(), line[1].get<std::string>());
+      }
+    }
     for (const RowResult& row : their.rows) {
       GO_RETURN_IF_ERROR(merge_row(row, series));
       ++received;
@@ -371,18 +423,26 @@ int RunBenchCommand(int argc, char** argv) {
   };
   auto on_row_done = [&](const RowResult& row) -> Status {
     std::vector<ConvergenceSeries> series;
+    SummaryLines learned_here;
 #ifdef GRAPHOPT_HAVE_RL
     for (LearnedRun& run : row_runs) {
       run.series.row = row.row;
       run.series.label = row.DisplayName();
       series.push_back(run.series);
-      all_runs.emplace_back(row.row, run);
+      learned_here.emplace_back(row.row, LearnedRunLine(row.row, run));
     }
     row_runs.clear();
 #endif
+    SummaryLines effects_here;
+    for (const std::string& line : task_effects) effects_here.emplace_back(row.row, line);
+    task_effects.clear();
     if (!world.root()) {
-      return world.SendToRoot(ResultsToJson(SuiteResults{{row}}) + kRecordSeparator + ConvergenceToJson(series));
+      const nlohmann::json lines{{"learned", learned_here}, {"effects", effects_here}};
+      return world.SendToRoot(ResultsToJson(SuiteResults{{row}}) + kRecordSeparator + ConvergenceToJson(series) +
+                              kRecordSeparator + lines.dump());
     }
+    learned_lines.insert(learned_lines.end(), learned_here.begin(), learned_here.end());
+    effects_lines.insert(effects_lines.end(), effects_here.begin(), effects_here.end());
     GO_RETURN_IF_ERROR(merge_row(row, series));
     while (world.HasMessage()) GO_RETURN_IF_ERROR(receive_rows());
     return Status::Ok();
@@ -402,7 +462,7 @@ int RunBenchCommand(int argc, char** argv) {
 
   std::printf("%s\n%s\n", ResultsMarkdown(merged).c_str(), Timings(*ran, total).c_str());
 #ifdef GRAPHOPT_HAVE_RL
-  if (!all_runs.empty()) {
+  if (!learned_lines.empty()) {
     std::string budgets;
     for (const std::string& method : learned) {
       budgets += (budgets.empty() ? "" : ", ") + method + " " +
@@ -410,26 +470,14 @@ int RunBenchCommand(int argc, char** argv) {
                                        : args->Get("time-limit", "120") + " s");
     }
     std::printf("Learned methods (per row: %s): when each found its final plan\n", budgets.c_str());
-    for (const auto& [name, run] : all_runs) {
-      if (run.series.best_us.empty()) {
-        std::printf("  %-16s %-8s found no plan that fits in memory\n", name.c_str(), run.series.method.c_str());
-        continue;
-      }
-      const double ratio = run.series.reference_us > 0 ? run.series.best_us.back() / run.series.reference_us : 0.0;
-      std::printf("  %-16s %-8s final plan after %6.1f s (%lld plans); %.3fx the best baseline; best policy sample %s; "
-                  "improvements: %d policy, %d local search, %d polished samples\n",
-                  name.c_str(), run.series.method.c_str(), run.seconds_to_best,
-                  static_cast<long long>(run.series.plans.empty() ? 0 : run.series.plans.back()), ratio,
-                  run.policy_best_us < 1e300 ? StrFormat("%.1f ms", run.policy_best_us / 1e3).c_str() : "none fits",
-                  run.improvements_policy, run.improvements_polish, run.improvements_sample_polish);
-    }
+    for (const auto& [row, line] : in_row_order(learned_lines)) std::printf("  %s\n", line.c_str());
     std::printf("Convergence: %s, %s.convergence.svg and %s.convergence-plans.svg\n", convergence_path.c_str(),
                 report_base.c_str(), report_base.c_str());
   }
 #endif
-  if (!task_effects.empty()) {
+  if (!effects_lines.empty()) {
     std::printf("What the learned schedule and fusion of pl+sch+fu are worth against the defaults on its placement:\n");
-    for (const std::string& line : task_effects) std::printf("  %s\n", line.c_str());
+    for (const auto& [row, line] : in_row_order(effects_lines)) std::printf("  %s\n", line.c_str());
   }
   std::printf("Wrote %s (%zu rows), %s, %s and %s.\n", paths.json.c_str(), merged.rows.size(), paths.markdown.c_str(),
               paths.csv.c_str(), paths.svg.c_str());

@@ -170,6 +170,27 @@ StatusOr<std::vector<MethodSpec>> ParseMethods(const std::string& names, bool ad
   return methods;
 }
 
+std::vector<double> EstimateRowSeconds(const std::vector<SuiteRow>& rows, const std::vector<MethodSpec>& methods) {
+  constexpr double kSecondsPerOp = 0.5e-3;
+  double fixed = 0;
+  int growing = 0;
+  for (const MethodSpec& m : methods) {
+    if (m.fixed_seconds > 0) {
+      fixed += m.fixed_seconds;
+    } else {
+      ++growing;
+    }
+  }
+  if (methods.empty()) growing = 1;
+  std::vector<double> seconds;
+  for (const SuiteRow& row : rows) {
+    StatusOr<Graph> graph = LoadModel(row.model);
+    const double ops = graph.ok() ? static_cast<double>(graph->num_ops()) : 0.0;
+    seconds.push_back(fixed + growing * kSecondsPerOp * ops);
+  }
+  return seconds;
+}
+
 StatusOr<SuiteResults> RunSuite(const SuiteOptions& options, const RowDoneCallback& on_row_done) {
   std::vector<MethodSpec> methods = options.methods;
   if (methods.empty()) {

@@ -63,6 +63,9 @@ struct MethodSpec {
   std::string baseline;  // RunBaseline name: "metis"
   bool fusion = false;   // BaselineOptions.fusion
   PlanFunction plan;     // if set, produces the plan instead of the baseline
+  // The wall time it takes on any row (a learned method's time limit); 0: it grows
+  // with the graph. Only an estimate for dealing rows to ranks (EstimateRowSeconds).
+  double fixed_seconds = 0;
 };
 
 // Parses a method name: a baseline or a baseline with "+fusion". Unknown names are an
@@ -81,6 +84,14 @@ struct SuiteOptions {
   uint64_t seed = 0;           // BaselineOptions.seed of the randomized partitioners
   bool show_progress = false;  // a progress line on stderr (rows x methods)
 };
+
+// Each row's estimated wall time with these methods (empty: every baseline), to deal
+// the rows of a distributed run by cost (dist/deal.h): a method with fixed_seconds
+// costs that much; any other 0.5 ms per op of the row's graph (measured: HDP's 20
+// steps 0.43 ms per op, 50 fine-tuning steps 0.9, a heuristic far less). Builds each
+// row's model to count its ops; a model that cannot be built costs 0 here (RunSuite
+// reports it).
+std::vector<double> EstimateRowSeconds(const std::vector<SuiteRow>& rows, const std::vector<MethodSpec>& methods);
 
 // Called after each row with its results; a non-OK status stops the suite and is
 // returned (e.g. the results file could not be written).

@@ -12,6 +12,7 @@
 #include "core/json_fields.h"
 #include "core/strings.h"
 #include "core/version.h"
+#include "dist/deal.h"
 #include "rl/checkpoint.h"
 #include "rl/pretrain_impl.h"
 #include "rl/training_util.h"
@@ -114,19 +115,13 @@ void Pretrainer::Impl::AssignSlots() {
   if (graphs == ranks || ranks == 1) {
     for (int g = 0; g < graphs; ++g) owner[static_cast<size_t>(g)] = g % ranks;
   } else {
-    std::vector<std::pair<int64_t, int>> ops;  // (op count, slot)
+    std::vector<double> ops;  // a graph's cost: its op count
     for (int g = 0; g < graphs; ++g) {
       Graph graph;
       StatusOr<PretrainTask> task = stream.Task(round * graphs + g, &graph);
-      ops.emplace_back(task.ok() ? task->num_ops : 0, g);  // a task that fails fails when built
+      ops.push_back(task.ok() ? static_cast<double>(task->num_ops) : 0.0);  // a task that fails fails when built
     }
-    std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    std::vector<int64_t> load(static_cast<size_t>(ranks), 0);
-    for (const auto& [n, g] : ops) {
-      const size_t r = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
-      owner[static_cast<size_t>(g)] = static_cast<int>(r);
-      load[r] += n;
-    }
+    owner = DealByCost(ops, ranks);
   }
   for (int g = 0; g < graphs; ++g) {
     if (owner[static_cast<size_t>(g)] == world->rank()) slots.push_back(PretrainSlot{g, nullptr, {}, {}});

@@ -4,6 +4,7 @@
 
 #include "eval/report.h"
 #include "eval/suite.h"
+#include "models/load.h"
 #include "sim/cluster.h"
 
 namespace graphopt {
@@ -193,6 +194,31 @@ TEST(SuiteTest, UnknownClusterFailsBeforeRunning) {
   ASSERT_FALSE(results.ok());
   EXPECT_EQ(calls, 0);
   EXPECT_NE(results.status().message().find("3xAbacus"), std::string::npos) << results.status().message();
+}
+
+// The estimate that deals rows to ranks: a time-limited method costs its limit on
+// every row, any other grows with the ops (0.5 ms each); a row that cannot be built
+// costs nothing here (running it reports the error).
+TEST(SuiteTest, EstimatedRowSecondsGrowWithOpsAndAddTimeLimits) {
+  const SuiteRow small = TinyRow();
+  SuiteRow large = TinyRow();
+  large.model = "rnnlm:layers=4,steps=2,hidden=256,vocab=1000";
+  const SuiteRow broken{"broken", "Broken", "rnnlm:layers=0", 2, "2xP100"};
+  MethodSpec learned;
+  learned.name = "go";
+  learned.fixed_seconds = 60;
+  const std::vector<SuiteRow> rows{small, large, broken};
+  const std::vector<double> heuristic = EstimateRowSeconds(rows, *ParseMethods("single,expert", false));
+  const double small_ops = static_cast<double>(LoadModel(small.model)->num_ops());
+  const double large_ops = static_cast<double>(LoadModel(large.model)->num_ops());
+  ASSERT_GT(large_ops, small_ops);
+  ASSERT_EQ(heuristic.size(), 3u);
+  EXPECT_DOUBLE_EQ(heuristic[0], 2 * 0.5e-3 * small_ops);
+  EXPECT_DOUBLE_EQ(heuristic[1], 2 * 0.5e-3 * large_ops);
+  EXPECT_EQ(heuristic[2], 0);
+  const std::vector<double> with_learned = EstimateRowSeconds(rows, {*ParseMethod("single"), learned});
+  EXPECT_DOUBLE_EQ(with_learned[0], 60 + 0.5e-3 * small_ops);
+  EXPECT_DOUBLE_EQ(with_learned[2], 60);
 }
 
 TEST(SuiteTest, BadModelNamesTheRow) {

@@ -50,7 +50,9 @@ TEST(GoSearchTasksTest, PlacementAloneKeepsReadyOrderAndTheDefaultFusion) {
     defaults->Apply(toy.graph, &*plan);
     auto simulated = toy.sim.Simulate(*plan);
     ASSERT_TRUE(simulated.ok()) << name;
-    if (!simulated->oom) EXPECT_LE(r.score.step_time_us, simulated->step_time_us) << name;
+    if (!simulated->oom) {
+      EXPECT_LE(r.score.step_time_us, simulated->step_time_us) << name;
+    }
   }
 }
 

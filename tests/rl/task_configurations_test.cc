@@ -38,13 +38,17 @@ TEST(TaskConfigurationsTest, EveryConfigurationKeepsItsDefaults) {
     EXPECT_TRUE(ValidatePlan(toy.graph, toy.cluster, *plan).ok());
     const bool learns_schedule = name.find("sch") != std::string::npos;
     const bool learns_fusion = name.find("fu") != std::string::npos;
-    if (!learns_schedule) EXPECT_TRUE(AllZero(plan->priority));
+    if (!learns_schedule) {
+      EXPECT_TRUE(AllZero(plan->priority));
+    }
     if (!learns_fusion) {
       Plan fused = *plan;
       ApplyDefaultFusion(toy.graph, &fused);
       EXPECT_EQ(plan->fuse_with_producer, fused.fuse_with_producer);
     }
-    if (name == "hp-only" || name == "sch+fu") EXPECT_EQ(plan->device, expert.device);
+    if (name == "hp-only" || name == "sch+fu") {
+      EXPECT_EQ(plan->device, expert.device);
+    }
     if (name == "tf-default") {
       EXPECT_EQ(plan->device, RunBaseline("tf-default", toy.graph, toy.cluster, toy.sim.cost_model())->device);
     }
