@@ -13,8 +13,8 @@
 #include "baselines/baseline.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/suite_ranks.h"
 #include "core/strings.h"
-#include "dist/deal.h"
 #include "dist/world.h"
 #include "eval/convergence_svg.h"
 #include "eval/report.h"
@@ -334,29 +334,21 @@ int RunBenchCommand(int argc, char** argv) {
   }
   SuiteResults merged = std::move(*existing);
 
-  // Under mpirun, each rank runs its share of the rows, dealt by estimated cost (the
-  // largest first, each to the least loaded rank: dist/deal.h), and sends each row to
-  // rank 0, which merges them as they come and alone writes and prints (dist/world.h).
+  // Under mpirun, rank 0 hands the rows out to the ranks as they become free, the
+  // costliest first by estimate, gathers every finished row and alone writes and
+  // prints (cli/suite_ranks.h).
   World& world = World::Get();
   SuiteOptions options;
-  options.rows.clear();  // (the default is every suite row)
-  size_t rows_of_others = 0;
-  const std::vector<int> owner =
-      world.distributed() ? DealByCost(EstimateRowSeconds(*rows, *methods), world.size()) : std::vector<int>(rows->size(), 0);
-  for (size_t i = 0; i < rows->size(); ++i) {
-    if (owner[i] == world.rank()) {
-      options.rows.push_back((*rows)[i]);
-    } else {
-      ++rows_of_others;
-    }
-  }
+  options.rows = *rows;
   options.methods = std::move(*methods);
   options.cluster_override = args->Get("cluster");
   options.seed = static_cast<uint64_t>(*seed);
   options.show_progress = world.root();
+  const std::vector<double> costs = world.distributed() && world.root() ? EstimateRowSeconds(options.rows, options.methods)
+                                                                        : std::vector<double>(rows->size(), 0.0);
   if (world.distributed() && world.root()) {
-    std::printf("%d ranks: %zu of the %zu rows here, the others on the other ranks (dealt by estimated cost)\n",
-                world.size(), options.rows.size(), rows->size());
+    std::printf("%d ranks: the %zu rows go to the ranks as they become free, the costliest first by estimate\n",
+                world.size(), rows->size());
   }
 
   // What the summary after the table says of each row, from whichever rank ran it: a
@@ -394,11 +386,31 @@ int RunBenchCommand(int argc, char** argv) {
 #endif
     return Status::Ok();
   };
-  // Rank 0: merges the rows another rank sent: a results text, its convergence, and
-  // its summary lines (a JSON object of two lists of [row, line]).
-  size_t received = 0;
-  auto receive_rows = [&]() -> Status {
-    GO_ASSIGN_OR_RETURN(const std::string message, world.Receive());
+  // A finished row's message, on the rank that ran it: its results text, the
+  // convergence of its learned runs, and its summary lines (a JSON object of two lists
+  // of [row, line]).
+  auto row_message = [&](const RowResult& row) -> std::string {
+    std::vector<ConvergenceSeries> series;
+    SummaryLines learned_here;
+#ifdef GRAPHOPT_HAVE_RL
+    for (LearnedRun& run : row_runs) {
+      run.series.row = row.row;
+      run.series.label = row.DisplayName();
+      series.push_back(run.series);
+      learned_here.emplace_back(row.row, LearnedRunLine(row.row, run));
+    }
+    row_runs.clear();
+#endif
+    SummaryLines effects_here;
+    for (const std::string& line : task_effects) effects_here.emplace_back(row.row, line);
+    task_effects.clear();
+    const nlohmann::json lines{{"learned", learned_here}, {"effects", effects_here}};
+    return ResultsToJson(SuiteResults{{row}}) + kRecordSeparator + ConvergenceToJson(series) + kRecordSeparator +
+           lines.dump();
+  };
+  // Rank 0: merges a finished row, from whichever rank ran it.
+  SuiteResults ran;  // the rows of this run (their timings)
+  auto on_message = [&](const std::string& message) -> Status {
     const std::vector<std::string> parts = Split(message, kRecordSeparator);
     if (parts.size() != 3) return InternalError("a rank sent a malformed message");
     GO_ASSIGN_OR_RETURN(const SuiteResults their, ResultsFromJson(parts[0], "a rank's rows"));
@@ -417,50 +429,21 @@ int RunBenchCommand(int argc, char** argv) {
     }
     for (const RowResult& row : their.rows) {
       GO_RETURN_IF_ERROR(merge_row(row, series));
-      ++received;
+      ran.rows.push_back(row);
     }
-    return Status::Ok();
-  };
-  auto on_row_done = [&](const RowResult& row) -> Status {
-    std::vector<ConvergenceSeries> series;
-    SummaryLines learned_here;
-#ifdef GRAPHOPT_HAVE_RL
-    for (LearnedRun& run : row_runs) {
-      run.series.row = row.row;
-      run.series.label = row.DisplayName();
-      series.push_back(run.series);
-      learned_here.emplace_back(row.row, LearnedRunLine(row.row, run));
-    }
-    row_runs.clear();
-#endif
-    SummaryLines effects_here;
-    for (const std::string& line : task_effects) effects_here.emplace_back(row.row, line);
-    task_effects.clear();
-    if (!world.root()) {
-      const nlohmann::json lines{{"learned", learned_here}, {"effects", effects_here}};
-      return world.SendToRoot(ResultsToJson(SuiteResults{{row}}) + kRecordSeparator + ConvergenceToJson(series) +
-                              kRecordSeparator + lines.dump());
-    }
-    learned_lines.insert(learned_lines.end(), learned_here.begin(), learned_here.end());
-    effects_lines.insert(effects_lines.end(), effects_here.begin(), effects_here.end());
-    GO_RETURN_IF_ERROR(merge_row(row, series));
-    while (world.HasMessage()) GO_RETURN_IF_ERROR(receive_rows());
     return Status::Ok();
   };
   const auto start = std::chrono::steady_clock::now();
-  auto ran = RunSuite(options, on_row_done);
-  if (!ran.ok()) {
-    if (world.distributed()) world.Abort(StrFormat("error: bench: rank %d: ", world.rank()) + ran.status().message());
-    return Fail(ran.status().message());
+  const Status status = RunSuiteOverRanks(options, costs, row_message, on_message);
+  if (!status.ok()) {
+    if (world.distributed()) world.Abort(StrFormat("error: bench: rank %d: ", world.rank()) + status.message());
+    return Fail(status.message());
   }
   if (!world.root()) return 0;
-  while (received < rows_of_others) {
-    const Status s = receive_rows();
-    if (!s.ok()) world.Abort("error: bench: rank 0: " + s.message());
-  }
+  SortRowsInSuiteOrder(row_order, &ran);
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  std::printf("%s\n%s\n", ResultsMarkdown(merged).c_str(), Timings(*ran, total).c_str());
+  std::printf("%s\n%s\n", ResultsMarkdown(merged).c_str(), Timings(ran, total).c_str());
 #ifdef GRAPHOPT_HAVE_RL
   if (!learned_lines.empty()) {
     std::string budgets;

@@ -1,4 +1,4 @@
-// Dealing a job's pieces of work (bench rows, a round's graphs) to the ranks so that
+// Dealing a job's pieces of work (a pre-training round's graphs) to the ranks so that
 // each rank's share costs about the same: the costliest piece first, each to the rank
 // with the least cost so far (longest processing time first; within 4/3 of the best
 // split). Every rank computes the same deal from the same costs, so no message is

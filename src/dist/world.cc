@@ -50,15 +50,19 @@ World::~World() {
 #endif
 }
 
-Status World::SendToRoot(const std::string& message) {
-  if (root()) return InternalError("rank 0 sends nothing to itself");
+Status World::SendTo(int rank, const std::string& message) {
+  if (rank == rank_) return InternalError("a rank sends nothing to itself");
+  if (rank < 0 || rank >= size_) return InternalError("no rank " + std::to_string(rank) + " to send to");
 #ifdef GRAPHOPT_HAVE_MPI
   if (message.size() > static_cast<size_t>(INT32_MAX)) return InvalidArgument("a message of more than 2 GB");
-  const int rc = MPI_Send(message.data(), static_cast<int>(message.size()), MPI_CHAR, 0, kTag, MPI_COMM_WORLD);
-  if (rc != MPI_SUCCESS) return IoError("rank " + std::to_string(rank_) + ": sending to rank 0 failed");
+  const int rc = MPI_Send(message.data(), static_cast<int>(message.size()), MPI_CHAR, rank, kTag, MPI_COMM_WORLD);
+  if (rc != MPI_SUCCESS) {
+    return IoError("rank " + std::to_string(rank_) + ": sending to rank " + std::to_string(rank) + " failed");
+  }
   return Status::Ok();
 #else
-  return InternalError("a world of one has no rank 0 to send to");
+  (void)message;
+  return InternalError("a world of one has no other rank to send to");
 #endif
 }
 
@@ -73,7 +77,7 @@ bool World::HasMessage() {
 #endif
 }
 
-StatusOr<std::string> World::Receive() {
+StatusOr<std::string> World::Receive(int* source) {
 #ifdef GRAPHOPT_HAVE_MPI
   if (!mpi_ || size_ < 2) return InternalError("a world of one receives nothing");
   MPI_Status status;
@@ -82,8 +86,10 @@ StatusOr<std::string> World::Receive() {
   MPI_Get_count(&status, MPI_CHAR, &count);
   std::string message(static_cast<size_t>(count), '\0');
   MPI_Recv(message.data(), count, MPI_CHAR, status.MPI_SOURCE, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  if (source != nullptr) *source = status.MPI_SOURCE;
   return message;
 #else
+  (void)source;
   return InternalError("a world of one receives nothing");
 #endif
 }

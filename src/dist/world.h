@@ -3,10 +3,11 @@
 // world of one, without initializing MPI (nothing changes for a plain run). Built
 // without MPI, every run is a world of one.
 //
-// The messages are strings (JSON): a rank sends its share of the work's results to
-// rank 0, which gathers them; rank 0 alone writes files and prints progress. Data-
+// The messages are strings (JSON): rank 0 hands out work (bench rows) and gathers the
+// results the other ranks send; rank 0 alone writes files and prints progress. Data-
 // parallel training sums numbers over the ranks (gradients, counters) with
-// collectives every rank calls in the same order. A rank
+// collectives every rank calls in the same order. Only the thread that created the
+// world calls MPI (MPI_THREAD_FUNNELED). A rank
 // that fails aborts the whole job (MPI_Abort) with its message, so no rank waits
 // forever for one that has stopped; a rank killed from outside is mpirun's to report
 // (it ends the others within seconds).
@@ -33,12 +34,14 @@ class World {
   bool root() const { return rank_ == 0; }
   bool distributed() const { return size_ > 1; }
 
-  // Sends `message` to rank 0 (not from rank 0).
-  Status SendToRoot(const std::string& message);
-  // On rank 0: whether a message from another rank is waiting (does not block).
+  // Sends `message` to another rank; SendToRoot to rank 0 (not from rank 0).
+  Status SendTo(int rank, const std::string& message);
+  Status SendToRoot(const std::string& message) { return SendTo(0, message); }
+  // Whether a message from another rank is waiting (does not block).
   bool HasMessage();
-  // On rank 0: the next message from any rank (blocks until one comes).
-  StatusOr<std::string> Receive();
+  // The next message from any rank (blocks until one comes); its sender's rank in
+  // *source if given.
+  StatusOr<std::string> Receive(int* source = nullptr);
   // Waits for every rank.
   void Barrier();
   // Collectives (every rank calls them, in the same order, with as many values):

@@ -22,7 +22,7 @@ TEST(DealTest, LargestFirstToTheLeastLoadedRank) {
   EXPECT_EQ(Loads(costs, owner, 2), (std::vector<double>{13, 13}));
 }
 
-// Equal costs (every row takes its time limit): dealt in turn, as round-robin would.
+// Equal costs (graphs of one size): dealt in turn, as round-robin would.
 TEST(DealTest, EqualCostsAreDealtInTurn) {
   EXPECT_EQ(DealByCost({2, 2, 2, 2, 2}, 2), (std::vector<int>{0, 1, 0, 1, 0}));
   EXPECT_EQ(DealByCost({1, 1, 1}, 3), (std::vector<int>{0, 1, 2}));

@@ -17,6 +17,7 @@ TEST(WorldTest, APlainRunIsAWorldOfOne) {
   EXPECT_FALSE(world.distributed());
   EXPECT_FALSE(world.HasMessage());
   EXPECT_FALSE(world.SendToRoot("x").ok());
+  EXPECT_FALSE(world.SendTo(1, "x").ok());
   EXPECT_FALSE(world.Receive().ok());
   world.Barrier();  // returns at once
 }
