@@ -80,7 +80,9 @@ TEST(TaskDefaultsTest, AFixedPlacementKeepsTheDecidedScheduleAndLegalFusions) {
   int dropped = 0;
   for (OpId o = 0; o < s.graph.num_ops(); ++o) {
     const size_t i = static_cast<size_t>(o);
-    if (plan.fuse_with_producer[i]) EXPECT_EQ(before.fuse_with_producer[i], 1) << s.graph.op(o).name;
+    if (plan.fuse_with_producer[i]) {
+      EXPECT_EQ(before.fuse_with_producer[i], 1) << s.graph.op(o).name;
+    }
     if (before.fuse_with_producer[i] && !plan.fuse_with_producer[i]) ++dropped;
   }
   EXPECT_GT(dropped, 0);
