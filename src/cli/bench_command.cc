@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/suite_ranks.h"
+#include "core/json_fields.h"
 #include "core/strings.h"
 #include "dist/world.h"
 #include "eval/convergence_svg.h"
@@ -22,8 +24,6 @@
 #include "eval/suite.h"
 #include "eval/task_effects.h"
 #ifdef GRAPHOPT_HAVE_RL
-#include <map>
-
 #include "core/files.h"
 #include "rl/go_search.h"
 #include "rl/task_configurations.h"
@@ -353,19 +353,9 @@ int RunBenchCommand(int argc, char** argv) {
 
   // What the summary after the table says of each row, from whichever rank ran it: a
   // line per learned run, and what pl+sch+fu's schedule and fusion are worth (--tasks);
-  // each (row, line), printed in the rows' order.
-  using SummaryLines = std::vector<std::pair<std::string, std::string>>;
-  SummaryLines learned_lines;
-  SummaryLines effects_lines;
-  auto in_row_order = [&](SummaryLines lines) {
-    auto position = [&](const std::string& row) {
-      return std::find_if(row_order.begin(), row_order.end(), [&](const SuiteRow& r) { return r.name == row; }) -
-             row_order.begin();
-    };
-    std::stable_sort(lines.begin(), lines.end(),
-                     [&](const auto& a, const auto& b) { return position(a.first) < position(b.first); });
-    return lines;
-  };
+  // by row name, printed in the order of the rows run (SortRowsInSuiteOrder).
+  std::map<std::string, std::vector<std::string>> learned_lines;
+  std::map<std::string, std::vector<std::string>> effects_lines;
   // Merges a finished row (and the convergence of its learned runs) into the outputs
   // and rewrites them all, so an interrupted run keeps what it finished.
   auto merge_row = [&](const RowResult& row, const std::vector<ConvergenceSeries>& series) -> Status {
@@ -388,23 +378,21 @@ int RunBenchCommand(int argc, char** argv) {
   };
   // A finished row's message, on the rank that ran it: its results text, the
   // convergence of its learned runs, and its summary lines (a JSON object of two lists
-  // of [row, line]).
+  // of lines).
   auto row_message = [&](const RowResult& row) -> std::string {
     std::vector<ConvergenceSeries> series;
-    SummaryLines learned_here;
+    std::vector<std::string> learned_here;
 #ifdef GRAPHOPT_HAVE_RL
     for (LearnedRun& run : row_runs) {
       run.series.row = row.row;
       run.series.label = row.DisplayName();
       series.push_back(run.series);
-      learned_here.emplace_back(row.row, LearnedRunLine(row.row, run));
+      learned_here.push_back(LearnedRunLine(row.row, run));
     }
     row_runs.clear();
 #endif
-    SummaryLines effects_here;
-    for (const std::string& line : task_effects) effects_here.emplace_back(row.row, line);
+    const nlohmann::json lines{{"learned", learned_here}, {"effects", task_effects}};
     task_effects.clear();
-    const nlohmann::json lines{{"learned", learned_here}, {"effects", effects_here}};
     return ResultsToJson(SuiteResults{{row}}) + kRecordSeparator + ConvergenceToJson(series) + kRecordSeparator +
            lines.dump();
   };
@@ -415,16 +403,15 @@ int RunBenchCommand(int argc, char** argv) {
     if (parts.size() != 3) return InternalError("a rank sent a malformed message");
     GO_ASSIGN_OR_RETURN(const SuiteResults their, ResultsFromJson(parts[0], "a rank's rows"));
     GO_ASSIGN_OR_RETURN(const std::vector<ConvergenceSeries> series, ConvergenceFromJson(parts[1], "a rank's convergence"));
-    const nlohmann::json lines = nlohmann::json::parse(parts[2], nullptr, /*allow_exceptions=*/false);
+    GO_ASSIGN_OR_RETURN(const nlohmann::json lines, ParseJsonText(parts[2], "a rank's summary lines"));
+    if (their.rows.size() != 1) return InternalError("a rank's message holds other than one row");
     for (const auto& [key, out] : {std::pair{"learned", &learned_lines}, std::pair{"effects", &effects_lines}}) {
       if (!lines.is_object() || !lines.contains(key) || !lines[key].is_array()) {
         return InternalError("a rank sent malformed summary lines");
       }
       for (const nlohmann::json& line : lines[key]) {
-        if (!line.is_array() || line.size() != 2 || !line[0].is_string() || !line[1].is_string()) {
-          return InternalError("a rank sent malformed summary lines");
-        }
-        out->emplace_back(line[0].get<std::string>(), line[1].get<std::string>());
+        if (!line.is_string()) return InternalError("a rank sent malformed summary lines");
+        (*out)[their.rows[0].row].push_back(line.get<std::string>());
       }
     }
     for (const RowResult& row : their.rows) {
@@ -453,14 +440,18 @@ int RunBenchCommand(int argc, char** argv) {
                                        : args->Get("time-limit", "120") + " s");
     }
     std::printf("Learned methods (per row: %s): when each found its final plan\n", budgets.c_str());
-    for (const auto& [row, line] : in_row_order(learned_lines)) std::printf("  %s\n", line.c_str());
+    for (const RowResult& row : ran.rows) {
+      for (const std::string& line : learned_lines[row.row]) std::printf("  %s\n", line.c_str());
+    }
     std::printf("Convergence: %s, %s.convergence.svg and %s.convergence-plans.svg\n", convergence_path.c_str(),
                 report_base.c_str(), report_base.c_str());
   }
 #endif
   if (!effects_lines.empty()) {
     std::printf("What the learned schedule and fusion of pl+sch+fu are worth against the defaults on its placement:\n");
-    for (const auto& [row, line] : in_row_order(effects_lines)) std::printf("  %s\n", line.c_str());
+    for (const RowResult& row : ran.rows) {
+      for (const std::string& line : effects_lines[row.row]) std::printf("  %s\n", line.c_str());
+    }
   }
   std::printf("Wrote %s (%zu rows), %s, %s and %s.\n", paths.json.c_str(), merged.rows.size(), paths.markdown.c_str(),
               paths.csv.c_str(), paths.svg.c_str());

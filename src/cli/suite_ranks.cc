@@ -1,7 +1,6 @@
 #include "cli/suite_ranks.h"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <deque>
 #include <memory>
@@ -39,13 +38,12 @@ Status RunRowsOfRank(const SuiteOptions& options, const std::function<std::strin
   while (true) {
     GO_ASSIGN_OR_RETURN(const std::string order, world.Receive());
     if (order == kNoMoreRows) return Status::Ok();
-    size_t index = 0;
-    const char* end = order.data() + order.size();
-    if (order.empty() || std::from_chars(order.data(), end, index).ptr != end || index >= options.rows.size()) {
+    const StatusOr<uint64_t> index = ParseUint(order, "rank 0's order");
+    if (!index.ok() || *index >= options.rows.size()) {
       return InternalError("rank 0 sent an order that is no row: \"" + order + "\"");
     }
     std::string message;
-    GO_RETURN_IF_ERROR(RunRow(options, options.rows[index], [&](const RowResult& row) {
+    GO_RETURN_IF_ERROR(RunRow(options, options.rows[static_cast<size_t>(*index)], [&](const RowResult& row) {
       message = row_message(row);
       return Status::Ok();
     }));
