@@ -53,13 +53,15 @@ int main(int argc, char** argv) {
     setenv("OMP_WAIT_POLICY", "passive", 1);
     execv("/proc/self/exe", argv);  // returns only on failure: then run as we are
   }
-  // Under mpirun, bench spreads its rows and pretrain its graphs over the ranks; every
-  // other command is one process's work, and N copies would write the same files.
-  if (graphopt::LaunchedByMpi() && command != "bench" && command != "pretrain" && graphopt::World::Get().distributed()) {
+  // Under mpirun, bench spreads its rows, pretrain its graphs and optimize its samples
+  // over the ranks; every other command is one process's work, and N copies would
+  // write the same files.
+  if (graphopt::LaunchedByMpi() && command != "bench" && command != "pretrain" && command != "optimize" &&
+      graphopt::World::Get().distributed()) {
     graphopt::World& world = graphopt::World::Get();
     if (world.root()) {
       std::fprintf(stderr,
-                   "graphopt: %s runs in one process, not over %d MPI ranks (under mpirun: bench, pretrain); "
+                   "graphopt: %s runs in one process, not over %d MPI ranks (under mpirun: bench, pretrain, optimize); "
                    "run it without mpirun\n",
                    command.c_str(), world.size());
     }

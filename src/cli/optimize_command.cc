@@ -15,6 +15,7 @@
 #include "core/files.h"
 #include "core/progress.h"
 #include "core/strings.h"
+#include "dist/world.h"
 #include "models/load.h"
 #include "sim/cluster.h"
 #include "sim/plan.h"
@@ -182,7 +183,9 @@ std::string Usage() {
          kDefaultModel + " on " + kDefaultCluster +
          ") with the GO policy trained by PPO, starting from the best baseline and polishing with local search;\n"
          "  --method colocrl|hdp trains the earlier learned placers instead, from scratch as published.\n"
-         "  Ctrl-C stops after the current step and keeps the best plan.\n" +
+         "  Ctrl-C stops after the current step and keeps the best plan.\n"
+         "  'mpirun -np N graphopt optimize ...' shares each PPO step's samples out over N ranks, sums their gradients\n"
+         "  and shares the best plan after every step (rank 0 writes and prints).\n" +
          FlagsHelp(OptimizeFlags());
 }
 
@@ -220,7 +223,20 @@ int RunOptimizeCommand(int argc, char** argv) {
   if (!time_limit.ok()) return Fail(time_limit.status().message());
   auto seed = args->GetInt("seed", 0);
   if (!seed.ok()) return Fail(seed.status().message());
-  auto threads = ThreadsFlag(*args);
+  // Under mpirun the ranks search together (GoSearchConfig::world); rank 0 alone prints
+  // and writes, and a rank that fails ends the job (dist/world.h).
+  World& world = World::Get();
+  if (world.distributed() && args->Has("zero-shot")) {
+    return Fail("--zero-shot is one forward pass of one process: run it without mpirun");
+  }
+  if (world.distributed() && !world.root() && std::freopen("/dev/null", "w", stdout) == nullptr) {
+    return Fail(StrFormat("rank %d cannot leave the printing to rank 0", world.rank()));
+  }
+  auto fail_all = [&](const std::string& message) {
+    if (world.distributed()) world.Abort(StrFormat("error: optimize: rank %d: ", world.rank()) + message);
+    return Fail(message);
+  };
+  auto threads = ThreadsFlag(*args, ThreadsPerRank());
   if (!threads.ok()) return Fail(threads.status().message());
   if (*steps < 0 || *time_limit < 0 || *seed < 0) return Fail("--steps, --time-limit and --seed must be >= 0");
 
@@ -230,6 +246,7 @@ int RunOptimizeCommand(int argc, char** argv) {
   config.seed = static_cast<uint64_t>(*seed);
   config.threads = static_cast<int>(*threads);
   config.checkpoint_dir = args->Get("checkpoint");
+  config.world = world.distributed() ? &world : nullptr;
   if (args->Has("pretrained") && args->Get("pretrained") != "none" && method != "go") {
     return Fail("--pretrained is a GO policy: it needs --method go");
   }
@@ -287,12 +304,22 @@ int RunOptimizeCommand(int argc, char** argv) {
       std::printf("policy   pre-trained %s (%s)\n", config.pretrained.c_str(), policy->origin.c_str());
     }
   }
+  if (world.distributed()) {
+    std::printf("ranks    %d (%d threads each): each PPO step's samples shared out over them, the gradients summed; "
+                "a local search on each; the best plan shared after every step\n",
+                world.size(), config.threads);
+  }
   std::fflush(stdout);
 
   if (zero_shot) return RunZeroShot(*args, *graph, *sim, config);
   auto search = GoSearch::Create(*sim, config);
-  if (!search.ok()) return Fail(search.status().message());
+  if (!search.ok()) return fail_all(search.status().message());
   const ScopedInterrupt interrupt;
+  if (!world.root()) {
+    auto result = (*search)->Run(interrupt.flag());
+    if (!result.ok()) return fail_all(result.status().message());
+    return 0;
+  }
   ProgressBar bar("optimize", config.max_steps);
   auto on_step = [&](const GoSearchProgress& p) {
     std::string suffix = "best " + p.best.ToString();
@@ -301,7 +328,7 @@ int RunOptimizeCommand(int argc, char** argv) {
     bar.Update(p.step, "iter " + std::to_string(p.step) + "  " + suffix);
   };
   auto result = (*search)->Run(interrupt.flag(), on_step);
-  if (!result.ok()) return Fail(result.status().message());
+  if (!result.ok()) return fail_all(result.status().message());
   bar.Finish(StrFormat("stopped (%s) after %lld steps, %.1f s", result->stop_reason.c_str(),
                        static_cast<long long>(result->steps), result->seconds));
 

@@ -131,33 +131,67 @@ Status World::SumAll(std::vector<int64_t>* values) {
   return Status::Ok();
 }
 
-StatusOr<std::vector<std::string>> World::GatherToRoot(const std::string& text) {
+Status World::SumAll(std::vector<double>* values) {
+#ifdef GRAPHOPT_HAVE_MPI
+  if (mpi_ && size_ > 1 && !values->empty()) return SumOverRanks(values->data(), values->size(), MPI_DOUBLE, rank_);
+#endif
+  (void)values;
+  return Status::Ok();
+}
+
+StatusOr<bool> World::AnyRank(bool flag) {
+  std::vector<int64_t> count{flag ? 1 : 0};
+  GO_RETURN_IF_ERROR(SumAll(&count));
+  return count[0] > 0;
+}
+
+StatusOr<std::vector<std::string>> World::Gather(const std::string& text, bool to_all) {
 #ifdef GRAPHOPT_HAVE_MPI
   if (mpi_ && size_ > 1) {
+    const std::string failed = "rank " + std::to_string(rank_) + (to_all ? ": gathering on every rank failed" : ": gathering on rank 0 failed");
     if (text.size() > static_cast<size_t>(INT32_MAX)) return InvalidArgument("a message of more than 2 GB");
     int length = static_cast<int>(text.size());
-    std::vector<int> lengths(root() ? static_cast<size_t>(size_) : 0);
-    if (MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
-      return IoError("rank " + std::to_string(rank_) + ": gathering on rank 0 failed");
-    }
+    std::vector<int> lengths(to_all || root() ? static_cast<size_t>(size_) : 0);
+    const int rc = to_all ? MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD)
+                          : MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) return IoError(failed);
     std::vector<int> offsets(lengths.size());
     int64_t total = 0;
     for (size_t r = 0; r < lengths.size(); ++r) {
       offsets[r] = static_cast<int>(total);
       total += lengths[r];
     }
-    if (total > INT32_MAX) return InvalidArgument("gathering more than 2 GB on rank 0");
+    if (total > INT32_MAX) return InvalidArgument("gathering more than 2 GB");
     std::string all(static_cast<size_t>(total), '\0');
-    if (MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
-                    MPI_COMM_WORLD) != MPI_SUCCESS) {
-      return IoError("rank " + std::to_string(rank_) + ": gathering on rank 0 failed");
-    }
+    const int rcv = to_all ? MPI_Allgatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
+                                            MPI_CHAR, MPI_COMM_WORLD)
+                           : MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
+                                         MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rcv != MPI_SUCCESS) return IoError(failed);
     std::vector<std::string> texts;
     for (size_t r = 0; r < lengths.size(); ++r) texts.push_back(all.substr(static_cast<size_t>(offsets[r]), static_cast<size_t>(lengths[r])));
     return texts;
   }
 #endif
+  (void)to_all;
   return std::vector<std::string>{text};
+}
+
+Status World::Broadcast(std::string* text, int from) {
+#ifdef GRAPHOPT_HAVE_MPI
+  if (mpi_ && size_ > 1) {
+    if (from < 0 || from >= size_) return InvalidArgument("broadcast from rank " + std::to_string(from) + " of " + std::to_string(size_));
+    if (text->size() > static_cast<size_t>(INT32_MAX)) return InvalidArgument("a message of more than 2 GB");
+    const std::string failed = "rank " + std::to_string(rank_) + ": a broadcast from rank " + std::to_string(from) + " failed";
+    int length = static_cast<int>(text->size());
+    if (MPI_Bcast(&length, 1, MPI_INT, from, MPI_COMM_WORLD) != MPI_SUCCESS) return IoError(failed);
+    text->resize(static_cast<size_t>(length));
+    if (length > 0 && MPI_Bcast(text->data(), length, MPI_CHAR, from, MPI_COMM_WORLD) != MPI_SUCCESS) return IoError(failed);
+  }
+#endif
+  (void)text;
+  (void)from;
+  return Status::Ok();
 }
 
 int ThreadsPerRank() {

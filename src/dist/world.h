@@ -50,8 +50,15 @@ class World {
   // same bits a single process adding the two would.
   Status SumAll(std::vector<float>* values);
   Status SumAll(std::vector<int64_t>* values);
-  // Every rank's `text` on rank 0, in rank order (empty on the other ranks).
-  StatusOr<std::vector<std::string>> GatherToRoot(const std::string& text);
+  Status SumAll(std::vector<double>* values);
+  // Whether `flag` holds on any rank.
+  StatusOr<bool> AnyRank(bool flag);
+  // Every rank's `text` on rank 0, in rank order (empty on the other ranks); GatherAll:
+  // on every rank.
+  StatusOr<std::vector<std::string>> GatherToRoot(const std::string& text) { return Gather(text, false); }
+  StatusOr<std::vector<std::string>> GatherAll(const std::string& text) { return Gather(text, true); }
+  // Rank `from`'s `text` on every rank (in place).
+  Status Broadcast(std::string* text, int from);
   // Prints `message` on this rank's standard error and ends every rank with `code`.
   [[noreturn]] void Abort(const std::string& message, int code = 1);
 
@@ -61,6 +68,7 @@ class World {
 
  private:
   World();
+  StatusOr<std::vector<std::string>> Gather(const std::string& text, bool to_all);
   int rank_ = 0;
   int size_ = 1;
   int local_size_ = 1;

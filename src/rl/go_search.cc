@@ -53,6 +53,13 @@ GoSearch::~GoSearch() = default;
 
 StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator, GoSearchConfig config) {
   auto impl = std::make_unique<Impl>(simulator, std::move(config));
+  if (impl->config.world != nullptr && impl->config.world->distributed()) {
+    if (impl->config.method != "go") {
+      return InvalidArgument("the search over several ranks is GO's; " + impl->config.method +
+                             " trains in one process (under mpirun, bench runs its rows on the ranks)");
+    }
+    impl->world = impl->config.world;
+  }
   GO_ASSIGN_OR_RETURN(impl->policy_config, GoPolicyConfig::FromString(impl->config.policy));
   if (!impl->config.pretrained.empty()) {
     if (impl->config.method != "go") return InvalidArgument("a pre-trained policy is a GO policy: method must be go");
@@ -92,6 +99,7 @@ StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator,
         auto ppo = std::make_unique<PpoTrainer>(simulator, impl->batch.get(), impl->input, policy, impl->ppo_config,
                                                 impl->config.seed);
         impl->UseDefaults(ppo.get());
+        GO_RETURN_IF_ERROR(ppo->set_world(impl->world));
         impl->ppo = ppo.get();
         impl->trainer = std::move(ppo);
       } else {
@@ -130,6 +138,8 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
     }
     m.config.baselines = keep;
   }
+  // Over several ranks, rank 0 counts the plans of earlier runs.
+  if (resumed && !m.Root()) m.result.plans_simulated = 0;
   // Reference of the reward: the best plain baseline, else the single-device plan.
   double reference = m.result.best_baseline_score.fits() ? m.result.best_baseline_score.step_time_us : 0;
   if (reference <= 0) {
@@ -163,24 +173,31 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
   if (!resumed && m.polish && m.best_score.scored()) {
     Plan plan = m.best;
     PlanScore score = m.best_score;
-    Rng rng(PolishSeed(m.config.seed, -1));
+    Rng rng(PolishSeed(m.Seed(), -1));
     const LocalSearchStats ls = m.polish->Polish(&plan, &score, rng, 0, [&] { return stopped() || time_up(); });
     m.result.plans_simulated += ls.evaluations;
     if (m.Offer(plan, score, "polish") && m.TrainerImitates()) m.trainer->OfferPlan(m.best, m.best_score);
   }
+  // (The units are split by the best plan: the same on every rank.)
+  GO_RETURN_IF_ERROR(m.ShareBest());
   if (!resumed && !m.Explores()) GO_RETURN_IF_ERROR(m.StartImitation(reference, [&] { return stopped() || time_up(); }));
   int64_t steps_this_run = 0;
   double last_batch_best = 0;
   std::string reason;
   while (true) {
-    reason = StopReason(stop, time_up(), m.result.steps, m.config.max_steps);
+    Impl::Agreement now;
+    now.reason = StopReason(stop, time_up(), m.result.steps, m.config.max_steps);
+    now.converged = !m.trainer && (!m.polish || m.polish->converged());
+    now.explore_over = m.Explores() &&
+                       m.ExplorationOver(std::chrono::duration<double>(Clock::now() - run_start).count(), steps_this_run);
+    GO_ASSIGN_OR_RETURN(now, m.Agree(now));
+    reason = now.reason;
     if (!reason.empty()) break;
-    if (!m.trainer && (!m.polish || m.polish->converged())) {
+    if (now.converged) {
       reason = "converged";
       break;
     }
-    if (m.Explores() &&
-        m.ExplorationOver(std::chrono::duration<double>(Clock::now() - run_start).count(), steps_this_run)) {
+    if (now.explore_over) {
       m.result.explore_seconds = m.Seconds();
       GO_RETURN_IF_ERROR(m.StartImitation(reference, [&] { return stopped() || time_up(); }));
     }
@@ -205,7 +222,7 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
     if (m.polish && !m.polish->converged() && m.best_score.scored()) {
       Plan plan = m.best;
       PlanScore score = m.best_score;
-      Rng rng(PolishSeed(m.config.seed, m.result.steps));
+      Rng rng(PolishSeed(m.Seed(), m.result.steps));
       const LocalSearchStats ls = m.polish->Polish(&plan, &score, rng, m.config.polish_evaluations, [&] {
         return stopped() || time_up();
       });
@@ -214,6 +231,7 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
     } else if (m.sample_polish && m.ppo) {
       m.PolishPolicySample([&] { return stopped() || time_up(); });
     }
+    GO_RETURN_IF_ERROR(m.ShareBest());
     ++m.result.steps;
     ++steps_this_run;
     if (progress) {
@@ -223,7 +241,7 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
       p.best = m.best_score;
       p.best_baseline_us = m.result.best_baseline_score.fits() ? m.result.best_baseline_score.step_time_us : 0;
       p.last_batch_best_us = last_batch_best;
-      p.plans = m.result.plans_simulated;
+      p.plans = m.Plans();
       progress(p);
     }
     if (!m.config.checkpoint_dir.empty() && m.result.steps % m.config.checkpoint_every == 0) {
@@ -231,6 +249,9 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
     }
   }
   m.result.stop_reason = reason;
+  GO_RETURN_IF_ERROR(m.ShareBest());
+  m.result.plans_simulated = m.Plans();
+  m.others_plans = 0;
   m.result.seconds = m.Seconds();
   m.result.num_units = m.ppo ? m.input.num_units : 0;
   m.result.units_split = !m.units_plan.device.empty();

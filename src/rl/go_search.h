@@ -51,6 +51,7 @@
 
 #include "core/options.h"
 #include "core/status.h"
+#include "dist/world.h"
 #include "rl/local_search.h"
 #include "rl/zero_shot.h"
 #include "sim/plan.h"
@@ -107,6 +108,16 @@ struct GoSearchConfig {
   uint64_t seed = 0;
   std::string checkpoint_dir;       // "" : no checkpoints
   int checkpoint_every = 10;        // steps
+  // Data-parallel over the ranks of this world (go only; null or a world of one: one
+  // process). Every rank runs the search with the same config and
+  // the same policy: each PPO step's samples are shared out over the ranks and their
+  // gradients summed (PpoTrainer::set_world); each rank's local search draws its own
+  // moves (rank 0's are one process's); after every step the best plan of any rank
+  // becomes every rank's (its source kept), and rank 0 decides when to stop and when
+  // the exploration ends, so every rank takes the same steps. Rank 0 alone writes
+  // checkpoints (which any number of ranks resumes) and reports progress; the result's
+  // counts are over every rank. The bench's rows run one search per rank instead.
+  World* world = nullptr;
 };
 
 // The driver's own keys (baselines, warm_start, ppo, polish, polish_samples,

@@ -37,7 +37,7 @@ constexpr int kStateVersion = 3;  // 2: the identity (rl/checkpoint.h); 3: the s
 
 Status GoSearch::Impl::SaveCheckpoint() {
   const std::string& dir = config.checkpoint_dir;
-  if (dir.empty()) return Status::Ok();
+  if (dir.empty() || !Root()) return Status::Ok();
   ::mkdir(dir.c_str(), 0755);
   GO_RETURN_IF_ERROR(WritePlanJson(sim.graph(), best, dir + "/best_plan.json"));
   Json state{{"format", kStateFormat},
@@ -46,7 +46,7 @@ Status GoSearch::Impl::SaveCheckpoint() {
              {"seconds", Seconds()},
              {"seconds_to_best", result.seconds_to_best},
              {"steps", result.steps},
-             {"plans_simulated", result.plans_simulated},
+             {"plans_simulated", Plans()},
              {"ppo_best_us", std::isfinite(result.ppo_best_us) ? result.ppo_best_us : -1.0},
              {"improvements_ppo", result.improvements_ppo},
              {"improvements_polish", result.improvements_polish},

@@ -17,6 +17,7 @@
 #include "rl/ppo.h"
 #include "rl/task_defaults.h"
 #include "rl/trainer.h"
+#include "rl/training_util.h"
 #include "sim/batch.h"
 
 namespace graphopt {
@@ -64,6 +65,10 @@ struct GoSearch::Impl {
   CheckpointIdentity identity;  // set by Create when checkpoints are on
   GoSearchResult result;
   double elapsed_offset = 0;  // seconds of earlier runs (resume)
+  // Data-parallel (GoSearchConfig::world; null: one process), and the plans the other
+  // ranks had simulated at the last ShareBest.
+  World* world = nullptr;
+  int64_t others_plans = 0;
   go_search_internal::Clock::time_point start;
 
   Impl(const Simulator& s, GoSearchConfig c) : sim(s), config(std::move(c)) {}
@@ -101,7 +106,10 @@ struct GoSearch::Impl {
   double Seconds() const {
     return elapsed_offset + std::chrono::duration<double>(go_search_internal::Clock::now() - start).count();
   }
-  int64_t Plans() const { return result.plans_simulated; }
+  int64_t Plans() const { return result.plans_simulated + others_plans; }
+  // The seed of this rank's own draws (the local search's moves).
+  uint64_t Seed() const { return RankSeed(config.seed, world != nullptr ? world->rank() : 0); }
+  bool Root() const { return world == nullptr || world->root(); }
 
   // Records a new best plan if it is better.
   bool Offer(const Plan& plan, const PlanScore& score, const std::string& source) {
@@ -186,6 +194,7 @@ struct GoSearch::Impl {
     try {
       auto fresh = std::make_unique<PpoTrainer>(sim, batch.get(), input, policy, ppo_config, config.seed);
       UseDefaults(fresh.get());
+      GO_RETURN_IF_ERROR(fresh->set_world(world));
       ppo = fresh.get();
       trainer = std::move(fresh);
     } catch (const std::exception& e) {
@@ -215,7 +224,7 @@ struct GoSearch::Impl {
       sample_polish->Reset();
     }
     if (sample_polish->converged()) return;
-    Rng rng(go_search_internal::PolishSeed(config.seed ^ 0x5A5A5A5Aull, result.steps));
+    Rng rng(go_search_internal::PolishSeed(Seed() ^ 0x5A5A5A5Aull, result.steps));
     const LocalSearchStats ls = sample_polish->Polish(&descent_plan, &descent_score, rng, config.polish_evaluations, stop);
     result.plans_simulated += ls.evaluations;
     if (Offer(descent_plan, descent_score, "ppo+polish") && !exploring) {
@@ -239,6 +248,21 @@ struct GoSearch::Impl {
     if (config.warm_start) trainer->WarmStart(stop);
     return Status::Ok();
   }
+
+  // Data-parallel (go_search_ranks.cc; every rank calls these together). Agree: rank
+  // 0's stop reason and end of the exploration become every rank's, and `converged`
+  // holds if it holds on every rank. ShareBest: the best plan of any rank (the first
+  // rank's of the best score) becomes every rank's best, with its source; the trainer
+  // is offered it when it imitates, or when it explores and the plan is a policy
+  // sample; the polish restarts from it; the plans simulated and the best policy
+  // sample are brought up to date over the ranks.
+  struct Agreement {
+    std::string reason;
+    bool explore_over = false;
+    bool converged = false;
+  };
+  StatusOr<Agreement> Agree(const Agreement& mine);
+  Status ShareBest();
 
   // Checkpoints (go_search_checkpoint.cc): saved every checkpoint_every steps and at
   // the end; restored if the folder has one (returns whether it did), every value

@@ -11,6 +11,7 @@
 #include "core/strings.h"
 #include "policy/archive_io.h"
 #include "rl/checkpoint.h"
+#include "rl/gradient_sum.h"
 #include "rl/rollout.h"
 #include "rl/score_json.h"
 #include "rl/training_util.h"
@@ -56,7 +57,32 @@ PolicyOutput DetachedTrunk(const PolicyOutput& out) {
   return t;
 }
 
+// A failed collective of a data-parallel step (PpoTrainer::set_world) ends the step
+// (GoSearch reports the exception).
+void ThrowIfFailed(const Status& status) {
+  if (!status.ok()) throw std::runtime_error(status.message());
+}
+
+// Whether `flag` holds on any rank (itself in one process).
+bool OnAnyRank(World* world, bool flag) {
+  if (world == nullptr) return flag;
+  StatusOr<bool> any = world->AnyRank(flag);
+  ThrowIfFailed(any.status());
+  return *any;
+}
+
 }  // namespace
+
+Status PpoTrainer::set_world(World* world) {
+  world_ = nullptr;
+  if (world == nullptr || !world->distributed()) return Status::Ok();
+  if (config_.samples_per_step < world->size()) {
+    return InvalidArgument(StrFormat("%d samples per step cannot be shared by %d ranks (samples=N, N >= ranks)",
+                                     config_.samples_per_step, world->size()));
+  }
+  world_ = world;
+  return Status::Ok();
+}
 
 PpoTrainer::PpoTrainer(const Simulator& simulator, BatchSimulator* batch, const PolicyInput& input, GoPolicy policy,
                        PpoConfig config, uint64_t seed)
@@ -149,16 +175,20 @@ double PpoTrainer::WarmStart(const std::function<bool()>& stop) {
   }
   double prob = 0;
   for (int i = 0; i < config_.warm_start_steps; ++i) {
-    if (stop && stop()) break;
+    if (OnAnyRank(world_, stop && stop())) break;
     const PolicyOutput out = Forward();
     const Evaluation e = policy_->Evaluate(tensors_, out, {best_actions_});
     prob = e.LeastTaskProbability();
-    if (prob >= config_.warm_start_target) break;
+    if (OnAnyRank(world_, prob >= config_.warm_start_target)) break;
     optimizer_->zero_grad();
     // Per task, as the PPO ratio: a mean over all decisions is the scheduling and
     // fusion decisions' (one per op), and left the few dozen unit placements where
     // they were (GNMT-4: 0.25 per unit on 4 devices after 40 steps).
     (-e.TaskMeanLogProb().mean()).backward();
+    if (world_ != nullptr) {
+      ThrowIfFailed(SumGradientsOverRanks(policy_->parameters(), world_));
+      DivideGradients(policy_->parameters(), world_->size());
+    }
     if (config_.max_grad_norm > 0) torch::nn::utils::clip_grad_norm_(TrainedParameters(), config_.max_grad_norm);
     optimizer_->step();
   }
@@ -172,6 +202,7 @@ PpoStepStats PpoTrainer::Step() {
   for (int epoch = 0; epoch < config_.epochs; ++epoch) {
     ZeroGrad();
     Backward(epoch);
+    if (world_ != nullptr) ThrowIfFailed(SumGradientsOverRanks(policy_->parameters(), world_));
     OptimizerStep();
   }
   return FinishStep();
@@ -184,7 +215,9 @@ void PpoTrainer::Rollout() {
   pending_.start = std::chrono::steady_clock::now();
   PpoStepStats& stats = pending_.stats;
   stats.step = step_;
-  Rng rng(TrainingStepSeed(seed_, step_));
+  const int rank = world_ != nullptr ? world_->rank() : 0, ranks = world_ != nullptr ? world_->size() : 1;
+  const int share = config_.samples_per_step / ranks + (rank < config_.samples_per_step % ranks ? 1 : 0);
+  Rng rng(TrainingStepSeed(RankSeed(seed_, rank), step_));
   policy_->train();
 
   // Sample from one forward pass (its graph serves the first epoch too). Between the
@@ -196,11 +229,11 @@ void PpoTrainer::Rollout() {
     ScopedFlushDenormal flush;
     pending_.out = StepForward(pending_.heads_only);
     if (caching && !pending_.heads_only) trunk_ = DetachedTrunk(pending_.out);
-    actions = policy_->Sample(tensors_, pending_.out, rng, config_.samples_per_step, config_.temperature);
+    actions = policy_->Sample(tensors_, pending_.out, rng, share, config_.temperature);
   }
   const int sampled = static_cast<int>(actions.size());
   if (has_best_actions_) SampleDistance(actions, best_actions_, &stats);
-  pending_.best_in_batch = config_.include_best && has_best_actions_;
+  pending_.best_in_batch = config_.include_best && has_best_actions_ && rank == 0;
   if (pending_.best_in_batch) actions.push_back(best_actions_);
   const std::vector<Plan> plans = builder_.BuildAll(actions, batch_->num_threads());
   std::vector<StatusOr<SimResult>> results = batch_->Run(plans);
@@ -234,6 +267,21 @@ void PpoTrainer::Rollout() {
     }
   }
 
+  // Data-parallel: the whole batch's mean and spread.
+  pending_.batch_total = b;
+  double spread = 0;
+  if (world_ != nullptr) {
+    std::vector<double> totals{0, 0, static_cast<double>(b)};
+    for (const float r : rewards) {
+      totals[0] += r;
+      totals[1] += static_cast<double>(r) * r;
+    }
+    ThrowIfFailed(world_->SumAll(&totals));
+    pending_.batch_total = totals[2];
+    stats.mean_reward = totals[0] / totals[2];
+    const double n = totals[2], mean = stats.mean_reward;
+    spread = n > 1 ? std::sqrt(std::max(0.0, (totals[1] - n * mean * mean) / (n - 1))) : 0;
+  }
   // Advantages against the running baseline.
   if (!has_baseline_) {
     running_baseline_ = stats.mean_reward;
@@ -242,7 +290,10 @@ void PpoTrainer::Rollout() {
   torch::Tensor reward = torch::from_blob(rewards.data(), {b}, torch::kFloat).clone();
   torch::Tensor advantage = reward - static_cast<float>(running_baseline_);
   // A floor on the spread: a batch of near-equal rewards must not blow up into huge advantages.
-  if (config_.normalize_advantages && b > 1) advantage = advantage / reward.std().clamp_min(0.01);
+  if (config_.normalize_advantages && pending_.batch_total > 1) {
+    advantage = world_ != nullptr ? advantage / static_cast<float>(std::max(spread, 0.01))
+                                  : advantage / reward.std().clamp_min(0.01);
+  }
   pending_.advantage = advantage;
   running_baseline_ = config_.baseline_decay * running_baseline_ + (1 - config_.baseline_decay) * stats.mean_reward;
 }
@@ -266,9 +317,13 @@ void PpoTrainer::Backward(int epoch) {
   // fusion heads start from priors (GoPolicyConfig::level_prior) that a bonus
   // on their entropy would pull towards uniform random schedules.
   const bool placed = e.placement_decisions.max().item<double>() > 0;
-  const torch::Tensor entropy = placed ? (e.placement_entropy / e.placement_decisions.clamp_min(1)).mean()
-                                       : (e.entropy / e.num_decisions.clamp_min(1)).mean();
-  torch::Tensor loss = -surrogate.mean() - entropy_coef_ * entropy;
+  const torch::Tensor entropy_each = placed ? e.placement_entropy / e.placement_decisions.clamp_min(1)
+                                            : e.entropy / e.num_decisions.clamp_min(1);
+  const torch::Tensor entropy = entropy_each.mean();
+  // Data-parallel: this rank's part of the whole batch's means (the ranks' gradients add up).
+  torch::Tensor loss = world_ == nullptr
+                           ? -surrogate.mean() - entropy_coef_ * entropy
+                           : (-surrogate.sum() - entropy_coef_ * entropy_each.sum()) / pending_.batch_total;
   // Self-imitation: raise the probability of the best plan so far (the last member
   // of the batch), so samples explore around it.
   if (pending_.best_in_batch && config_.imitation > 0) loss = loss - config_.imitation * log_prob[b - 1];

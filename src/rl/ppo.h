@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "dist/world.h"
 #include "policy/go_policy.h"
 #include "rl/ppo_config.h"
 #include "rl/local_search.h"
@@ -87,6 +88,17 @@ class PpoTrainer : public Trainer {
   void Backward(int epoch);
   void OptimizerStep();
   PpoStepStats FinishStep();
+  // Data-parallel over the ranks of `world` (dist/world.h; null or a world of one: one
+  // process, as without it). Every rank holds the same policy and optimizer and calls
+  // Step() and WarmStart() together. In a step, rank r samples its share of
+  // samples_per_step (the first samples_per_step % N ranks one more) from the rng of
+  // (RankSeed(seed, r), step) (rank 0's is one process's) and only rank 0 adds the best
+  // plan; the rewards' mean and spread are the whole batch's, each rank's loss is its
+  // part of the whole batch's mean, and the gradients are summed over the ranks before
+  // every optimizer step (averaged in the warm start, whose steps end on every rank
+  // together): every rank takes the same step, so the policies stay equal bit for bit.
+  // Fails if a rank would have no sample.
+  Status set_world(World* world);
 
   const Plan& best_plan() const override { return best_plan_; }
   const PlanScore& best_score() const override { return best_score_; }
@@ -204,6 +216,7 @@ class PpoTrainer : public Trainer {
   PpoConfig config_;
   PlanBuilder builder_;  // the plans of sampled actions (rl/rollout.h)
   uint64_t seed_;
+  World* world_ = nullptr;  // set: data-parallel over its ranks (set_world)
   double reference_us_ = 1;
   int64_t step_ = 0;
   int64_t plans_simulated_ = 0;
@@ -225,6 +238,7 @@ class PpoTrainer : public Trainer {
     std::vector<Actions> actions;
     torch::Tensor advantage;
     torch::Tensor old_log_prob;
+    double batch_total = 0;  // plans in the step's batch over every rank (data-parallel)
     bool best_in_batch = false;
     bool heads_only = false;
   };

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -14,6 +13,7 @@
 #include "core/version.h"
 #include "dist/deal.h"
 #include "rl/checkpoint.h"
+#include "rl/gradient_sum.h"
 #include "rl/pretrain_impl.h"
 #include "rl/training_util.h"
 #include "sim/cluster.h"
@@ -147,43 +147,8 @@ Status Pretrainer::Impl::StartRound() {
 Status Pretrainer::Impl::CombineGradients() {
   if (graphs == 1 && !world->distributed()) return Status::Ok();
   const std::vector<torch::Tensor> params = policy->parameters();
-  if (world->distributed()) {
-    // One buffer: every gradient (zeros where a rank has none), then a flag per
-    // parameter counting the ranks that have one (Adam skips a parameter without a
-    // gradient, and must skip it on every rank alike).
-    size_t total = 0;
-    for (const torch::Tensor& p : params) total += static_cast<size_t>(p.numel());
-    std::vector<float> buffer(total + params.size(), 0.0f);
-    size_t offset = 0;
-    for (size_t i = 0; i < params.size(); ++i) {
-      const torch::Tensor& g = params[i].grad();
-      const size_t n = static_cast<size_t>(params[i].numel());
-      if (g.defined()) {
-        const torch::Tensor c = g.contiguous();
-        std::memcpy(buffer.data() + offset, c.data_ptr<float>(), n * sizeof(float));
-        buffer[total + i] = 1;
-      }
-      offset += n;
-    }
-    GO_RETURN_IF_ERROR(world->SumAll(&buffer));
-    offset = 0;
-    for (size_t i = 0; i < params.size(); ++i) {
-      const torch::Tensor& p = params[i];
-      const size_t n = static_cast<size_t>(p.numel());
-      if (buffer[total + i] > 0) {
-        torch::NoGradGuard no_grad;
-        if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
-        p.mutable_grad().copy_(torch::from_blob(buffer.data() + offset, p.sizes(), torch::kFloat));
-      }
-      offset += n;
-    }
-  }
-  if (graphs > 1) {
-    torch::NoGradGuard no_grad;
-    for (const torch::Tensor& p : params) {
-      if (p.grad().defined()) p.mutable_grad().div_(static_cast<double>(graphs));
-    }
-  }
+  GO_RETURN_IF_ERROR(SumGradientsOverRanks(params, world));
+  if (graphs > 1) DivideGradients(params, static_cast<double>(graphs));
   return Status::Ok();
 }
 

@@ -11,6 +11,14 @@ uint64_t TrainingStepSeed(uint64_t seed, int64_t step) {
   return z ^ (z >> 31);
 }
 
+uint64_t RankSeed(uint64_t seed, int rank) {
+  if (rank == 0) return seed;
+  uint64_t z = seed + static_cast<uint64_t>(rank) * 0xD1B54A32D192ED03ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 ScopedFlushDenormal::ScopedFlushDenormal() { at::globalContext().setFlushDenormal(true); }
 ScopedFlushDenormal::~ScopedFlushDenormal() { at::globalContext().setFlushDenormal(false); }
 

@@ -12,6 +12,11 @@ namespace graphopt {
 // resumed trainer draws exactly what an uninterrupted one would.
 uint64_t TrainingStepSeed(uint64_t seed, int64_t step);
 
+// The seed of rank `rank`'s own draws in data-parallel work (dist/world.h): rank 0's is
+// `seed` itself, so a world of one draws what a plain run does; the others' are
+// mixed from the seed and the rank.
+uint64_t RankSeed(uint64_t seed, int rank);
+
 // Why a training loop stops before its next step, in the order the loops check:
 // "interrupted" (stop set; stop may be null), "time limit", "steps" (max_steps > 0
 // reached); "" to go on.

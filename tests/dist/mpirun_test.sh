@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `mpirun -np 2 graphopt bench` gives the same table as one process, a command of one
-# process (optimize) is refused, and a rank killed from outside ends the job within
+# process (baseline) is refused, and a rank killed from outside ends the job within
 # seconds (no hang), with mpirun naming it.
 # Usage: mpirun_test.sh GRAPHOPT
 set -euo pipefail
@@ -27,12 +27,12 @@ done
 
 # A command of one process is refused under mpirun, once, rather than run N times.
 code=0
-mpirun -np 2 --oversubscribe "$bin" optimize rnnlm:layers=1,steps=2 --time-limit 5 --out "$tmp/plan.json" \
-  > "$tmp/optimize.log" 2>&1 || code=$?
-[ "$code" -ne 0 ] || fail "optimize ran under mpirun"
-[ "$(grep -c "optimize runs in one process, not over 2 MPI ranks" "$tmp/optimize.log")" -eq 1 ] ||
-  fail "optimize under mpirun did not say once why it stopped"
-[ ! -e "$tmp/plan.json" ] || fail "optimize under mpirun wrote a plan"
+mpirun -np 2 --oversubscribe "$bin" baseline rnnlm:layers=1,steps=2 --method expert --out "$tmp/plan.json" \
+  > "$tmp/baseline.log" 2>&1 || code=$?
+[ "$code" -ne 0 ] || fail "baseline ran under mpirun"
+[ "$(grep -c "baseline runs in one process, not over 2 MPI ranks" "$tmp/baseline.log")" -eq 1 ] ||
+  fail "baseline under mpirun did not say once why it stopped"
+[ ! -e "$tmp/plan.json" ] || fail "baseline under mpirun wrote a plan"
 
 # A killed rank: the job ends within seconds, not at the learned method's 60 s.
 mpirun -np 2 --oversubscribe "$bin" bench --rows rnnlm-2,wavenet-2 --methods hdp --time-limit 60 \

@@ -35,6 +35,21 @@ TEST(WorldTest, CollectivesOfAWorldOfOneAreItsOwnValues) {
   auto texts = world.GatherToRoot("rank zero");
   ASSERT_TRUE(texts.ok());
   EXPECT_EQ(*texts, std::vector<std::string>{"rank zero"});
+  auto all = world.GatherAll("every rank");
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(*all, std::vector<std::string>{"every rank"});
+  std::vector<double> d{0.25, -3.0};
+  ASSERT_TRUE(world.SumAll(&d).ok());
+  EXPECT_EQ(d, (std::vector<double>{0.25, -3.0}));
+  std::string message = "from rank 0";
+  ASSERT_TRUE(world.Broadcast(&message, 0).ok());
+  EXPECT_EQ(message, "from rank 0");
+  auto any = world.AnyRank(true);
+  ASSERT_TRUE(any.ok());
+  EXPECT_TRUE(*any);
+  any = world.AnyRank(false);
+  ASSERT_TRUE(any.ok());
+  EXPECT_FALSE(*any);
   EXPECT_EQ(ThreadsPerRank(), 0);
 }
 
