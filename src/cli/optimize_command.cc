@@ -167,7 +167,7 @@ std::vector<FlagSpec> OptimizeFlags() {
                                 "(default tf-default; expert for the GO paper's sch+fu)"},
       {"pretrained", true, "start from this pre-trained policy (graphopt pretrain): its zero-shot plan first, then training; "
                            "none: a new policy (default: $GRAPHOPT_POLICY, else policies/default.pt if shipped)"},
-      {"zero-shot", false, "plan in one pass of the policy (greedy and 16 samples), no training"},
+      {"zero-shot", false, "plan in one pass of the policy (the greedy plan and the best of zero_shot_samples samples, 128 by default), no training"},
       {"finetune-steps", true, "fine-tune the pre-trained policy for this many PPO steps, then stop (as --steps)"},
       DimFlag(),
       {"help", false, "show this help"},
@@ -226,7 +226,7 @@ int RunOptimizeCommand(int argc, char** argv) {
   // Under mpirun the ranks search together (GoSearchConfig::world); rank 0 alone prints
   // and writes, and a rank that fails ends the job (dist/world.h).
   World& world = World::Get();
-  if (world.distributed() && args->Has("zero-shot")) {
+  if (world.distributed() && zero_shot) {
     return Fail("--zero-shot is one forward pass of one process: run it without mpirun");
   }
   if (world.distributed() && !world.root() && std::freopen("/dev/null", "w", stdout) == nullptr) {
