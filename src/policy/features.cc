@@ -359,8 +359,8 @@ StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluste
                 ? static_cast<float>(dev.peak_flops / allowed_peak)
                 : 0.0f;
     const double angle = 2 * M_PI * d / num_devices;
-    f[12] = static_cast<float>(std::cos(angle));
-    f[13] = static_cast<float>(std::sin(angle));
+    f[kDeviceIndexFeature] = static_cast<float>(std::cos(angle));
+    f[kDeviceIndexFeature + 1] = static_cast<float>(std::sin(angle));
   }
 
   // Graph scale.
@@ -398,6 +398,12 @@ StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluste
       const double angle = M_PI * (k + 1) * position;
       f[4 + 2 * k] = static_cast<float>(std::sin(angle));
       f[5 + 2 * k] = static_cast<float>(std::cos(angle));
+    }
+    if (!options.split_by_device.empty()) {  // (every op of a split unit has the same device)
+      const OpId first = in.order[static_cast<size_t>(in.unit_nodes[static_cast<size_t>(begin)])];
+      const double angle = 2 * M_PI * options.split_by_device[static_cast<size_t>(first)] / cluster.num_devices();
+      f[kUnitPlanFeature] = static_cast<float>(std::cos(angle));
+      f[kUnitPlanFeature + 1] = static_cast<float>(std::sin(angle));
     }
   }
   return in;

@@ -53,12 +53,23 @@ namespace graphopt {
 inline constexpr int kNumOpFeatures = 32;
 inline constexpr int kNumDeviceFeatures = 14;
 inline constexpr int kNumGraphFeatures = 9;
+// The device's index on the circle (cos, sin) is the last pair of its features.
+inline constexpr int kNumDeviceIndexFeatures = 2;
+inline constexpr int kDeviceIndexFeature = kNumDeviceFeatures - kNumDeviceIndexFeatures;
 // Per unit: mean and first relative topological position, share of the compute time
 // and of the ops (times the number of units, / 4, clipped to 1), then sin and cos of
 // pi * k * (mean position) for k = 1..kNumUnitFrequencies: a Fourier basis in which
-// the placement head can tell the units of a partition apart.
+// the placement head can tell the units of a partition apart; then, with
+// PolicyInputOptions::split_by_device, the unit's device in that plan on the circle
+// as the device features have it (cos and sin of 2 pi d / D; zeros without such a
+// plan). The two halves of a part that the plan puts on two devices have nearly the
+// same position, ops and time: without the plan's device nothing tells them apart,
+// and a policy imitating the plan stopped at a probability of 0.67 per unit
+// placement on GNMT-4 (1.00 with it, README "The policy's samples around the plan").
 inline constexpr int kNumUnitFrequencies = 16;
-inline constexpr int kNumUnitFeatures = 4 + 2 * kNumUnitFrequencies;
+inline constexpr int kNumUnitPlanFeatures = 2;
+inline constexpr int kUnitPlanFeature = 4 + 2 * kNumUnitFrequencies;
+inline constexpr int kNumUnitFeatures = kUnitPlanFeature + kNumUnitPlanFeatures;
 // Rows of the op kind embedding: kind * kNumPhases + phase.
 inline constexpr int kNumPhases = 3;
 inline constexpr int kNumKindIndices = kNumOpKinds * kNumPhases;

@@ -136,7 +136,7 @@ GoPolicyImpl::GoPolicyImpl(GoPolicyConfig config) : config_(std::move(config)) {
     place_query_ = register_module("place_query", nn::Linear(h, h));
     place_key_ = register_module("place_key", nn::Linear(h, h));
     place_bias_ = register_module("place_bias", nn::Linear(h, 1));
-    unit_in_ = register_module("unit_in", nn::Linear(kNumUnitFeatures, h));
+    unit_in_ = register_module("unit_in", nn::Linear(kUnitPlanFeature, h));
     const int64_t hh = config_.head_hidden;
     feedback_ = register_module("feedback", nn::Linear(h, hh));
     context_ = register_module("context", nn::Linear(kNumPlacementContext, hh));
@@ -152,6 +152,20 @@ GoPolicyImpl::GoPolicyImpl(GoPolicyConfig config) : config_(std::move(config)) {
     if (config_.feedback_attention) {
       feedback_states_ = register_module("feedback_states", nn::Linear(h, h));
       context_states_ = register_module("context_states", nn::Linear(kNumPlacementContext, h));
+    }
+    // Last, so that the parameters before it draw the same initial values with or
+    // without it, and zero, so that an untrained network decides as it did without
+    // it (the gradient reaches it through the keys all the same).
+    if (config_.device_index_key) {
+      device_index_ =
+          register_module("device_index", nn::Linear(nn::LinearOptions(kNumDeviceIndexFeatures, h).bias(false)));
+      torch::NoGradGuard no_grad;
+      device_index_->weight.zero_();
+    }
+    if (config_.unit_plan_device) {
+      unit_plan_ = register_module("unit_plan", nn::Linear(nn::LinearOptions(kNumUnitPlanFeatures, h).bias(false)));
+      torch::NoGradGuard no_grad;
+      unit_plan_->weight.zero_();
     }
   });
 
@@ -288,11 +302,21 @@ PolicyOutput GoPolicyImpl::forward(const PolicyTensors& in) {
 PolicyOutput GoPolicyImpl::Heads(const PolicyTensors& in, PolicyOutput out) {
   const int64_t h = config_.hidden;
   const bool unit_decisions = config_.unit_tasks && (config_.tasks & (kTaskScheduling | kTaskFusion)) != 0;
-  if ((config_.tasks & kTaskPlacement) || unit_decisions)
-    out.unit_states = SegmentMean(out.node_states, in.unit_offsets, in.unit_nodes) + unit_in_(in.unit_features);
+  if ((config_.tasks & kTaskPlacement) || unit_decisions) {
+    out.unit_states = SegmentMean(out.node_states, in.unit_offsets, in.unit_nodes) +
+                      unit_in_(in.unit_features.narrow(1, 0, kUnitPlanFeature));
+    if (unit_plan_) {
+      out.unit_states =
+          out.unit_states + unit_plan_(in.unit_features.narrow(1, kUnitPlanFeature, kNumUnitPlanFeatures));
+    }
+  }
   if (config_.tasks & kTaskPlacement) {
+    torch::Tensor keys = out.device_embeddings;
+    if (device_index_) {
+      keys = keys + device_index_(in.device_features.narrow(1, kDeviceIndexFeature, kNumDeviceIndexFeatures));
+    }
     torch::Tensor logits =
-        place_query_(out.unit_states).mm(place_key_(out.device_embeddings).t()) / std::sqrt(static_cast<double>(h)) +
+        place_query_(out.unit_states).mm(place_key_(keys).t()) / std::sqrt(static_cast<double>(h)) +
         place_bias_(out.device_embeddings).view({1, in.num_devices});
     torch::Tensor mask = in.device_mask.view({1, in.num_devices});
     if (in.unit_device_mask.defined()) mask = mask & in.unit_device_mask;
@@ -303,7 +327,7 @@ PolicyOutput GoPolicyImpl::Heads(const PolicyTensors& in, PolicyOutput out) {
 
 std::vector<torch::Tensor> GoPolicyImpl::HeadParameters() {
   std::vector<torch::Tensor> params;
-  for (torch::nn::Linear* layer : {&place_query_, &place_key_, &place_bias_, &unit_in_, &feedback_, &context_,
+  for (torch::nn::Linear* layer : {&place_query_, &place_key_, &place_bias_, &device_index_, &unit_in_, &unit_plan_, &feedback_, &context_,
                                    &feedback_states_, &context_states_, &priority_hidden_, &priority_out_,
                                    &fusion_hidden_, &fusion_out_, &fusion_unit_}) {
     if (!*layer) continue;
@@ -354,7 +378,7 @@ StatusOr<GoPolicy> LoadGoPolicy(const std::string& path) {
     if (!archive.try_read("graphopt_config", value) || !value.isString()) {
       return ParseError("policy checkpoint " + path + ": no configuration");
     }
-    auto config = GoPolicyConfig::FromString(value.toStringRef());
+    auto config = GoPolicyConfig::FromSavedString(value.toStringRef());
     if (!config.ok()) return config.status().WithContext("policy checkpoint " + path);
     GoPolicy policy(*config);
     policy->load(archive);

@@ -31,7 +31,12 @@
 //       Fourier basis, its share of the time; policy/features.h): a mean over
 //       hundreds of ops alone leaves the units of a block policy nearly alike; a device's embedding is an MLP of
 //       its features (policy/features.h), so devices are inputs, not a fixed output
-//       size; logits[u, d] = q(unit_u) . k(device_d) / sqrt(H) + b(device_d).
+//       size; logits[u, d] = q(unit_u) . k(device_d) / sqrt(H) + b(device_d), where
+//       k reads the device's embedding plus a linear map of its index on the
+//       circle (device_index_key), so identical devices stay apart in the keys
+//       whatever the device MLP learns; with units split by a plan, a unit's
+//       state also reads that plan's device for it (unit_plan_device), so the
+//       policy can imitate the plan exactly.
 //     - scheduling: a categorical over `priority_levels` levels per op (the plan's
 //       priority is the level; higher runs first among ready kernels). A categorical
 //       rather than a Gaussian: bounded, exact entropy, no variance to learn, and
@@ -259,6 +264,8 @@ class GoPolicyImpl : public torch::nn::Module {
   torch::nn::Linear graph_in_{nullptr}, graph_mlp1_{nullptr}, graph_mlp2_{nullptr}, film_{nullptr};
   torch::nn::Linear device_mlp1_{nullptr}, device_mlp2_{nullptr};
   torch::nn::Linear place_query_{nullptr}, place_key_{nullptr}, place_bias_{nullptr}, unit_in_{nullptr};
+  torch::nn::Linear device_index_{nullptr};  // the device's index into its placement key (device_index_key)
+  torch::nn::Linear unit_plan_{nullptr};     // the unit's device in the split plan into its state (unit_plan_device)
   torch::nn::Linear feedback_{nullptr}, context_{nullptr};                // placement feedback into the heads
   torch::nn::Linear feedback_states_{nullptr}, context_states_{nullptr};  // into the op states (feedback_attention)
   torch::nn::Linear priority_hidden_{nullptr}, priority_out_{nullptr};

@@ -64,6 +64,10 @@ const OptionTable<GoPolicyConfig> kGoPolicyOptions{
     {"level_prior", &GoPolicyConfig::level_prior, "initial logit advantage of priority level 0", InRange(0, 30)},
     {"head_hidden", &GoPolicyConfig::head_hidden, "hidden width of the scheduling and fusion heads", AtLeast(1)},
     {"unit_tasks", &GoPolicyConfig::unit_tasks, "one priority level per unit (0: per op)"},
+    {"device_index_key", &GoPolicyConfig::device_index_key,
+     "placement keys read the device's index directly (identical devices stay apart)"},
+    {"unit_plan_device", &GoPolicyConfig::unit_plan_device,
+     "a unit's state reads its device in the plan its units were split by"},
     {"tasks", TasksCodec(), "the tasks the policy decides"},
     {"seed", &GoPolicyConfig::seed, "seed of the parameter initialization"},
 };
@@ -85,6 +89,15 @@ std::string GoPolicyConfig::ToString() const { return kGoPolicyOptions.ToString(
 
 StatusOr<GoPolicyConfig> GoPolicyConfig::FromString(const std::string& text) {
   GO_ASSIGN_OR_RETURN(GoPolicyConfig c, kGoPolicyOptions.FromString(text, "GO policy config"));
+  GO_RETURN_IF_ERROR(c.Validate());
+  return c;
+}
+
+StatusOr<GoPolicyConfig> GoPolicyConfig::FromSavedString(const std::string& text) {
+  GoPolicyConfig c;
+  c.device_index_key = false;
+  c.unit_plan_device = false;
+  GO_RETURN_IF_ERROR(kGoPolicyOptions.Apply(text, &c, "GO policy config"));
   GO_RETURN_IF_ERROR(c.Validate());
   return c;
 }

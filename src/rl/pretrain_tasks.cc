@@ -85,7 +85,7 @@ const std::vector<std::string>& DefaultPretrainClusters() {
   static const std::vector<std::string> kClusters = {
       "2xP100",        "4xV100",       "8xV100",        "2xV100",        "8xV100-nvlink",
       "4xK40+cpu",     "8xH100-nvlink", "2xV100+2xP100", "1xH100+1xV100", "4xV100+4xP100",
-      "2xH100+2xV100+2xP100+2xK40"};
+      "2xH100+2xV100+2xP100+2xK40", "5xV100", "6xP100", "3xV100+3xP100", "1xH100+4xV100"};
   return kClusters;
 }
 

@@ -22,15 +22,8 @@ using testing::GpuCluster;
 using testing::MlpTrainingGraph;
 
 GoPolicyConfig UnitConfig() {
-  GoPolicyConfig c;
-  c.hidden = 16;
-  c.heads = 2;
-  c.segment = 8;
-  c.memory = 4;
-  c.relative_buckets = 8;
-  c.priority_levels = 4;
+  GoPolicyConfig c = testing::TinyPolicyConfig(5);
   c.level_prior = 0;  // a uniform start: every level is drawn
-  c.seed = 5;
   EXPECT_TRUE(c.unit_tasks);  // the default
   return c;
 }

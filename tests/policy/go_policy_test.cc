@@ -23,19 +23,7 @@ namespace {
 using testing::GpuCluster;
 using testing::MlpTrainingGraph;
 
-// Small enough to be fast, large enough that the MLP graph (about 40 ops) spans
-// several segments.
-GoPolicyConfig TinyConfig() {
-  GoPolicyConfig c;
-  c.hidden = 16;
-  c.heads = 2;
-  c.segment = 8;
-  c.memory = 4;
-  c.relative_buckets = 8;
-  c.priority_levels = 4;
-  c.seed = 3;
-  return c;
-}
+GoPolicyConfig TinyConfig() { return testing::TinyPolicyConfig(3); }
 
 using Fixture = testing::PolicyFixture;
 
@@ -478,9 +466,13 @@ TEST(GoPolicyTest, InactiveTasksGiveDefaultsAndNoLogProb) {
   EXPECT_LT(e2.scheduling_log_prob[0].item<float>(), 0.0f);
 }
 
+// (Units split by a plan, so that the plan's device of a unit is an input too.)
 TEST(GoPolicyTest, GradientReachesEveryParameter) {
   GoPolicy policy(TinyConfig());
-  Fixture f = MakeFixture(GpuCluster(4));
+  PolicyInputOptions split;
+  const Graph graph = MlpTrainingGraph();
+  for (OpId op = 0; op < graph.num_ops(); ++op) split.split_by_device.push_back(op % 4);
+  Fixture f = testing::MakePolicyFixture(graph, GpuCluster(4), split);
   const PolicyOutput out = policy->forward(f.tensors);
   Rng rng(9);
   const std::vector<Actions> batch = policy->Sample(f.tensors, out, rng, 4);

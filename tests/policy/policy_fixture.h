@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <utility>
 
 #include "graph/graph.h"
@@ -13,6 +14,21 @@
 #include "sim/cost_model.h"
 
 namespace graphopt::testing {
+
+// A network small enough to be fast (hidden 16, 2 heads, segments of 8 with a memory
+// of 4, 8 relative buckets, 4 priority levels), large enough that the MLP graph
+// (about 40 ops) spans several segments; seeded with `seed`.
+inline GoPolicyConfig TinyPolicyConfig(uint64_t seed) {
+  GoPolicyConfig c;
+  c.hidden = 16;
+  c.heads = 2;
+  c.segment = 8;
+  c.memory = 4;
+  c.relative_buckets = 8;
+  c.priority_levels = 4;
+  c.seed = seed;
+  return c;
+}
 
 struct PolicyFixture {
   Graph graph;

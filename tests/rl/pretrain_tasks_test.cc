@@ -30,7 +30,8 @@ TEST(PretrainTasksTest, DefaultClustersLoadAndSpanTwoToEightGpus) {
     ASSERT_TRUE(c.ok()) << name << ": " << c.status().message();
     sizes.insert(c->Accelerators().size());
   }
-  EXPECT_EQ(sizes, (std::set<size_t>{2, 4, 8}));  // 3 GPUs stays an unseen machine
+  // 3 GPUs (and 7) stay unseen machines.
+  EXPECT_EQ(sizes, (std::set<size_t>{2, 4, 5, 6, 8}));
 }
 
 TEST(PretrainTasksTest, TasksAreAFunctionOfSeedAndIndexWithinTheOpLimit) {
