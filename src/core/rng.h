@@ -10,6 +10,15 @@
 
 namespace graphopt {
 
+// splitmix64's output function: a bijection of 64-bit values whose every output bit
+// depends on every input bit. Derived seeds (a step's, a rank's, a task's) are it
+// applied to a combination of the seed and the index.
+inline uint64_t MixBits(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 class Rng {
  public:
   explicit Rng(uint64_t seed = 0);

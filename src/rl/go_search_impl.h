@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/rng.h"
 #include "policy/features.h"
 #include "policy/go_policy.h"
 #include "rl/checkpoint.h"
@@ -27,10 +28,7 @@ using Clock = std::chrono::steady_clock;
 
 // The seed of the local search's moves at a step.
 inline uint64_t PolishSeed(uint64_t seed, int64_t step) {
-  uint64_t z = (seed + 0x51ED270B27D5A1ull) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+  return MixBits((seed + 0x51ED270B27D5A1ull) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step));
 }
 
 // The convergence trace as JSON (the convergence file's points, the checkpoint's trace).

@@ -9,6 +9,7 @@
 
 #include "baselines/baseline.h"
 #include "core/json_fields.h"
+#include "core/rng.h"
 #include "core/strings.h"
 #include "core/version.h"
 #include "dist/deal.h"
@@ -28,10 +29,7 @@ using Clock = std::chrono::steady_clock;
 const char* const kReferenceBaselines[] = {"single", "tf-default", "expert"};
 
 uint64_t TrainerSeed(uint64_t seed, int64_t task) {
-  uint64_t z = (seed + 0x2545F4914F6CDD1Dull) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(task);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+  return MixBits((seed + 0x2545F4914F6CDD1Dull) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(task));
 }
 
 // The fastest fitting sample of a step over the task's reference (0 if none fit).

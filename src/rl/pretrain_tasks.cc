@@ -65,10 +65,7 @@ const Grid* FindGrid(const std::string& family) {
 
 // The seed of task i's draws.
 uint64_t TaskSeed(uint64_t seed, int64_t index) {
-  uint64_t z = (seed ^ 0x7A5C3E1F0B9D2468ull) + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(index + 1);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+  return MixBits((seed ^ 0x7A5C3E1F0B9D2468ull) + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(index + 1));
 }
 
 constexpr int kMaxDraws = 64;

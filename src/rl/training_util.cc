@@ -2,21 +2,17 @@
 
 #include <ATen/Context.h>
 
+#include "core/rng.h"
+
 namespace graphopt {
 
 uint64_t TrainingStepSeed(uint64_t seed, int64_t step) {
-  uint64_t z = seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step) + 0x632BE59BD9B4E019ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+  return MixBits(seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step) + 0x632BE59BD9B4E019ull);
 }
 
 uint64_t RankSeed(uint64_t seed, int rank) {
   if (rank == 0) return seed;
-  uint64_t z = seed + static_cast<uint64_t>(rank) * 0xD1B54A32D192ED03ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+  return MixBits(seed + static_cast<uint64_t>(rank) * 0xD1B54A32D192ED03ull);
 }
 
 ScopedFlushDenormal::ScopedFlushDenormal() { at::globalContext().setFlushDenormal(true); }
