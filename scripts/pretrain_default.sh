@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The default policy shipped in policies/default.pt (the one `graphopt optimize` starts
 # from): every family of the suite and the graphs of ../shared/data (model files are one
-# more family of the stream), the default clusters (2, 4 and 8 GPUs), a teacher per task,
+# more family of the stream), the default clusters (2, 4, 5, 6 and 8 GPUs), a teacher per task,
 # seed 0, SECONDS of wall time (default 7200), checkpointing in CKPT, resumably
 # (scripts/pretrain_policy.sh: rerun the same command after an interruption).
 # Usage: scripts/pretrain_default.sh [SECONDS] [CKPT] [OUT]
