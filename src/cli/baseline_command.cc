@@ -179,7 +179,8 @@ int RunRunCommand(int argc, char** argv) {
                 s.result.OomVerdict(*cluster).c_str());
   }
   std::printf("\n'vs bound' is step time / lower bound (1.00x would be optimal); 'vs expert' is the speedup over the\n"
-              "human expert placement (higher is better). Learned placers are not in this build yet.\n");
+              "human expert placement (higher is better). These are the heuristic baselines only; the learned\n"
+              "placers (GO, ColocRL, HDP) run in 'graphopt optimize' and 'graphopt bench'.\n");
   return 0;
 }
 
