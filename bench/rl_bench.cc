@@ -10,10 +10,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "cli/args.h"
 #include "core/strings.h"
 #include "eval/suite.h"
 #include "models/load.h"
@@ -24,38 +25,36 @@
 namespace graphopt {
 namespace {
 
+std::vector<FlagSpec> Flags() {
+  return {{"rows", true, "suite rows, comma-separated (default: all 13)"},
+          {"configs", true, "NAME:OPTIONS;... with OPTIONS as graphopt optimize --policy takes them"},
+          {"time-limit", true, "seconds per row and configuration (default 60)"},
+          {"seed", true, "seed (default 0)"},
+          {"threads", true, "threads (default: every core)"},
+          {"verbose", false, "a line per PPO step on stderr"},
+          {"help", false, "this help"}};
+}
+
 int Main(int argc, char** argv) {
-  std::string rows_arg, configs_arg = "full:;no-polish:polish=0;polish-only:ppo=0;ppo-only:baselines=0,warm_start=0,polish=0";
-  double time_limit = 60;
-  uint64_t seed = 0;
-  int threads = 0;
-  bool verbose = false;
-  for (int i = 1; i < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--verbose") {
-      verbose = true;
-      --i;
-      continue;
-    }
-    if (i + 1 >= argc) {
-      std::fprintf(stderr, "%s needs a value\n", flag.c_str());
-      return 1;
-    }
-    if (flag == "--rows") rows_arg = argv[i + 1];
-    else if (flag == "--configs") configs_arg = argv[i + 1];
-    else if (flag == "--time-limit") time_limit = std::atof(argv[i + 1]);
-    else if (flag == "--seed") seed = std::strtoull(argv[i + 1], nullptr, 10);
-    else if (flag == "--threads") threads = std::atoi(argv[i + 1]);
-    else {
-      std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
-      return 1;
-    }
+  auto args = Args::Parse("", argc, argv, 1, Flags(), "rl_bench");
+  if (!args.ok()) return CommandError("rl_bench", args.status().message());
+  if (args->Has("help")) {
+    std::printf("usage: rl_bench [flags]\n%s", FlagsHelp(Flags()).c_str());
+    return 0;
   }
+  const std::string rows_arg = args->Get("rows");
+  const std::string configs_arg =
+      args->Get("configs", "full:;no-polish:polish=0;polish-only:ppo=0;ppo-only:baselines=0,warm_start=0,polish=0");
+  const bool verbose = args->Has("verbose");
+  auto time_limit = args->GetDouble("time-limit", 60);
+  auto seed = args->GetIntInRange("seed", 0, 0, std::numeric_limits<int64_t>::max());
+  auto threads = ThreadsFlag(*args, 0);
+  for (const Status& s : {time_limit.status(), seed.status(), threads.status()}) {
+    if (!s.ok()) return CommandError("rl_bench", s.message());
+  }
+  if (!(*time_limit > 0)) return CommandError("rl_bench", "--time-limit must be above 0");
   auto rows = SelectRows(PlacementSuiteRows(), rows_arg);
-  if (!rows.ok()) {
-    std::fprintf(stderr, "%s\n", rows.status().message().c_str());
-    return 1;
-  }
+  if (!rows.ok()) return CommandError("rl_bench", rows.status().message());
   std::vector<std::pair<std::string, std::string>> configs;
   for (const std::string& c : Split(configs_arg, ';')) {
     if (Trim(c).empty()) continue;
@@ -68,23 +67,22 @@ int Main(int argc, char** argv) {
   for (const SuiteRow& row : *rows) {
     auto graph = LoadModel(row.model);
     auto cluster = LoadCluster(row.cluster);
-    if (!graph.ok() || !cluster.ok()) return 1;
+    if (!graph.ok()) return CommandError("rl_bench", row.name + ": " + graph.status().message());
+    if (!cluster.ok()) return CommandError("rl_bench", row.name + ": " + cluster.status().message());
     auto sim = Simulator::Create(*graph, *cluster);
-    if (!sim.ok()) return 1;
+    if (!sim.ok()) return CommandError("rl_bench", row.name + ": " + sim.status().message());
     for (const auto& [name, options] : configs) {
       GoSearchConfig config;
-      config.time_limit_s = time_limit;
-      config.seed = seed;
-      config.threads = threads;
+      config.time_limit_s = *time_limit;
+      config.seed = static_cast<uint64_t>(*seed);
+      config.threads = *threads;
       auto parsed = ParseGoSearchOptions(options, config);
       if (!parsed.ok()) {
-        std::fprintf(stderr, "%s\n", parsed.status().message().c_str());
-        return 1;
+        return CommandError("rl_bench", parsed.status().message());
       }
       auto search = GoSearch::Create(*sim, *parsed);
       if (!search.ok()) {
-        std::fprintf(stderr, "%s\n", search.status().message().c_str());
-        return 1;
+        return CommandError("rl_bench", search.status().message());
       }
       auto on_step = [&](const GoSearchProgress& p) {
         if (verbose) {

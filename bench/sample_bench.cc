@@ -14,10 +14,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "cli/args.h"
+#include "core/options.h"
 #include "core/strings.h"
 #include "models/load.h"
 #include "policy/features.h"
@@ -54,27 +56,38 @@ std::string Ms(const PlanScore& s) {
   return StrFormat(s.oom ? "%.1f (OOM)" : "%.1f", s.step_time_us / 1e3);
 }
 
+std::vector<FlagSpec> Flags() {
+  return {{"model", true, "model (default gnmt:layers=4)"},
+          {"cluster", true, "cluster (default 4xV100)"},
+          {"samples", true, "plans sampled per line (default 16)"},
+          {"units", true, "max_units values, comma-separated; 0 = one unit per colocation group (default 0,16,64,256)"},
+          {"policy", true, "GoPolicyConfig overrides K=V,..."},
+          {"ppo", true, "PpoConfig overrides K=V,..."},
+          {"train-seconds", true, "seconds of policy-alone PPO before the trained line (default 0: none)"},
+          {"seed", true, "seed (default 0)"},
+          {"threads", true, "threads (default 2)"},
+          {"help", false, "this help"}};
+}
+
 int Main(int argc, char** argv) {
-  std::string model = "gnmt:layers=4", cluster_name = "4xV100", units_arg = "0,16,64,256", policy_arg, ppo_arg;
-  int samples = 16, threads = 2;
-  double train_seconds = 0;
-  uint64_t seed = 0;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--model") model = value;
-    else if (flag == "--cluster") cluster_name = value;
-    else if (flag == "--samples") samples = std::max(1, std::atoi(value.c_str()));
-    else if (flag == "--units") units_arg = value;
-    else if (flag == "--policy") policy_arg = value;
-    else if (flag == "--ppo") ppo_arg = value;
-    else if (flag == "--train-seconds") train_seconds = std::atof(value.c_str());
-    else if (flag == "--seed") seed = std::strtoull(value.c_str(), nullptr, 10);
-    else if (flag == "--threads") threads = std::max(1, std::atoi(value.c_str()));
-    else {
-      std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
-      return 1;
-    }
+  auto args = Args::Parse("", argc, argv, 1, Flags(), "sample_bench");
+  if (!args.ok()) return CommandError("sample_bench", args.status().message());
+  if (args->Has("help")) {
+    std::printf("usage: sample_bench [flags]\n%s", FlagsHelp(Flags()).c_str());
+    return 0;
   }
+  const std::string model = args->Get("model", "gnmt:layers=4"), cluster_name = args->Get("cluster", "4xV100"),
+                    units_arg = args->Get("units", "0,16,64,256"), policy_arg = args->Get("policy"), ppo_arg = args->Get("ppo");
+  auto samples_flag = args->GetIntInRange("samples", 16, 1, 1 << 20);
+  auto train_seconds_flag = args->GetDouble("train-seconds", 0);
+  auto seed_flag = args->GetIntInRange("seed", 0, 0, std::numeric_limits<int64_t>::max());
+  auto threads_flag = ThreadsFlag(*args, 2);
+  for (const Status& s : {samples_flag.status(), train_seconds_flag.status(), seed_flag.status(), threads_flag.status()}) {
+    if (!s.ok()) return CommandError("sample_bench", s.message());
+  }
+  const int samples = static_cast<int>(*samples_flag), threads = *threads_flag;
+  const double train_seconds = *train_seconds_flag;
+  const uint64_t seed = static_cast<uint64_t>(*seed_flag);
   auto graph = LoadModel(model);
   auto cluster = LoadCluster(cluster_name);
   if (!graph.ok() || !cluster.ok()) {
@@ -82,7 +95,7 @@ int Main(int argc, char** argv) {
     return 1;
   }
   auto sim = Simulator::Create(*graph, *cluster);
-  if (!sim.ok()) return 1;
+  if (!sim.ok()) return CommandError("sample_bench", sim.status().message());
   ConfigureTorchThreads(threads);
   BatchSimulator batch(*sim, threads);
   std::printf("%s on %s, %d samples, seed %llu\n\n", model.c_str(), cluster_name.c_str(), samples,
@@ -92,9 +105,11 @@ int Main(int argc, char** argv) {
       "| cross-device edges: greedy / sample mean | units off greedy | best in training ms |\n|---:|---:|---:|---:|---:|---:|---|---|---:|---:|\n");
   for (const std::string& u : Split(units_arg, ',')) {
     PolicyInputOptions options;
-    options.max_units = std::atoi(u.c_str());
+    auto max_units = ParseIntInRange(Trim(u), "--units", 0, 1 << 30);
+    if (!max_units.ok()) return CommandError("sample_bench", max_units.status().message());
+    options.max_units = static_cast<int>(*max_units);
     auto input = BuildPolicyInput(*graph, *cluster, sim->cost_model(), options);
-    if (!input.ok()) return 1;
+    if (!input.ok()) return CommandError("sample_bench", input.status().message());
     auto pc = GoPolicyConfig::FromString(policy_arg);
     auto ppo = PpoConfig::FromString(ppo_arg);
     if (!pc.ok() || !ppo.ok()) {

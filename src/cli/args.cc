@@ -10,7 +10,9 @@
 
 namespace graphopt {
 
-StatusOr<Args> Args::Parse(const std::string& command, int argc, char** argv, int first, const std::vector<FlagSpec>& specs) {
+StatusOr<Args> Args::Parse(const std::string& command, int argc, char** argv, int first, const std::vector<FlagSpec>& specs,
+                           const std::string& program) {
+  const std::string help = program + (command.empty() ? "" : " " + command) + " --help";
   Args args;
   for (int i = first; i < argc; ++i) {
     std::string a = argv[i];
@@ -27,7 +29,7 @@ StatusOr<Args> Args::Parse(const std::string& command, int argc, char** argv, in
       for (const auto& s : specs) {
         if (s.name == name) spec = &s;
       }
-      if (spec == nullptr) return InvalidArgument("unknown flag --" + name + " (see graphopt " + command + " --help)");
+      if (spec == nullptr) return InvalidArgument("unknown flag --" + name + " (see " + help + ")");
       if (spec->takes_value && !has_inline) {
         if (i + 1 >= argc) return InvalidArgument("flag --" + name + " needs a value");
         const std::string next = argv[i + 1];

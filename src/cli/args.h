@@ -23,8 +23,11 @@ struct FlagSpec {
 
 class Args {
  public:
-  // Parses argv[first..argc). Fails on unknown flags or a missing value.
-  static StatusOr<Args> Parse(const std::string& command, int argc, char** argv, int first, const std::vector<FlagSpec>& specs);
+  // Parses argv[first..argc). Fails on unknown flags or a missing value; an unknown
+  // flag's error points to "PROGRAM COMMAND --help" (a program with no subcommands,
+  // such as a benchmark, passes an empty command).
+  static StatusOr<Args> Parse(const std::string& command, int argc, char** argv, int first, const std::vector<FlagSpec>& specs,
+                              const std::string& program = "graphopt");
 
   const std::vector<std::string>& positional() const { return positional_; }
   bool Has(const std::string& flag) const { return values_.count(flag) > 0; }
