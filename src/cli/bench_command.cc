@@ -65,6 +65,7 @@ std::vector<FlagSpec> BenchFlags() {
                          "scotch, heft, zero-shot and finetune (unless --methods is given)"},
       {"finetune-steps", true, "PPO steps of the finetune method (default 50), the policy alone"},
       {"zero-shot-samples", true, "samples of the zero-shot method besides the greedy plan (default: optimize's zero_shot_samples)"},
+      {"zero-shot-coupled", true, "samples of the zero-shot method with coupled placement, besides those (default: optimize's zero_shot_coupled)"},
       {"finetune-options", true, "options of the finetune method, as graphopt optimize --policy takes them"},
       {"tasks", false, "the GO paper's multi-task table: the columns are the eight configurations (tf-default, hp-only, "
                         "pl-only, pl|sch, pl+sch, sch+fu, pl|sch|fu, pl+sch+fu; --methods picks some), each learned one with "
@@ -256,14 +257,18 @@ int RunBenchCommand(int argc, char** argv) {
   if (zero_shot) {
     auto samples = args->GetIntInRange("zero-shot-samples", GoSearchConfig().zero_shot_samples, 0, 4096);
     if (!samples.ok()) return Fail(samples.status().message());
+    auto coupled = args->GetIntInRange("zero-shot-coupled", GoSearchConfig().zero_shot_coupled, 0, 4096);
+    if (!coupled.ok()) return Fail(coupled.status().message());
     MethodSpec spec;
     spec.name = "zero-shot";
-    spec.plan = [policy_for, s = static_cast<uint64_t>(*seed), n = static_cast<int>(*samples)](
+    spec.plan = [policy_for, s = static_cast<uint64_t>(*seed), n = static_cast<int>(*samples),
+                 coupled_n = static_cast<int>(*coupled)](
                     const Graph& graph, const Cluster&, const Simulator& simulator) -> StatusOr<Plan> {
       GO_ASSIGN_OR_RETURN(const std::string policy, policy_for(graph));
       GoSearchConfig c;
       c.seed = s;
       c.zero_shot_samples = n;
+      c.zero_shot_coupled = coupled_n;
       GO_ASSIGN_OR_RETURN(ZeroShotResult z, ZeroShotPlan(simulator, policy, SearchZeroShotOptions(c)));
       return z.plan;
     };

@@ -121,10 +121,12 @@ int RunZeroShot(const Args& args, const Graph& graph, const Simulator& sim, cons
   }
   PrintPlanTable("zero-shot", z->score, baselines, sim.lower_bound().value_us());
   std::printf("\nzero-shot plan of %s in %.2f s of wall time (forward pass and decoding %.2f s; %d units): the %s plan; "
-              "greedy %s, best of %d samples %s\n",
+              "greedy %s, best of %d samples %s, best of %d coupled samples %s\n",
               config.pretrained.c_str(), z->seconds, z->forward_seconds, z->num_units,
-              z->from_greedy ? "greedy" : "best sampled", z->greedy_score.ToString().c_str(), options.samples,
-              z->best_sample_score.scored() ? z->best_sample_score.ToString().c_str() : "-");
+              z->from_greedy ? "greedy" : (z->from_coupled ? "best coupled sampled" : "best sampled"),
+              z->greedy_score.ToString().c_str(), options.samples,
+              z->best_sample_score.scored() ? z->best_sample_score.ToString().c_str() : "-", options.coupled_samples,
+              z->best_coupled_score.scored() ? z->best_coupled_score.ToString().c_str() : "-");
   return WriteOutputs(args, graph, sim, z->plan);
 }
 

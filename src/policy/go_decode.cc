@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "policy/coupled_sampling.h"
 #include "policy/go_policy.h"
 #include "policy/kernels.h"
 
@@ -198,7 +199,7 @@ torch::Tensor GoPolicyImpl::UnitDeviceTensor(const PolicyTensors& in, const std:
 }
 
 std::vector<Actions> GoPolicyImpl::Sample(const PolicyTensors& in, const PolicyOutput& out, Rng& rng, int num_samples,
-                                          double temperature) {
+                                          double temperature, bool coupled) {
   GO_CHECK(num_samples >= 1 && temperature > 0);
   torch::NoGradGuard no_grad;
   const int64_t n = in.num_ops, u = in.num_units, d = in.num_devices;
@@ -210,9 +211,13 @@ std::vector<Actions> GoPolicyImpl::Sample(const PolicyTensors& in, const PolicyO
   if (config_.tasks & kTaskPlacement) {
     const torch::Tensor probs = torch::softmax(out.placement_logits / temperature, 1).contiguous();
     const float* p = probs.data_ptr<float>();
-    for (auto& a : actions) {
-      for (int64_t i = 0; i < u; ++i)
-        a.unit_device[static_cast<size_t>(i)] = static_cast<int32_t>(rng.Categorical(p + i * d, d));
+    if (coupled) {
+      SampleCoupledPlacement(p, u, d, rng, &actions);
+    } else {
+      for (auto& a : actions) {
+        for (int64_t i = 0; i < u; ++i)
+          a.unit_device[static_cast<size_t>(i)] = static_cast<int32_t>(rng.Categorical(p + i * d, d));
+      }
     }
   }
   const torch::Tensor unit_device = UnitDeviceTensor(in, actions);  // [num_samples, U]

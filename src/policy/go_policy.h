@@ -197,8 +197,17 @@ class GoPolicyImpl : public torch::nn::Module {
 
   // Samples `num_samples` action sets at `temperature` (> 0) from core/rng.h: the
   // same rng state and inputs give the same actions. Inactive tasks get defaults.
+  // With `coupled`, the units' devices of one sample are drawn from one shared
+  // quantile instead of independently: the sample takes a random order of the
+  // devices and a quantile q (stratified over the samples: sample s draws q in
+  // [s, s + 1) / num_samples), and each unit takes the device at q of its own
+  // distribution in that order (policy/coupled_sampling.h). Each unit's device is
+  // still drawn from its own distribution (over the batch, in expectation), but the
+  // units move together: with 14 units each giving one GPU half its mass, all 14
+  // land on it in a quarter of the samples rather than once in 16,000. Scheduling
+  // and fusion are sampled given the placement as without coupling.
   std::vector<Actions> Sample(const PolicyTensors& in, const PolicyOutput& out, Rng& rng, int num_samples = 1,
-                              double temperature = 1.0);
+                              double temperature = 1.0, bool coupled = false);
   // The most likely placement, then the most likely scheduling and fusion given it.
   Actions Greedy(const PolicyTensors& in, const PolicyOutput& out);
   // Log-probabilities and entropies of `batch` (teacher-forced: each sample's own

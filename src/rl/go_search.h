@@ -95,6 +95,9 @@ struct GoSearchConfig {
   // samples, 1.30x at 128), at under 1.3 s of wall time on the 61k-op Transformer-XL.
   std::string pretrained;
   int zero_shot_samples = 128;
+  // Samples besides those whose placement is drawn coupled (policy/coupled_sampling.h:
+  // the units of a sample move together), scheduling and fusion as in the others.
+  int zero_shot_coupled = 128;
   // The tasks decided are the GO policy's (`policy` key tasks, default all; other
   // methods decide placement only, as published, and this does not apply to them);
   // the others take their defaults (rl/task_defaults.h) in every plan scored, the

@@ -26,6 +26,9 @@ const OptionTable<GoSearchConfig> kGoSearchOptions{
      InRange(0, 1)},
     {"zero_shot_samples", &GoSearchConfig::zero_shot_samples,
      "with a pre-trained policy: samples of its zero-shot plan besides the greedy one", InRange(0, 4096)},
+    {"zero_shot_coupled", &GoSearchConfig::zero_shot_coupled,
+     "with a pre-trained policy: samples of its zero-shot plan whose units draw their devices from one shared "
+     "quantile, besides the others", InRange(0, 4096)},
     {"polish_evaluations", &GoSearchConfig::polish_evaluations,
      "simulations of local search per step (<= 0: until converged)"},
     {"polish_batch", &GoSearchConfig::polish_config, &LocalSearchConfig::batch,
@@ -70,11 +73,11 @@ std::string GoSearchIdentityConfig(const GoSearchConfig& c, const std::string& p
   const LocalSearchConfig& p = c.polish_config;
   return StrFormat(
       "method_options=%s;policy=%s;ppo=%s;baselines=%d,warm_start=%d,ppo=%d,polish=%d,polish_samples=%d,"
-      "units_per_device=%d,plan_units=%d,explore=%.17g,polish_evaluations=%lld,pretrained=%d,zero_shot_samples=%d;"
-      "polish_config=%d,%.17g,%d,%d,%d,%d",
+      "units_per_device=%d,plan_units=%d,explore=%.17g,polish_evaluations=%lld,pretrained=%d,zero_shot_samples=%d,"
+      "zero_shot_coupled=%d;polish_config=%d,%.17g,%d,%d,%d,%d",
       c.method_options.c_str(), policy.c_str(), ppo.c_str(), c.baselines, c.warm_start, c.ppo_enabled, c.polish,
       c.polish_samples, c.units_per_device, c.plan_units, c.explore, static_cast<long long>(c.polish_evaluations),
-      !c.pretrained.empty(), c.zero_shot_samples,
+      !c.pretrained.empty(), c.zero_shot_samples, c.zero_shot_coupled,
       p.batch, p.min_improvement, p.min_block_ops, p.placement_moves, p.fusion_moves, p.priority_moves) +
          (c.fixed_placement.empty() ? "" : ";fixed_placement=" + c.fixed_placement);
 }
@@ -110,6 +113,7 @@ StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchC
 ZeroShotOptions SearchZeroShotOptions(const GoSearchConfig& c) {
   ZeroShotOptions options;
   options.samples = c.zero_shot_samples;
+  options.coupled_samples = c.zero_shot_coupled;
   options.units_per_device = c.units_per_device;
   options.threads = c.threads;
   options.seed = c.seed;

@@ -18,6 +18,7 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
   const Clock::time_point start = Clock::now();
   if (options.samples < 0) return InvalidArgument("zero-shot samples must be >= 0");
   if (!(options.temperature > 0)) return InvalidArgument("zero-shot temperature must be > 0");
+  if (options.coupled_samples < 0) return InvalidArgument("zero-shot coupled samples must be >= 0");
   ConfigureTorchThreads(options.threads);
   GO_ASSIGN_OR_RETURN(GoPolicy policy, LoadGoPolicy(policy_path));
   GO_ASSIGN_OR_RETURN(const PolicyInput input,
@@ -25,6 +26,7 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
                                        UnitsPerDeviceOptions(sim.cluster(), options.units_per_device)));
   ZeroShotResult result;
   result.num_units = input.num_units;
+  const int independent = options.samples;
   std::vector<Actions> actions;
   const Clock::time_point forward_start = Clock::now();
   try {
@@ -34,11 +36,11 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
     const PolicyTensors tensors = ToTensors(input);
     const PolicyOutput out = policy->forward(tensors);
     actions.push_back(policy->Greedy(tensors, out));
-    if (options.samples > 0) {
-      Rng rng(TrainingStepSeed(options.seed, 0));
-      for (Actions& a : policy->Sample(tensors, out, rng, options.samples, options.temperature)) {
-        actions.push_back(std::move(a));
-      }
+    Rng rng(TrainingStepSeed(options.seed, 0));
+    for (const bool coupled : {false, true}) {
+      const int n = coupled ? options.coupled_samples : independent;
+      if (n == 0) continue;
+      for (Actions& a : policy->Sample(tensors, out, rng, n, options.temperature, coupled)) actions.push_back(std::move(a));
     }
   } catch (const c10::Error& e) {
     return InternalError(std::string("zero-shot forward pass: ") + e.what_without_backtrace());
@@ -52,11 +54,14 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
     if (!results[i].ok()) continue;
     const PlanScore score = PlanScore::Of(*results[i]);
     if (i == 0) result.greedy_score = score;
-    if (i > 0 && score.BetterThan(result.best_sample_score)) result.best_sample_score = score;
+    const bool coupled = i > static_cast<size_t>(independent);
+    if (i > 0 && !coupled && score.BetterThan(result.best_sample_score)) result.best_sample_score = score;
+    if (coupled && score.BetterThan(result.best_coupled_score)) result.best_coupled_score = score;
     if (score.BetterThan(result.score)) {
       result.score = score;
       result.plan = plans[i];
       result.from_greedy = i == 0;
+      result.from_coupled = coupled;
     }
   }
   if (!result.score.scored()) return FailedPrecondition("zero-shot: no plan of the policy could be simulated");

@@ -17,6 +17,9 @@ namespace graphopt {
 
 struct ZeroShotOptions {
   int samples = 16;          // plans sampled besides the greedy one (0: the greedy plan alone)
+  // Plans sampled besides those with coupled placement (policy/coupled_sampling.h),
+  // drawn after the independent ones (so the first `samples` do not depend on it).
+  int coupled_samples = 0;
   double temperature = 1.0;  // of the samples
   int units_per_device = 4;  // decision units (policy/features.h UnitsPerDeviceOptions)
   int threads = 0;           // simulator and LibTorch threads (<= 0: every core)
@@ -27,8 +30,10 @@ struct ZeroShotResult {
   Plan plan;  // the fastest of the greedy plan and the samples (PlanScore order)
   PlanScore score;
   PlanScore greedy_score;
-  PlanScore best_sample_score;  // unscored without samples
+  PlanScore best_sample_score;  // of the independent samples (unscored without any)
   bool from_greedy = true;      // the plan is the greedy one
+  bool from_coupled = false;    // the plan is a coupled sample
+  PlanScore best_coupled_score;  // the best coupled sample (unscored without any)
   int num_units = 0;
   double seconds = 0;          // wall time in all
   double forward_seconds = 0;  // of which the forward pass and decoding

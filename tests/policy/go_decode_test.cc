@@ -4,6 +4,7 @@
 // units, every expectation computed from the logits by hand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -95,6 +96,39 @@ TEST(GoDecodeTest, OneLevelPerUnitAndLegalPerOpFusion) {
   EXPECT_GT(levels_seen.size(), 1u);
   EXPECT_GT(fused, 0);  // per-op draws: both outcomes occur
   EXPECT_GT(unfused, 0);
+}
+
+// Coupled sampling through the policy: with placement logits giving every unit half
+// its mass on device 0 and a quarter on each other device, every coupled sample puts
+// all units on one device and independent ones rarely do; every plan is valid, the
+// devices of the coupled batch follow the logits, and the same rng gives the same batch.
+TEST(GoDecodeTest, CoupledSamplesMoveUnitsTogether) {
+  GoPolicy policy(UnitConfig());
+  const Fixture f = MakeFixture(3);
+  ASSERT_GE(f.input.num_units, 4);
+  PolicyOutput out = policy->forward(f.tensors);
+  out.placement_logits = torch::log(torch::tensor({0.5f, 0.25f, 0.25f})).repeat({f.input.num_units, 1});
+  auto together = [](const std::vector<Actions>& batch) {
+    int n = 0;
+    for (const Actions& a : batch) {
+      n += std::all_of(a.unit_device.begin(), a.unit_device.end(), [&](int32_t d) { return d == a.unit_device[0]; });
+    }
+    return n;
+  };
+  Rng rng(21), again(21);
+  const std::vector<Actions> coupled = policy->Sample(f.tensors, out, rng, 64, 1.0, /*coupled=*/true);
+  const std::vector<Actions> same = policy->Sample(f.tensors, out, again, 64, 1.0, /*coupled=*/true);
+  const std::vector<Actions> independent = policy->Sample(f.tensors, out, rng, 64);
+  for (size_t s = 0; s < coupled.size(); ++s) {
+    EXPECT_TRUE(coupled[s] == same[s]);
+    EXPECT_TRUE(ValidatePlan(f.graph, f.cluster, ToPlan(f.graph, f.cluster, f.input, coupled[s])).ok());
+  }
+  // Every unit has the same distribution, so one quantile gives each the same device;
+  // independent draws agree on all units with probability 0.5^U + 2 * 0.25^U.
+  EXPECT_EQ(together(coupled), 64);
+  const int on_first = static_cast<int>(std::count_if(coupled.begin(), coupled.end(), [](const Actions& a) { return a.unit_device[0] == 0; }));
+  EXPECT_NEAR(on_first, 32, 10);
+  EXPECT_LT(together(independent), 16);
 }
 
 TEST(GoDecodeTest, LogProbIsTheSumOverUnitLevelsAndOpFusions) {

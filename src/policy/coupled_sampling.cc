@@ -1,0 +1,36 @@
+#include "policy/coupled_sampling.h"
+
+#include <numeric>
+
+#include "core/status.h"
+
+namespace graphopt {
+
+int32_t QuantileDevice(const float* p, const std::vector<int32_t>& order, double q) {
+  double cumulative = 0;
+  int32_t last = -1;
+  for (const int32_t d : order) {
+    if (!(p[d] > 0)) continue;
+    last = d;
+    cumulative += p[d];
+    if (q < cumulative) return d;
+  }
+  GO_CHECK_MSG(last >= 0, "a unit's distribution has no mass");
+  return last;
+}
+
+void SampleCoupledPlacement(const float* probs, int64_t num_units, int64_t num_devices, Rng& rng,
+                            std::vector<Actions>* samples) {
+  const double n = static_cast<double>(samples->size());
+  std::vector<int32_t> order(static_cast<size_t>(num_devices));
+  for (size_t s = 0; s < samples->size(); ++s) {
+    std::iota(order.begin(), order.end(), 0);
+    rng.Shuffle(order);
+    const double q = (static_cast<double>(s) + rng.UniformDouble()) / n;
+    std::vector<int32_t>& unit_device = (*samples)[s].unit_device;
+    unit_device.resize(static_cast<size_t>(num_units));
+    for (int64_t i = 0; i < num_units; ++i) unit_device[static_cast<size_t>(i)] = QuantileDevice(probs + i * num_devices, order, q);
+  }
+}
+
+}  // namespace graphopt
