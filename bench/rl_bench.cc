@@ -77,13 +77,9 @@ int Main(int argc, char** argv) {
       config.seed = static_cast<uint64_t>(*seed);
       config.threads = *threads;
       auto parsed = ParseGoSearchOptions(options, config);
-      if (!parsed.ok()) {
-        return CommandError("rl_bench", parsed.status().message());
-      }
+      if (!parsed.ok()) return CommandError("rl_bench", parsed.status().message());
       auto search = GoSearch::Create(*sim, *parsed);
-      if (!search.ok()) {
-        return CommandError("rl_bench", search.status().message());
-      }
+      if (!search.ok()) return CommandError("rl_bench", search.status().message());
       auto on_step = [&](const GoSearchProgress& p) {
         if (verbose) {
           std::fprintf(stderr, "  %s %s step %lld %.1f s best %s batch best %.1f ms plans %lld\n", row.name.c_str(), name.c_str(),

@@ -90,10 +90,8 @@ int Main(int argc, char** argv) {
   const uint64_t seed = static_cast<uint64_t>(*seed_flag);
   auto graph = LoadModel(model);
   auto cluster = LoadCluster(cluster_name);
-  if (!graph.ok() || !cluster.ok()) {
-    std::fprintf(stderr, "%s\n", (!graph.ok() ? graph.status() : cluster.status()).message().c_str());
-    return 1;
-  }
+  if (!graph.ok()) return CommandError("sample_bench", graph.status().message());
+  if (!cluster.ok()) return CommandError("sample_bench", cluster.status().message());
   auto sim = Simulator::Create(*graph, *cluster);
   if (!sim.ok()) return CommandError("sample_bench", sim.status().message());
   ConfigureTorchThreads(threads);
@@ -112,10 +110,8 @@ int Main(int argc, char** argv) {
     if (!input.ok()) return CommandError("sample_bench", input.status().message());
     auto pc = GoPolicyConfig::FromString(policy_arg);
     auto ppo = PpoConfig::FromString(ppo_arg);
-    if (!pc.ok() || !ppo.ok()) {
-      std::fprintf(stderr, "%s\n", (!pc.ok() ? pc.status() : ppo.status()).message().c_str());
-      return 1;
-    }
+    if (!pc.ok()) return CommandError("sample_bench", pc.status().message());
+    if (!ppo.ok()) return CommandError("sample_bench", ppo.status().message());
     pc->seed = seed + 1;
     PpoTrainer trainer(*sim, &batch, *input, GoPolicy(*pc), *ppo, seed);
     // Reference: the single-device plan (as a plan every policy can reach).
