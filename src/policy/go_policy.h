@@ -203,9 +203,10 @@ class GoPolicyImpl : public torch::nn::Module {
   // [s, s + 1) / num_samples), and each unit takes the device at q of its own
   // distribution in that order (policy/coupled_sampling.h). Each unit's device is
   // still drawn from its own distribution (over the batch, in expectation), but the
-  // units move together: with 14 units each giving one GPU half its mass, all 14
-  // land on it in a quarter of the samples rather than once in 16,000. Scheduling
-  // and fusion are sampled given the placement as without coupling.
+  // units move together: 14 units each giving one GPU half its mass and the rest
+  // unevenly land all on one device in 70% of coupled samples (the test beside
+  // coupled_sampling.h) and in one of 16,000 independent ones. Scheduling and fusion
+  // are sampled given the placement as without coupling.
   std::vector<Actions> Sample(const PolicyTensors& in, const PolicyOutput& out, Rng& rng, int num_samples = 1,
                               double temperature = 1.0, bool coupled = false);
   // The most likely placement, then the most likely scheduling and fusion given it.

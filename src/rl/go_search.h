@@ -95,8 +95,9 @@ struct GoSearchConfig {
   // samples, 1.30x at 128), at under 1.3 s of wall time on the 61k-op Transformer-XL.
   std::string pretrained;
   int zero_shot_samples = 128;
-  // Samples besides those whose placement is drawn coupled (policy/coupled_sampling.h:
-  // the units of a sample move together), scheduling and fusion as in the others.
+  // Samples of the zero-shot plan whose placement is drawn coupled
+  // (policy/coupled_sampling.h: the units of a sample move together), besides the
+  // zero_shot_samples independent ones; scheduling and fusion as in those.
   // 256: with 128 the policy pre-trained without Transformer-XL found no plan of
   // Transformer-XL-4 that fits in memory; under 4 s of wall time on the 61k-op one.
   int zero_shot_coupled = 256;

@@ -17,8 +17,8 @@ namespace graphopt {
 
 struct ZeroShotOptions {
   int samples = 16;          // plans sampled besides the greedy one (0: the greedy plan alone)
-  // Plans sampled besides those with coupled placement (policy/coupled_sampling.h),
-  // drawn after the independent ones (so the first `samples` do not depend on it).
+  // Plans sampled with coupled placement (policy/coupled_sampling.h), besides the
+  // `samples` independent ones and drawn after them (so those do not depend on it).
   int coupled_samples = 0;
   double temperature = 1.0;  // of the samples
   int units_per_device = 4;  // decision units (policy/features.h UnitsPerDeviceOptions)
