@@ -26,7 +26,6 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
                                        UnitsPerDeviceOptions(sim.cluster(), options.units_per_device)));
   ZeroShotResult result;
   result.num_units = input.num_units;
-  const int independent = options.samples;
   std::vector<Actions> actions;
   const Clock::time_point forward_start = Clock::now();
   try {
@@ -38,7 +37,7 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
     actions.push_back(policy->Greedy(tensors, out));
     Rng rng(TrainingStepSeed(options.seed, 0));
     for (const bool coupled : {false, true}) {
-      const int n = coupled ? options.coupled_samples : independent;
+      const int n = coupled ? options.coupled_samples : options.samples;
       if (n == 0) continue;
       for (Actions& a : policy->Sample(tensors, out, rng, n, options.temperature, coupled)) actions.push_back(std::move(a));
     }
@@ -54,7 +53,7 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
     if (!results[i].ok()) continue;
     const PlanScore score = PlanScore::Of(*results[i]);
     if (i == 0) result.greedy_score = score;
-    const bool coupled = i > static_cast<size_t>(independent);
+    const bool coupled = i > static_cast<size_t>(options.samples);  // after the greedy plan and the independent samples
     if (i > 0 && !coupled && score.BetterThan(result.best_sample_score)) result.best_sample_score = score;
     if (coupled && score.BetterThan(result.best_coupled_score)) result.best_coupled_score = score;
     if (score.BetterThan(result.score)) {
