@@ -66,6 +66,7 @@ std::vector<FlagSpec> BenchFlags() {
       {"finetune-steps", true, "PPO steps of the finetune method (default 50), the policy alone"},
       {"zero-shot-samples", true, "samples of the zero-shot method besides the greedy plan (default: optimize's zero_shot_samples)"},
       {"zero-shot-coupled", true, "samples of the zero-shot method with coupled placement, besides those (default: optimize's zero_shot_coupled)"},
+      {"zero-shot-single", true, "plans of the zero-shot method on the fastest accelerator alone (default: optimize's zero_shot_single)"},
       {"finetune-options", true, "options of the finetune method, as graphopt optimize --policy takes them"},
       {"tasks", false, "the GO paper's multi-task table: the columns are the eight configurations (tf-default, hp-only, "
                         "pl-only, pl|sch, pl+sch, sch+fu, pl|sch|fu, pl+sch+fu; --methods picks some), each learned one with "
@@ -259,16 +260,19 @@ int RunBenchCommand(int argc, char** argv) {
     if (!samples.ok()) return Fail(samples.status().message());
     auto coupled = args->GetIntInRange("zero-shot-coupled", GoSearchConfig().zero_shot_coupled, 0, 4096);
     if (!coupled.ok()) return Fail(coupled.status().message());
+    auto single = args->GetIntInRange("zero-shot-single", GoSearchConfig().zero_shot_single, 0, 4096);
+    if (!single.ok()) return Fail(single.status().message());
     MethodSpec spec;
     spec.name = "zero-shot";
     spec.plan = [policy_for, s = static_cast<uint64_t>(*seed), n = static_cast<int>(*samples),
-                 coupled_n = static_cast<int>(*coupled)](
+                 coupled_n = static_cast<int>(*coupled), single_n = static_cast<int>(*single)](
                     const Graph& graph, const Cluster&, const Simulator& simulator) -> StatusOr<Plan> {
       GO_ASSIGN_OR_RETURN(const std::string policy, policy_for(graph));
       GoSearchConfig c;
       c.seed = s;
       c.zero_shot_samples = n;
       c.zero_shot_coupled = coupled_n;
+      c.zero_shot_single = single_n;
       GO_ASSIGN_OR_RETURN(ZeroShotResult z, ZeroShotPlan(simulator, policy, SearchZeroShotOptions(c)));
       return z.plan;
     };

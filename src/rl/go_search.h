@@ -101,6 +101,9 @@ struct GoSearchConfig {
   // 256: with 128 the policy pre-trained without Transformer-XL found no plan of
   // Transformer-XL-4 that fits in memory; under 4 s of wall time on the 61k-op one.
   int zero_shot_coupled = 256;
+  // Plans of the zero-shot pass on the fastest accelerator alone (rl/zero_shot.h
+  // ZeroShotOptions::single_device_plans: its greedy plan and the rest samples).
+  int zero_shot_single = 32;
   // The tasks decided are the GO policy's (`policy` key tasks, default all; other
   // methods decide placement only, as published, and this does not apply to them);
   // the others take their defaults (rl/task_defaults.h) in every plan scored, the

@@ -80,7 +80,7 @@ struct GoSearch::Impl {
   // The pre-trained policy's zero-shot plan as the first plan.
   Status PlanZeroShot() {
     GO_ASSIGN_OR_RETURN(const ZeroShotResult z, ZeroShotPlan(sim, config.pretrained, SearchZeroShotOptions(config)));
-    result.plans_simulated += 1 + config.zero_shot_samples + config.zero_shot_coupled;
+    result.plans_simulated += z.num_plans;
     result.zero_shot_score = z.score;
     result.zero_shot_seconds = z.seconds;
     Plan plan = z.plan;

@@ -29,6 +29,9 @@ const OptionTable<GoSearchConfig> kGoSearchOptions{
     {"zero_shot_coupled", &GoSearchConfig::zero_shot_coupled,
      "with a pre-trained policy: samples of its zero-shot plan whose units draw their devices from one shared "
      "quantile, besides the others", InRange(0, 4096)},
+    {"zero_shot_single", &GoSearchConfig::zero_shot_single,
+     "with a pre-trained policy: plans of its zero-shot pass given the fastest accelerator alone (the greedy one "
+     "and samples; 0: none)", InRange(0, 4096)},
     {"polish_evaluations", &GoSearchConfig::polish_evaluations,
      "simulations of local search per step (<= 0: until converged)"},
     {"polish_batch", &GoSearchConfig::polish_config, &LocalSearchConfig::batch,
@@ -74,10 +77,10 @@ std::string GoSearchIdentityConfig(const GoSearchConfig& c, const std::string& p
   return StrFormat(
       "method_options=%s;policy=%s;ppo=%s;baselines=%d,warm_start=%d,ppo=%d,polish=%d,polish_samples=%d,"
       "units_per_device=%d,plan_units=%d,explore=%.17g,polish_evaluations=%lld,pretrained=%d,zero_shot_samples=%d,"
-      "zero_shot_coupled=%d;polish_config=%d,%.17g,%d,%d,%d,%d",
+      "zero_shot_coupled=%d,zero_shot_single=%d;polish_config=%d,%.17g,%d,%d,%d,%d",
       c.method_options.c_str(), policy.c_str(), ppo.c_str(), c.baselines, c.warm_start, c.ppo_enabled, c.polish,
       c.polish_samples, c.units_per_device, c.plan_units, c.explore, static_cast<long long>(c.polish_evaluations),
-      !c.pretrained.empty(), c.zero_shot_samples, c.zero_shot_coupled,
+      !c.pretrained.empty(), c.zero_shot_samples, c.zero_shot_coupled, c.zero_shot_single,
       p.batch, p.min_improvement, p.min_block_ops, p.placement_moves, p.fusion_moves, p.priority_moves) +
          (c.fixed_placement.empty() ? "" : ";fixed_placement=" + c.fixed_placement);
 }
@@ -114,6 +117,7 @@ ZeroShotOptions SearchZeroShotOptions(const GoSearchConfig& c) {
   ZeroShotOptions options;
   options.samples = c.zero_shot_samples;
   options.coupled_samples = c.zero_shot_coupled;
+  options.single_device_plans = c.zero_shot_single;
   options.units_per_device = c.units_per_device;
   options.threads = c.threads;
   options.seed = c.seed;

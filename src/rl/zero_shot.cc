@@ -1,6 +1,7 @@
 #include "rl/zero_shot.h"
 
 #include <chrono>
+#include <limits>
 #include <vector>
 
 #include "policy/features.h"
@@ -12,22 +13,35 @@
 
 namespace graphopt {
 
-StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& policy_path,
-                                      const ZeroShotOptions& options) {
-  using Clock = std::chrono::steady_clock;
-  const Clock::time_point start = Clock::now();
-  if (options.samples < 0) return InvalidArgument("zero-shot samples must be >= 0");
-  if (!(options.temperature > 0)) return InvalidArgument("zero-shot temperature must be > 0");
-  if (options.coupled_samples < 0) return InvalidArgument("zero-shot coupled samples must be >= 0");
-  ConfigureTorchThreads(options.threads);
-  GO_ASSIGN_OR_RETURN(GoPolicy policy, LoadGoPolicy(policy_path));
+DeviceId FastestAccelerator(const Simulator& sim) {
+  const std::vector<DeviceId> accelerators = sim.cluster().Accelerators();
+  if (accelerators.size() < 2) return kNoId;
+  DeviceId best = kNoId;
+  double best_us = std::numeric_limits<double>::infinity();
+  for (DeviceId d : accelerators) {
+    double us = 0;
+    for (const Op& op : sim.graph().ops()) us += sim.cost_model().OpTimeUs(op, sim.cluster().device(d));
+    if (us < best_us) {
+      best_us = us;
+      best = d;
+    }
+  }
+  return best;
+}
+
+namespace {
+
+// The plans of one forward pass of the policy on `sim`'s machine: the greedy plan,
+// then `independent` samples, then `coupled` ones.
+StatusOr<std::vector<Plan>> PolicyPlans(GoPolicy& policy, const Simulator& sim, const ZeroShotOptions& options,
+                                        int independent, int coupled, int64_t pass, int threads, int* num_units,
+                                        double* forward_seconds) {
   GO_ASSIGN_OR_RETURN(const PolicyInput input,
                       BuildPolicyInput(sim.graph(), sim.cluster(), sim.cost_model(),
                                        UnitsPerDeviceOptions(sim.cluster(), options.units_per_device)));
-  ZeroShotResult result;
-  result.num_units = input.num_units;
+  if (num_units != nullptr) *num_units = input.num_units;
   std::vector<Actions> actions;
-  const Clock::time_point forward_start = Clock::now();
+  const auto forward_start = std::chrono::steady_clock::now();
   try {
     torch::NoGradGuard no_grad;
     ScopedFlushDenormal flush;
@@ -35,32 +49,74 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
     const PolicyTensors tensors = ToTensors(input);
     const PolicyOutput out = policy->forward(tensors);
     actions.push_back(policy->Greedy(tensors, out));
-    Rng rng(TrainingStepSeed(options.seed, 0));
-    for (const bool coupled : {false, true}) {
-      const int n = coupled ? options.coupled_samples : options.samples;
+    Rng rng(TrainingStepSeed(options.seed, pass));
+    for (const bool is_coupled : {false, true}) {
+      const int n = is_coupled ? coupled : independent;
       if (n == 0) continue;
-      for (Actions& a : policy->Sample(tensors, out, rng, n, options.temperature, coupled)) actions.push_back(std::move(a));
+      for (Actions& a : policy->Sample(tensors, out, rng, n, options.temperature, is_coupled)) {
+        actions.push_back(std::move(a));
+      }
     }
   } catch (const c10::Error& e) {
     return InternalError(std::string("zero-shot forward pass: ") + e.what_without_backtrace());
   }
-  result.forward_seconds = std::chrono::duration<double>(Clock::now() - forward_start).count();
-  BatchSimulator batch(sim, options.threads);
+  *forward_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - forward_start).count();
   const PlanBuilder builder(sim.graph(), sim.cluster(), sim.cost_model(), input, PpoConfig().critical_path_priorities);
-  const std::vector<Plan> plans = builder.BuildAll(actions, batch.num_threads());
+  return builder.BuildAll(actions, threads);
+}
+
+}  // namespace
+
+StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& policy_path,
+                                      const ZeroShotOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  if (options.samples < 0) return InvalidArgument("zero-shot samples must be >= 0");
+  if (!(options.temperature > 0)) return InvalidArgument("zero-shot temperature must be > 0");
+  if (options.coupled_samples < 0) return InvalidArgument("zero-shot coupled samples must be >= 0");
+  if (options.single_device_plans < 0) return InvalidArgument("zero-shot single-device plans must be >= 0");
+  ConfigureTorchThreads(options.threads);
+  GO_ASSIGN_OR_RETURN(GoPolicy policy, LoadGoPolicy(policy_path));
+  ZeroShotResult result;
+  BatchSimulator batch(sim, options.threads);
+  GO_ASSIGN_OR_RETURN(std::vector<Plan> plans,
+                      PolicyPlans(policy, sim, options, options.samples, options.coupled_samples, 0,
+                                  batch.num_threads(), &result.num_units, &result.forward_seconds));
+  const size_t first_single = plans.size();
+  const DeviceId fastest = options.single_device_plans > 0 ? FastestAccelerator(sim) : kNoId;
+  if (fastest != kNoId) {
+    // The one-device machine: the fastest accelerator and the host CPUs.
+    std::vector<DeviceId> kept = {fastest};
+    for (DeviceId d = 0; d < sim.cluster().num_devices(); ++d) {
+      if (sim.cluster().device(d).kind == DeviceKind::kCpu) kept.push_back(d);
+    }
+    GO_ASSIGN_OR_RETURN(const Simulator one, Simulator::Create(sim.graph(), sim.cluster().Part(kept), sim.cost_model()));
+    GO_ASSIGN_OR_RETURN(std::vector<Plan> single,
+                        PolicyPlans(policy, one, options, options.single_device_plans - 1, 0, 1, batch.num_threads(), nullptr,
+                                    &result.forward_seconds));
+    for (Plan& p : single) {
+      for (DeviceId& d : p.device) d = kept[static_cast<size_t>(d)];
+      plans.push_back(std::move(p));
+    }
+  }
   const std::vector<StatusOr<SimResult>> results = batch.Run(plans);
+  result.num_plans = static_cast<int>(plans.size());
   for (size_t i = 0; i < plans.size(); ++i) {
     if (!results[i].ok()) continue;
     const PlanScore score = PlanScore::Of(*results[i]);
+    const bool single = i >= first_single;
+    // After the greedy plan and the independent samples come the coupled ones.
+    const bool coupled = !single && i > static_cast<size_t>(options.samples);
     if (i == 0) result.greedy_score = score;
-    const bool coupled = i > static_cast<size_t>(options.samples);  // after the greedy plan and the independent samples
-    if (i > 0 && !coupled && score.BetterThan(result.best_sample_score)) result.best_sample_score = score;
+    if (i > 0 && !coupled && !single && score.BetterThan(result.best_sample_score)) result.best_sample_score = score;
     if (coupled && score.BetterThan(result.best_coupled_score)) result.best_coupled_score = score;
+    if (single && score.BetterThan(result.best_single_device_score)) result.best_single_device_score = score;
     if (score.BetterThan(result.score)) {
       result.score = score;
       result.plan = plans[i];
       result.from_greedy = i == 0;
       result.from_coupled = coupled;
+      result.from_single_device = single;
     }
   }
   if (!result.score.scored()) return FailedPrecondition("zero-shot: no plan of the policy could be simulated");

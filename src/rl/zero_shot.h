@@ -1,8 +1,11 @@
 // Zero-shot planning: a pre-trained GO policy (rl/pretrain.h) plans a graph it may
 // never have seen in one forward pass, without training: the greedy plan (every
 // decision at its mode) and the best of a few samples, all simulated, the fastest
-// kept. The wall time counts everything from reading the policy file to the scored
-// plan. No LibTorch in this header.
+// kept. Optionally a second pass gives the policy the machine's fastest accelerator
+// alone (with the host CPUs): its plans of that one-device machine put every op on
+// that accelerator and decide the order and fusion as the policy would there. Every
+// plan is decoded from the policy. The wall time counts everything from reading the
+// policy file to the scored plan. No LibTorch in this header.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +23,11 @@ struct ZeroShotOptions {
   // Plans sampled with coupled placement (policy/coupled_sampling.h), besides the
   // `samples` independent ones and drawn after them (so those do not depend on it).
   int coupled_samples = 0;
+  // Plans of the fastest accelerator alone (the one where the graph's ops take the
+  // least time in all; a machine of that device and the host CPUs, see above): its
+  // greedy plan and single_device_plans - 1 samples. 0: none; ignored on a machine of
+  // at most one accelerator.
+  int single_device_plans = 0;
   double temperature = 1.0;  // of the samples
   int units_per_device = 4;  // decision units (policy/features.h UnitsPerDeviceOptions)
   int threads = 0;           // simulator and LibTorch threads (<= 0: every core)
@@ -34,10 +42,18 @@ struct ZeroShotResult {
   bool from_greedy = true;      // the plan is the greedy one
   bool from_coupled = false;    // the plan is a coupled sample
   PlanScore best_coupled_score;  // the best coupled sample (unscored without any)
+  bool from_single_device = false;      // the plan is one of the fastest accelerator alone
+  PlanScore best_single_device_score;   // the best of those (unscored without any)
   int num_units = 0;
+  int num_plans = 0;           // simulated
   double seconds = 0;          // wall time in all
-  double forward_seconds = 0;  // of which the forward pass and decoding
+  double forward_seconds = 0;  // of which the forward passes and decoding
 };
+
+// The accelerator on which the graph's ops take the least time in all (ties to the
+// lower id): the device of the single-device plans. kNoId on a machine of at most one
+// accelerator.
+DeviceId FastestAccelerator(const Simulator& simulator);
 
 // Fails if the file is not a policy of this version (policy/go_policy.h LoadGoPolicy)
 // or the graph's input cannot be built.

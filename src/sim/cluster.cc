@@ -248,6 +248,24 @@ void Cluster::SetAllLinks(const Link& link) {
   }
 }
 
+Cluster Cluster::Part(const std::vector<DeviceId>& devices) const {
+  std::vector<Device> kept;
+  std::string ids;
+  for (DeviceId d : devices) {
+    GO_CHECK(d >= 0 && d < num_devices());
+    kept.push_back(device(d));
+    ids += (ids.empty() ? "" : ",") + std::to_string(d);
+  }
+  Cluster part(name_ + "[" + ids + "]", std::move(kept));
+  for (size_t i = 0; i < devices.size(); ++i) {
+    for (size_t j = 0; j < devices.size(); ++j) {
+      GO_CHECK(i == j || devices[i] != devices[j]);
+      if (i != j) part.SetLink(static_cast<DeviceId>(i), static_cast<DeviceId>(j), link(devices[i], devices[j]));
+    }
+  }
+  return part;
+}
+
 std::vector<DeviceId> Cluster::Accelerators() const {
   std::vector<DeviceId> out;
   for (DeviceId d = 0; d < num_devices(); ++d) {

@@ -92,6 +92,9 @@ class Cluster {
   DeviceId FirstAccelerator() const;
   // The device with this name, or kNoId.
   DeviceId FindDevice(const std::string& name) const;
+  // The cluster of the given devices only (distinct ids in range), in that order, with
+  // the links between them; named NAME[d0,d1,...] by the kept ids.
+  Cluster Part(const std::vector<DeviceId>& devices) const;
   // One line: "8xV100: 8 x V100-PCIe-16GB + Xeon ... (9 devices)".
   std::string Summary() const;
 

@@ -69,8 +69,10 @@ Status ValidatePlan(const Graph& graph, const Cluster& cluster, const Plan& plan
 // Puts every colocation group on the device of its lowest-id op. Completes the plan
 // first (these three abort on vectors of the wrong length: a caller's bug).
 void RespectColocation(const Graph& graph, Plan* plan);
-// Clears every illegal fusion flag (kind, producer, device, then cycles, clearing the
-// flags of the groups on a cycle). Returns the number of flags cleared.
+// Clears every illegal fusion flag: kind, producer, device, then cycles of fused
+// groups: the flags where a cycle re-enters a group, round after round until no cycle
+// is left (sim/plan_legalizer.cc; groups on no cycle keep every flag). Returns the
+// number of flags cleared.
 int DropIllegalFusions(const Graph& graph, Plan* plan);
 // Clamps out-of-range devices to the first accelerator, respects colocation and
 // drops illegal fusions: what a policy's raw output needs before simulation.

@@ -7,17 +7,17 @@
 #include "core/logging.h"
 
 namespace graphopt {
-namespace {
 
-// Working memory of FusedOpsOnCycles, kept per thread so that legalizing a plan
-// allocates nothing once the vectors have grown to the graph's size.
-struct CycleScratch {
+// Working memory of the cycle search, kept per thread so that legalizing a plan
+// allocates nothing once the vectors have grown to the graph's size. After
+// FindCycles: producer (the fusion producer of every flagged op, else kNoId), root
+// (every op's group) and cycle (per group root: its strongly connected component of
+// the group graph if that component has more than one group, else -1).
+struct PlanLegalizer::CycleScratch {
   std::vector<OpId> producer, root, path, adj, stack, call;
-  std::vector<int32_t> begin, fill, index, low, next_edge;
-  std::vector<uint8_t> on_stack, on_cycle;
+  std::vector<int32_t> begin, fill, index, low, next_edge, cycle;
+  std::vector<uint8_t> on_stack;
 };
-
-}  // namespace
 
 PlanLegalizer::PlanLegalizer(const Graph& graph) : graph_(&graph), n_(graph.num_ops()) {
   const size_t n = static_cast<size_t>(n_);
@@ -76,14 +76,45 @@ int PlanLegalizer::DropIllegalFusions(Plan* plan) const {
       ++cleared;
     }
   }
-  // Breaking the cycles: clear the flags of every group on one; one pass leaves none.
-  // (A cycle after the pass would map to a closed walk over the old groups. If that
-  // walk visits two groups, every group on it was on a cycle and is now single ops,
-  // so the new cycle would be one of the graph itself, which is acyclic; if it stays
-  // in one group, that group was left whole, and one group is no cycle.)
-  const std::vector<OpId> cyclic = FusedOpsOnCycles(plan->fuse_with_producer);
-  for (OpId o : cyclic) plan->fuse_with_producer[static_cast<size_t>(o)] = 0;
-  return cleared + static_cast<int>(cyclic.size());
+  // Breaking the cycles. A cycle of groups enters some group at a flagged op from a
+  // producer in another group of the same component (were every group on it entered
+  // at its root, the cycle would be one of the graph itself, which is acyclic), so
+  // clearing the flags of those entries (and of them alone) leaves fewer cycles;
+  // repeated until none is left. The groups split by it are parts of groups on a
+  // cycle, so groups on none keep their flags. After kMaxEntryRounds rounds, the flags
+  // of every group still on a cycle are cleared, which leaves none: a cycle after
+  // that would map to a closed walk over the groups before; if that walk visits two
+  // groups, every group on it was on a cycle and is now single ops, so the new cycle
+  // would be one of the graph itself; if it stays in one group, that group was left
+  // whole, and one group is no cycle.
+  constexpr int kMaxEntryRounds = 16;
+  thread_local std::vector<OpId> entries;
+  for (int round = 0;; ++round) {
+    const CycleScratch& w = FindCycles(plan->fuse_with_producer);
+    entries.clear();
+    for (OpId v = 0; v < n_; ++v) {
+      const size_t i = static_cast<size_t>(v);
+      if (w.producer[i] == kNoId) continue;
+      const int32_t cycle = w.cycle[static_cast<size_t>(w.root[i])];
+      if (cycle < 0) continue;
+      if (round == kMaxEntryRounds) {
+        entries.push_back(v);
+        continue;
+      }
+      for (int32_t k = in_begin_[i]; k < in_begin_[i + 1]; ++k) {
+        const OpId g = w.root[static_cast<size_t>(in_producer_[static_cast<size_t>(k)])];
+        if (g != w.root[i] && w.cycle[static_cast<size_t>(g)] == cycle) {
+          entries.push_back(v);
+          break;
+        }
+      }
+    }
+    if (entries.empty()) break;
+    for (OpId v : entries) plan->fuse_with_producer[static_cast<size_t>(v)] = 0;
+    cleared += static_cast<int>(entries.size());
+    if (round == kMaxEntryRounds) break;
+  }
+  return cleared;
 }
 
 void PlanLegalizer::MakeValid(const Cluster& cluster, Plan* plan) const {
@@ -100,6 +131,15 @@ void PlanLegalizer::MakeValid(const Cluster& cluster, Plan* plan) const {
 }
 
 std::vector<OpId> PlanLegalizer::FusedOpsOnCycles(const std::vector<uint8_t>& fuse) const {
+  const CycleScratch& w = FindCycles(fuse);
+  std::vector<OpId> cyclic;
+  for (size_t o = 0; o < static_cast<size_t>(n_); ++o) {
+    if (w.producer[o] != kNoId && w.cycle[static_cast<size_t>(w.root[o])] >= 0) cyclic.push_back(static_cast<OpId>(o));
+  }
+  return cyclic;
+}
+
+const PlanLegalizer::CycleScratch& PlanLegalizer::FindCycles(const std::vector<uint8_t>& fuse) const {
   GO_CHECK(fuse.size() == static_cast<size_t>(n_));
   thread_local CycleScratch w;
   const int n = n_;
@@ -113,7 +153,13 @@ std::vector<OpId> PlanLegalizer::FusedOpsOnCycles(const std::vector<uint8_t>& fu
       any |= producer[o] != kNoId;
     }
   }
-  if (!any) return {};
+  std::vector<int32_t>& cycle = w.cycle;
+  cycle.assign(un, -1);
+  if (!any) {
+    w.root.resize(un);
+    for (size_t o = 0; o < un; ++o) w.root[o] = static_cast<OpId>(o);
+    return w;
+  }
   // Group root of every op, following fusion producers (iteratively: chains can be long).
   std::vector<OpId>& root = w.root;
   root.assign(un, kNoId);
@@ -153,17 +199,15 @@ std::vector<OpId> PlanLegalizer::FusedOpsOnCycles(const std::vector<uint8_t>& fu
   std::vector<int32_t>& low = w.low;
   std::vector<int32_t>& next_edge = w.next_edge;
   std::vector<uint8_t>& on_stack = w.on_stack;
-  std::vector<uint8_t>& on_cycle = w.on_cycle;
   std::vector<OpId>& stack = w.stack;
   std::vector<OpId>& call = w.call;
   index.assign(un, -1);
   low.assign(un, 0);
   next_edge.assign(un, 0);
   on_stack.assign(un, 0);
-  on_cycle.assign(un, 0);
   stack.clear();
   call.clear();
-  int32_t counter = 0;
+  int32_t counter = 0, components = 0;
   auto visit = [&](OpId v) {
     index[static_cast<size_t>(v)] = low[static_cast<size_t>(v)] = counter++;
     next_edge[static_cast<size_t>(v)] = begin[static_cast<size_t>(v)];
@@ -198,16 +242,13 @@ std::vector<OpId> PlanLegalizer::FusedOpsOnCycles(const std::vector<uint8_t>& fu
       ++size;
       for (size_t i = top - size; i < top; ++i) {
         on_stack[static_cast<size_t>(stack[i])] = 0;
-        on_cycle[static_cast<size_t>(stack[i])] = size > 1;
+        cycle[static_cast<size_t>(stack[i])] = size > 1 ? components : -1;
       }
+      ++components;
       stack.resize(top - size);
     }
   }
-  std::vector<OpId> cyclic;
-  for (size_t o = 0; o < un; ++o) {
-    if (producer[o] != kNoId && on_cycle[static_cast<size_t>(root[o])]) cyclic.push_back(static_cast<OpId>(o));
-  }
-  return cyclic;
+  return w;
 }
 
 }  // namespace graphopt

@@ -43,6 +43,10 @@ class PlanLegalizer {
   std::vector<OpId> FusedOpsOnCycles(const std::vector<uint8_t>& fuse) const;
 
  private:
+  struct CycleScratch;
+  // The groups of the flags and their cycles, in this thread's scratch.
+  const CycleScratch& FindCycles(const std::vector<uint8_t>& fuse) const;
+
   const Graph* graph_;
   int n_ = 0;
   std::vector<OpId> fusion_producer_;   // FusionProducer per op

@@ -1,6 +1,7 @@
-// Tests of zero-shot planning (rl/zero_shot.h) with coupled samples: they come after
-// the independent ones, so adding them leaves those and the greedy plan as they were
-// and can only make the plan faster; the same options give the same plan.
+// Tests of zero-shot planning (rl/zero_shot.h) with coupled samples and single-device
+// plans: they come after the independent samples, so adding them leaves those and the
+// greedy plan as they were and can only make the plan faster; the same options give
+// the same plan; the single-device plans put every op on the fastest accelerator.
 #include "rl/zero_shot.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 
 #include "policy/go_policy.h"
 #include "rl_test_util.h"
+#include "sim/cluster.h"
 
 namespace graphopt {
 namespace {
@@ -63,6 +65,37 @@ TEST_F(ZeroShotCoupledTest, SameOptionsSamePlanAndBadCountsRefused) {
   auto bad = ZeroShotPlan(toy_.sim, path(), Options(4, -1));
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("coupled"), std::string::npos) << bad.status().message();
+}
+
+// Two chains on a K40 and an H100 (the host CPU last): the H100 is the fastest
+// accelerator, and a plan of it alone beats every plan that uses the K40.
+TEST_F(ZeroShotCoupledTest, SingleDevicePlansRunEveryOpOnTheFastestAccelerator) {
+  const Cluster mixed = *ClusterFromSpec("1xK40+1xH100");
+  auto sim = Simulator::Create(toy_.graph, mixed, testing::PerfectCostModel());
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  EXPECT_EQ(FastestAccelerator(*sim), 1);
+  EXPECT_EQ(FastestAccelerator(toy_.sim), 0);  // two equal GPUs: the first
+  EXPECT_EQ(FastestAccelerator(*Simulator::Create(toy_.graph, *ClusterFromSpec("1xV100"))), kNoId);
+  ZeroShotOptions o = Options(0, 0);
+  auto plain = ZeroShotPlan(*sim, path(), o);
+  o.single_device_plans = 4;
+  auto single = ZeroShotPlan(*sim, path(), o);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  ASSERT_TRUE(single.ok()) << single.status().message();
+  EXPECT_FALSE(plain->best_single_device_score.scored());
+  EXPECT_EQ(plain->num_plans, 1);
+  EXPECT_EQ(single->num_plans, 5);
+  EXPECT_EQ(single->greedy_score.step_time_us, plain->greedy_score.step_time_us);
+  ASSERT_TRUE(single->from_single_device) << "greedy " << plain->score.ToString() << ", single-device "
+                                          << single->best_single_device_score.ToString();
+  EXPECT_LT(single->score.step_time_us, plain->score.step_time_us);
+  for (DeviceId d : single->plan.device) EXPECT_EQ(d, 1);
+  // On a machine of one accelerator there is no second pass.
+  auto one = ZeroShotPlan(*Simulator::Create(toy_.graph, *ClusterFromSpec("1xV100")), path(), o);
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  EXPECT_EQ(one->num_plans, 1);
+  o.single_device_plans = -1;
+  EXPECT_FALSE(ZeroShotPlan(*sim, path(), o).ok());
 }
 
 }  // namespace

@@ -173,6 +173,20 @@ TEST(ClusterTest, SpecsMakeMixedClustersWithTheHostLast) {
   EXPECT_EQ(LoadCluster("3xK40")->Accelerators().size(), 3u);
 }
 
+TEST(ClusterTest, PartKeepsTheDevicesGivenAndTheirLinks) {
+  const Cluster c = *LoadCluster("1xV100+2xP100");  // gpu:0 V100, gpu:1-2 P100, host cpu:0
+  const Cluster part = c.Part({2, 3});
+  EXPECT_TRUE(part.Validate().ok());
+  EXPECT_EQ(part.name(), "1xV100+2xP100[2,3]");
+  ASSERT_EQ(part.num_devices(), 2);
+  EXPECT_EQ(part.device(0).name, "gpu:2");
+  EXPECT_DOUBLE_EQ(part.device(0).peak_flops, 9.3e12);
+  EXPECT_EQ(part.device(1).kind, DeviceKind::kCpu);
+  EXPECT_DOUBLE_EQ(part.link(0, 1).bandwidth, c.link(2, 3).bandwidth);
+  EXPECT_DOUBLE_EQ(part.link(1, 0).latency_us, c.link(3, 2).latency_us);
+  EXPECT_EQ(part.Accelerators(), std::vector<DeviceId>{0});
+}
+
 TEST(ClusterTest, BadSpecsNameTheSpecAndThePart) {
   for (const char* spec : {"2xV100+", "0xV100", "2xA100", "x", "2xV100+3", "1xV100+9999xP100"}) {
     auto c = ClusterFromSpec(spec);

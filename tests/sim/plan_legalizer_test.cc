@@ -25,6 +25,15 @@ Plan RawPlan(const Graph& graph, int devices, double fuse, Rng& rng) {
   return plan;
 }
 
+// A random layered graph of `ops` ops, `width` per layer, each reading up to 4 tensors.
+Graph LayeredGraph(int ops, int width, uint64_t seed) {
+  RandomGraphOptions o;
+  o.num_ops = ops;
+  o.width = width;
+  o.max_inputs = 4;
+  return RandomLayeredGraph(o, seed);
+}
+
 TEST(PlanLegalizerTest, FindsTheFusedOpOnACycle) {
   // a -> b -> c, a -> c; c (an Add) fuses into a, its first input's producer: the
   // group {a, c} is left by a -> b and re-entered by b -> c.
@@ -42,17 +51,72 @@ TEST(PlanLegalizerTest, FindsTheFusedOpOnACycle) {
   EXPECT_EQ(plan.fuse_with_producer, (std::vector<uint8_t>{0, 0, 0, 0}));
 }
 
+TEST(PlanLegalizerTest, ClearsOnlyTheFlagsThatCloseACycle) {
+  // As above, and d (a Tanh of a) fuses into a too: the group {a, c, d} is on a cycle,
+  // but only c closes it; d keeps its flag.
+  PaperGraph g;
+  const TensorId in = g.Input("input", 1000);
+  const TensorId a = g.Compute("a", {in}, 1, 1000);
+  const TensorId b = g.Compute("b", {a}, 1, 1000);
+  g.Add("c", OpKind::kAdd, {a, b}, {1000}, 0, 2000, 1000);
+  g.Add("d", OpKind::kTanh, {a}, {1000}, 0, 1000, 1000);
+  const PlanLegalizer legalizer(g.graph());
+  Plan plan;
+  plan.fuse_with_producer = {0, 0, 0, 1, 1};
+  EXPECT_EQ(legalizer.DropIllegalFusions(&plan), 1);
+  EXPECT_EQ(plan.fuse_with_producer, (std::vector<uint8_t>{0, 0, 0, 0, 1}));
+}
+
+// On random graphs and raw plans on one device (large groups, many cycles): the
+// groups on no cycle keep every flag, and of the flags of the groups on one, the
+// rounds keep some (clearing every flag of those groups, as legalizing did before,
+// keeps none).
+TEST(PlanLegalizerTest, GroupsOnNoCycleKeepTheirFlagsAndCyclesLoseOnlySome) {
+  int64_t on_cycles = 0, kept_on_cycles = 0;
+  for (uint64_t seed = 0; seed < 8; ++seed) {
+    const Graph graph = LayeredGraph(300, 2 + static_cast<int>(seed % 4), seed);
+    const Cluster cluster = PaperCluster(2);
+    const PlanLegalizer legalizer(graph);
+    Rng rng(seed + 200);
+    for (int k = 0; k < 3; ++k) {
+      Plan raw = RawPlan(graph, 1, 0.5 + 0.2 * k, rng);
+      legalizer.RespectColocation(&raw);
+      // The flags the kind, producer and device rules leave.
+      for (OpId op = 0; op < graph.num_ops(); ++op) {
+        const size_t i = static_cast<size_t>(op);
+        const OpId p = FusionProducer(graph, op);
+        if (!CanFuseIntoProducer(graph, op) || raw.device[static_cast<size_t>(p)] != raw.device[i]) {
+          raw.fuse_with_producer[i] = 0;
+        }
+      }
+      std::vector<uint8_t> cyclic(raw.fuse_with_producer.size(), 0);
+      for (OpId op : legalizer.FusedOpsOnCycles(raw.fuse_with_producer)) cyclic[static_cast<size_t>(op)] = 1;
+      Plan plan = raw;
+      legalizer.DropIllegalFusions(&plan);
+      EXPECT_TRUE(legalizer.FusedOpsOnCycles(plan.fuse_with_producer).empty());
+      for (size_t i = 0; i < cyclic.size(); ++i) {
+        if (!raw.fuse_with_producer[i]) {
+          EXPECT_EQ(plan.fuse_with_producer[i], 0);
+        } else if (!cyclic[i]) {
+          EXPECT_EQ(plan.fuse_with_producer[i], 1) << "seed " << seed << ": " << graph.op(static_cast<OpId>(i)).name;
+        } else {
+          ++on_cycles;
+          kept_on_cycles += plan.fuse_with_producer[i];
+        }
+      }
+    }
+  }
+  ASSERT_GT(on_cycles, 0) << "no group was on a cycle: the test checks nothing";
+  EXPECT_GT(kept_on_cycles, on_cycles / 4) << kept_on_cycles << " of " << on_cycles;
+}
+
 // On random graphs and raw plans: the legalizer gives exactly the free functions'
 // plans, the plan passes ValidatePlan, and one pass of cycle breaking leaves no
 // cycle (a second pass clears nothing).
 TEST(PlanLegalizerTest, SamePlansAsTheFreeFunctionsAndOnePassLeavesNoCycle) {
   int cleared_cycles = 0;
   for (uint64_t seed = 0; seed < 12; ++seed) {
-    RandomGraphOptions o;
-    o.num_ops = 200;
-    o.width = 3 + static_cast<int>(seed % 4);
-    o.max_inputs = 4;
-    const Graph graph = RandomLayeredGraph(o, seed);
+    const Graph graph = LayeredGraph(200, 3 + static_cast<int>(seed % 4), seed);
     const Cluster cluster = PaperCluster(2);
     const PlanLegalizer legalizer(graph);
     Rng rng(seed + 100);
