@@ -20,7 +20,7 @@ DeviceId FastestAccelerator(const Simulator& sim) {
   double best_us = std::numeric_limits<double>::infinity();
   for (DeviceId d : accelerators) {
     double us = 0;
-    for (const Op& op : sim.graph().ops()) us += sim.cost_model().OpTimeUs(op, sim.cluster().device(d));
+    for (OpId op = 0; op < sim.graph().num_ops(); ++op) us += sim.OpTimeUs(op, d);
     if (us < best_us) {
       best_us = us;
       best = d;
