@@ -63,7 +63,9 @@ std::vector<FlagSpec> BenchFlags() {
                            "no-FAMILY.pt per family (each row planned by the policy pre-trained without its family)"},
       {"transfer", true, "the transfer table: --pretrained DIR with the methods single, tf-default, expert, metis, "
                          "scotch, heft, zero-shot and finetune (unless --methods is given)"},
-      {"finetune-steps", true, "PPO steps of the finetune method (default 50), the policy alone"},
+      {"finetune-steps", true,
+       "PPO steps of the finetune method (default 50), the policy alone; each step samples at least 2^20 ops in all "
+       "(more samples on small graphs; finetune-options step_ops=0: 32 a step)"},
       {"zero-shot-samples", true, "samples of the zero-shot method besides the greedy plan (default: optimize's zero_shot_samples)"},
       {"zero-shot-coupled", true, "samples of the zero-shot method with coupled placement, besides those (default: optimize's zero_shot_coupled)"},
       {"zero-shot-single", true, "plans of the zero-shot method on the fastest accelerator alone (default: optimize's zero_shot_single)"},
@@ -294,6 +296,7 @@ int RunBenchCommand(int argc, char** argv) {
       config->max_steps = *steps;
       config->time_limit_s = 0;
       config->baselines = config->warm_start = config->polish = false;
+      config->step_ops = kFinetuneStepOps;
     }
     const std::string options_flag = method + "-options";
     auto parsed = ParseGoSearchOptions(args->Get(options_flag), *config);

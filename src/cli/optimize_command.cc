@@ -178,7 +178,8 @@ std::vector<FlagSpec> OptimizeFlags() {
       {"pretrained", true, "start from this pre-trained policy (graphopt pretrain): its zero-shot plan first, then training; "
                            "none: a new policy (default: $GRAPHOPT_POLICY, else policies/default.pt if shipped)"},
       {"zero-shot", false, "plan in one pass of the policy (the greedy plan and the best of zero_shot_samples samples, 128 by default), no training"},
-      {"finetune-steps", true, "fine-tune the pre-trained policy for this many PPO steps, then stop (as --steps)"},
+      {"finetune-steps", true, "fine-tune the pre-trained policy for this many PPO steps, then stop (as --steps); each "
+                               "step samples at least 2^20 ops in all (--policy step_ops=0: 32 plans a step)"},
       DimFlag(),
       {"help", false, "show this help"},
   };
@@ -257,6 +258,7 @@ int RunOptimizeCommand(int argc, char** argv) {
   config.threads = static_cast<int>(*threads);
   config.checkpoint_dir = args->Get("checkpoint");
   config.world = world.distributed() ? &world : nullptr;
+  if (args->Has("finetune-steps")) config.step_ops = kFinetuneStepOps;
   if (args->Has("pretrained") && args->Get("pretrained") != "none" && method != "go") {
     return Fail("--pretrained is a GO policy: it needs --method go");
   }

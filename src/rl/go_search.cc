@@ -71,6 +71,8 @@ StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator,
     impl->policy_config = pretrained->config();
   }
   GO_ASSIGN_OR_RETURN(impl->ppo_config, PpoConfig::FromString(impl->config.ppo));
+  impl->ppo_config.samples_per_step =
+      StepSamples(impl->ppo_config.samples_per_step, impl->config.step_ops, simulator.graph().num_ops());
   if (impl->policy_config.seed == GoPolicyConfig().seed) impl->policy_config.seed = impl->config.seed + 1;
   ConfigureTorchThreads(impl->config.threads);
   impl->input_options = UnitsPerDeviceOptions(simulator.cluster(), impl->config.units_per_device);

@@ -104,6 +104,11 @@ struct GoSearchConfig {
   // Plans of the zero-shot pass on the fastest accelerator alone (rl/zero_shot.h
   // ZeroShotOptions::single_device_plans: its greedy plan and the rest samples).
   int zero_shot_single = 32;
+  // PPO steps sample at least this many op decisions in all: samples_per_step grows
+  // on graphs of fewer than step_ops / samples_per_step ops (StepSamples), so a step
+  // costs about the same on any graph. 0: samples_per_step as given. Fine-tuning a
+  // pre-trained policy (a budget of steps, not of seconds) takes kFinetuneStepOps.
+  int64_t step_ops = 0;
   // The tasks decided are the GO policy's (`policy` key tasks, default all; other
   // methods decide placement only, as published, and this does not apply to them);
   // the others take their defaults (rl/task_defaults.h) in every plan scored, the
@@ -129,9 +134,16 @@ struct GoSearchConfig {
   World* world = nullptr;
 };
 
+// step_ops of fine-tuning (bench's finetune method, optimize --finetune-steps).
+inline constexpr int64_t kFinetuneStepOps = 1 << 20;
+
+// The PPO samples per step of a graph of num_ops ops: samples_per_step, or more so
+// that they hold at least step_ops ops in all (step_ops <= 0: samples_per_step).
+int StepSamples(int samples_per_step, int64_t step_ops, int num_ops);
+
 // The driver's own keys (baselines, warm_start, ppo, polish, polish_samples,
 // plan_units, polish_evaluations, polish_batch, max_steps, time_limit, threads,
-// checkpoint_every, units_per_device, explore), their ranges and meanings
+// checkpoint_every, units_per_device, explore, step_ops), their ranges and meanings
 // (core/options.h).
 extern const OptionTable<GoSearchConfig> kGoSearchOptions;
 

@@ -32,6 +32,8 @@ const OptionTable<GoSearchConfig> kGoSearchOptions{
     {"zero_shot_single", &GoSearchConfig::zero_shot_single,
      "with a pre-trained policy: plans of its zero-shot pass given the fastest accelerator alone (the greedy one "
      "and samples; 0: none)", InRange(0, 4096)},
+    {"step_ops", &GoSearchConfig::step_ops,
+     "PPO samples per step grow on small graphs to hold at least this many ops in all (0: as given)", AtLeast(0)},
     {"polish_evaluations", &GoSearchConfig::polish_evaluations,
      "simulations of local search per step (<= 0: until converged)"},
     {"polish_batch", &GoSearchConfig::polish_config, &LocalSearchConfig::batch,
@@ -111,6 +113,12 @@ StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchC
     GO_RETURN_IF_ERROR(ValidateMethodOptions(c.method, c.method_options));
   }
   return c;
+}
+
+int StepSamples(int samples_per_step, int64_t step_ops, int num_ops) {
+  if (step_ops <= 0 || num_ops <= 0) return samples_per_step;
+  const int64_t needed = (step_ops + num_ops - 1) / num_ops;
+  return static_cast<int>(std::min<int64_t>(std::max<int64_t>(samples_per_step, needed), int64_t{1} << 30));
 }
 
 ZeroShotOptions SearchZeroShotOptions(const GoSearchConfig& c) {

@@ -323,6 +323,39 @@ TEST(GoSearchTest, ExplorationHandsOverToImitation) {
   RemoveDir(dir);
 }
 
+TEST(GoSearchOptionsTest, StepOpsGrowTheSamplesOnSmallGraphs) {
+  EXPECT_EQ(StepSamples(32, 0, 10), 32);
+  EXPECT_EQ(StepSamples(32, 1000, 100), 32);   // 32 x 100 ops hold 1,000 already
+  EXPECT_EQ(StepSamples(32, 1000, 10), 100);
+  EXPECT_EQ(StepSamples(32, 1001, 10), 101);   // rounded up
+  EXPECT_EQ(StepSamples(32, int64_t{1} << 40, 1), 1 << 30);  // capped as an int option is
+  EXPECT_EQ(GoSearchConfig{}.step_ops, 0);
+  auto c = ParseGoSearchOptions("step_ops=4096", GoSearchConfig{});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->step_ops, 4096);
+  EXPECT_FALSE(ParseGoSearchOptions("step_ops=-1", GoSearchConfig{}).ok());
+}
+
+// A run with step_ops samples step_ops / ops plans a step where samples_per_step
+// would hold fewer ops: the toy's 8 samples a step become 20.
+TEST(GoSearchTest, StepOpsSampleMorePlansPerStep) {
+  Toy toy;
+  auto plans_of = [&](int64_t step_ops) {
+    GoSearchConfig c = ToySearch("", 3);
+    c.baselines = c.warm_start = false;
+    c.step_ops = step_ops;
+    auto search = GoSearch::Create(toy.sim, c);
+    EXPECT_TRUE(search.ok()) << search.status().message();
+    auto r = (*search)->Run();
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(r->steps, 3);
+    return r->plans_simulated;
+  };
+  const int ops = toy.graph.num_ops();
+  EXPECT_EQ(plans_of(int64_t{20} * ops) - plans_of(0), 3 * (20 - 8));
+  EXPECT_EQ(plans_of(int64_t{4} * ops), plans_of(0));  // 8 samples hold 4 x ops already
+}
+
 TEST(GoSearchOptionsTest, ExploreIsAFraction) {
   EXPECT_DOUBLE_EQ(GoSearchConfig{}.explore, 0.5);
   auto c = ParseGoSearchOptions("explore=0.25", GoSearchConfig{});
