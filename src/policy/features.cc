@@ -185,7 +185,8 @@ StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluste
   if (options.max_units > 0 && num_units > options.max_units) {
     std::vector<double> time(static_cast<size_t>(n));
     for (OpId o = 0; o < n; ++o) time[static_cast<size_t>(o)] = cost_model.OpTimeUs(graph.op(o), cluster.device(ref));
-    auto parts = PartitionUnits(graph, time, std::max(2, options.max_units));
+    auto parts = options.layer_units ? PartitionUnitsByLayer(graph, time, std::max(2, options.max_units))
+                                     : PartitionUnits(graph, time, std::max(2, options.max_units));
     if (!parts.ok()) return parts.status();
     // Numbered by first node.
     std::vector<int32_t> renumber(static_cast<size_t>(options.max_units), -1);
@@ -409,8 +410,9 @@ StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluste
   return in;
 }
 
-PolicyInputOptions UnitsPerDeviceOptions(const Cluster& cluster, int units_per_device) {
+PolicyInputOptions UnitsPerDeviceOptions(const Cluster& cluster, int units_per_device, bool layer_units) {
   PolicyInputOptions options;
+  options.layer_units = layer_units;
   const size_t accelerators = cluster.Accelerators().size();
   const int allowed = accelerators > 0 ? static_cast<int>(accelerators) : cluster.num_devices();
   options.max_units = units_per_device * std::max(1, allowed);

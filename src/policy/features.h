@@ -92,6 +92,9 @@ struct PolicyInputOptions {
   // is partitioned into this many parts (policy/units.h).
   // 0: one unit per colocation group (GO's own unit).
   int max_units = 0;
+  // The parts never span two layers (policy/units.h PartitionUnitsByLayer), so that
+  // a plan of a layer per device is one the policy can express.
+  bool layer_units = false;
   // If not empty (a device per op id: a plan's placement), every unit is split by it:
   // the ops of a unit that the plan puts on different devices become different
   // units, so that the plan is one the policy can express exactly (and a sample
@@ -145,7 +148,7 @@ struct PolicyInput {
 // The options of the input GO's optimizer decides on: at most units_per_device units
 // per device the policy may place on (the accelerators, or every device of a cluster
 // without one); 0: one unit per colocation group.
-PolicyInputOptions UnitsPerDeviceOptions(const Cluster& cluster, int units_per_device);
+PolicyInputOptions UnitsPerDeviceOptions(const Cluster& cluster, int units_per_device, bool layer_units = false);
 
 // Computes the input of a graph on a cluster. Fails if the graph has a cycle, the
 // cluster has no device, or the options name a device out of range.

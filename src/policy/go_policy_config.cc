@@ -68,6 +68,7 @@ const OptionTable<GoPolicyConfig> kGoPolicyOptions{
      "placement keys read the device's index directly (identical devices stay apart)"},
     {"unit_plan_device", &GoPolicyConfig::unit_plan_device,
      "a unit's state reads its device in the plan its units were split by"},
+    {"layer_units", &GoPolicyConfig::layer_units, "decision units never span two layers of the graph"},
     {"tasks", TasksCodec(), "the tasks the policy decides"},
     {"seed", &GoPolicyConfig::seed, "seed of the parameter initialization"},
 };

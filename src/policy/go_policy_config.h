@@ -70,6 +70,10 @@ struct GoPolicyConfig {
   // a probability of 1.00 per unit placement after 50 warm-start steps, against 0.67
   // without). Zero without such a plan. Policies saved before this key load with it off.
   bool unit_plan_device = true;
+  // The decision units never span two layers (policy/units.h PartitionUnitsByLayer):
+  // the policy's input, so a policy keeps the units it was trained on. Off by default
+  // (and in policies saved before this key) until policies trained with it are measured.
+  bool layer_units = false;
   uint32_t tasks = kAllTasks;
   uint64_t seed = 1;  // parameter initialization
 

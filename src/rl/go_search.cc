@@ -75,7 +75,7 @@ StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator,
       StepSamples(impl->ppo_config.samples_per_step, impl->config.step_ops, simulator.graph().num_ops());
   if (impl->policy_config.seed == GoPolicyConfig().seed) impl->policy_config.seed = impl->config.seed + 1;
   ConfigureTorchThreads(impl->config.threads);
-  impl->input_options = UnitsPerDeviceOptions(simulator.cluster(), impl->config.units_per_device);
+  impl->input_options = UnitsPerDeviceOptions(simulator.cluster(), impl->config.units_per_device, impl->policy_config.layer_units);
   GO_ASSIGN_OR_RETURN(impl->input, BuildPolicyInput(simulator.graph(), simulator.cluster(), simulator.cost_model(),
                                                     impl->input_options));
   const uint32_t tasks = impl->config.method == "go" ? impl->policy_config.tasks : kAllTasks;

@@ -57,7 +57,8 @@ StatusOr<std::unique_ptr<PretrainEnv>> Pretrainer::Impl::BuildTask(int64_t index
   if (!sim.ok()) return sim.status().WithContext(where);
   env->sim = std::make_unique<Simulator>(std::move(*sim));
   StatusOr<PolicyInput> input = BuildPolicyInput(env->graph, env->sim->cluster(), env->sim->cost_model(),
-                                                 UnitsPerDeviceOptions(env->sim->cluster(), config.units_per_device));
+                                                 UnitsPerDeviceOptions(env->sim->cluster(), config.units_per_device,
+                                                                       policy_config.layer_units));
   if (!input.ok()) return input.status().WithContext(where);
   env->input = std::move(*input);
   env->batch = std::make_unique<BatchSimulator>(*env->sim, config.threads);

@@ -38,7 +38,8 @@ StatusOr<std::vector<Plan>> PolicyPlans(GoPolicy& policy, const Simulator& sim, 
                                         double* forward_seconds) {
   GO_ASSIGN_OR_RETURN(const PolicyInput input,
                       BuildPolicyInput(sim.graph(), sim.cluster(), sim.cost_model(),
-                                       UnitsPerDeviceOptions(sim.cluster(), options.units_per_device)));
+                                       UnitsPerDeviceOptions(sim.cluster(), options.units_per_device,
+                                                             policy->config().layer_units)));
   if (num_units != nullptr) *num_units = input.num_units;
   std::vector<Actions> actions;
   const auto forward_start = std::chrono::steady_clock::now();

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -150,6 +151,124 @@ TEST(UnitsTest, SplitByAPlanMakesThePlanExpressible) {
   // A placement of the wrong length is an error.
   options.split_by_device.pop_back();
   EXPECT_FALSE(BuildPolicyInput(g, c, CostModel(), options).ok());
+}
+
+// Layers "a" and "b", a Relu between them outside any layer, the input outside too.
+TEST(LayerUnitsTest, UntaggedOpsTakeTheLayerOfAProducerElseOfAConsumer) {
+  GraphBuilder b("two-layers");
+  const TensorId x = b.Input("x", {4, 8});
+  const int32_t a = b.BeginLayer("a");
+  const TensorId m1 = b.MatMul(x, b.Variable("w1", {8, 8}));
+  b.SetLayer(kNoId);
+  const TensorId r = b.Relu(m1);
+  const int32_t l2 = b.BeginLayer("b");
+  b.MatMul(r, b.Variable("w2", {8, 8}));
+  const Graph g = b.Finish();
+  const std::vector<int32_t> layer = UnitLayers(g);
+  EXPECT_EQ(layer[static_cast<size_t>(g.tensor(x).producer)], a);  // from its consumer
+  EXPECT_EQ(layer[static_cast<size_t>(g.tensor(r).producer)], a);  // from its producer
+  EXPECT_EQ(layer[static_cast<size_t>(g.tensor(m1).producer)], a);
+  EXPECT_EQ(layer.back(), l2);
+}
+
+// An unrolled recurrent net of `layers` tagged layers ("l0", "l1", ...) over `steps`
+// time steps (h[k][t] = Tanh(h[k-1][t] W_k + h[k][t-1] U_k)), as a training step.
+Graph RecurrentTrainingGraph(int layers, int steps) {
+  GraphBuilder b("recurrent");
+  std::vector<int32_t> tag;
+  std::vector<TensorId> w, u, h;
+  for (int k = 0; k < layers; ++k) {
+    tag.push_back(b.BeginLayer("l" + std::to_string(k)));
+    w.push_back(b.Variable("w" + std::to_string(k), {16, 16}));
+    u.push_back(b.Variable("u" + std::to_string(k), {16, 16}));
+    h.push_back(b.Input("h0_" + std::to_string(k), {4, 16}));
+  }
+  TensorId last = kNoId;
+  for (int t = 0; t < steps; ++t) {
+    b.SetLayer(kNoId);
+    TensorId x = b.Input("x" + std::to_string(t), {4, 16});
+    for (int k = 0; k < layers; ++k) {
+      b.SetLayer(tag[static_cast<size_t>(k)]);
+      h[static_cast<size_t>(k)] = b.Unary(OpKind::kTanh, b.Add(b.MatMul(x, w[static_cast<size_t>(k)]),
+                                                              b.MatMul(h[static_cast<size_t>(k)], u[static_cast<size_t>(k)])));
+      x = h[static_cast<size_t>(k)];
+    }
+    last = x;
+  }
+  b.SetLayer(kNoId);
+  b.Reduce(OpKind::kReduceSum, last, {0, 1}, false);
+  auto g = BuildTrainingGraph(b.Finish());
+  if (!g.ok()) std::abort();
+  return std::move(*g);
+}
+
+// No unit holds ops of two layers, so a plan of a layer per device is one the
+// policy can express; the spare units cut the layers further.
+TEST(LayerUnitsTest, UnitsNeverSpanTwoLayers) {
+  const Graph g = RecurrentTrainingGraph(3, 6);
+  const std::vector<int32_t> layer = UnitLayers(g);
+  auto units = PartitionUnitsByLayer(g, OpTimes(g), 12);
+  ASSERT_TRUE(units.ok()) << units.status().message();
+  std::map<int32_t, int32_t> unit_layer;
+  std::set<int32_t> layers_seen;
+  for (OpId o = 0; o < g.num_ops(); ++o) {
+    const int32_t u = (*units)[static_cast<size_t>(o)];
+    ASSERT_GE(u, 0);
+    ASSERT_LT(u, 12);
+    const int32_t l = layer[static_cast<size_t>(o)];
+    EXPECT_NE(l, kNoId) << g.op(o).name;
+    EXPECT_EQ(unit_layer.emplace(u, l).first->second, l) << g.op(o).name;
+    layers_seen.insert(l);
+  }
+  EXPECT_EQ(layers_seen.size(), 3u);
+  EXPECT_GT(unit_layer.size(), 3u);
+  auto again = PartitionUnitsByLayer(g, OpTimes(g), 12);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*units, *again);
+}
+
+// With more layers than units, runs of consecutive layers share a unit, and every
+// layer lies in one unit.
+TEST(LayerUnitsTest, ManyLayersShareUnitsInOrder) {
+  const Graph g = RecurrentTrainingGraph(8, 2);
+  const std::vector<int32_t> layer = UnitLayers(g);
+  auto units = PartitionUnitsByLayer(g, OpTimes(g), 4);
+  ASSERT_TRUE(units.ok()) << units.status().message();
+  std::map<int32_t, int32_t> unit_of_layer;
+  for (OpId o = 0; o < g.num_ops(); ++o) {
+    const int32_t l = layer[static_cast<size_t>(o)];
+    ASSERT_NE(l, kNoId) << g.op(o).name;
+    EXPECT_EQ(unit_of_layer.emplace(l, (*units)[static_cast<size_t>(o)]).first->second, (*units)[static_cast<size_t>(o)]);
+  }
+  int32_t last = -1;
+  std::set<int32_t> used;
+  for (const auto& [l, u] : unit_of_layer) {  // layer tags in model order
+    EXPECT_GE(u, last) << g.layer_names()[static_cast<size_t>(l)];
+    last = u;
+    used.insert(u);
+  }
+  EXPECT_EQ(used.size(), 4u);
+}
+
+// A graph without layer tags gets the plain parts; the policy input takes the option.
+TEST(LayerUnitsTest, UntaggedGraphsKeepThePlainPartsAndTheInputTakesTheOption) {
+  const Graph g = MlpTrainingGraph(4);
+  auto plain = PartitionUnits(g, OpTimes(g), 4);
+  auto by_layer = PartitionUnitsByLayer(g, OpTimes(g), 4);
+  ASSERT_TRUE(plain.ok() && by_layer.ok());
+  EXPECT_EQ(*plain, *by_layer);
+
+  const Graph rnn = RecurrentTrainingGraph(3, 6);
+  const Cluster c = testing::GpuCluster(3);
+  auto input = BuildPolicyInput(rnn, c, CostModel(), UnitsPerDeviceOptions(c, 4, /*layer_units=*/true));
+  ASSERT_TRUE(input.ok()) << input.status().message();
+  EXPECT_LE(input->num_units, 12);
+  const std::vector<int32_t> layer = UnitLayers(rnn);
+  std::map<int, int32_t> layer_of_unit;
+  for (OpId o = 0; o < rnn.num_ops(); ++o) {
+    EXPECT_EQ(layer_of_unit.emplace(input->unit_of_op(o), layer[static_cast<size_t>(o)]).first->second,
+              layer[static_cast<size_t>(o)]);
+  }
 }
 
 }  // namespace
