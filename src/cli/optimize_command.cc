@@ -124,15 +124,21 @@ int RunZeroShot(const Args& args, const Graph& graph, const Simulator& sim, cons
                        : z->from_greedy      ? "greedy"
                        : z->from_coupled     ? "best coupled sampled"
                                              : "best sampled";
+  // The later plans' OOM scores are where their simulation stopped, when it did.
+  auto later = [&](const PlanScore& s) {
+    if (!s.scored()) return std::string("-");
+    return z->later_plans_stop_at_oom && !s.fits() ? std::string("OOM (simulation stopped at the overflow)")
+                                                   : s.ToString();
+  };
   std::printf("\nzero-shot plan of %s in %.2f s of wall time (forward passes and decoding %.2f s; %d units): the %s plan; "
               "greedy %s, best of %d samples %s, best of %d coupled samples %s",
               config.pretrained.c_str(), z->seconds, z->forward_seconds, z->num_units, source,
               z->greedy_score.ToString().c_str(), options.samples,
               z->best_sample_score.scored() ? z->best_sample_score.ToString().c_str() : "-", options.coupled_samples,
-              z->best_coupled_score.scored() ? z->best_coupled_score.ToString().c_str() : "-");
+              later(z->best_coupled_score).c_str());
   if (z->best_single_device_score.scored()) {
     std::printf(", best of %d plans on the fastest accelerator alone %s", options.single_device_plans,
-                z->best_single_device_score.ToString().c_str());
+                later(z->best_single_device_score).c_str());
   }
   std::printf("\n");
   return WriteOutputs(args, graph, sim, z->plan);

@@ -44,6 +44,10 @@ struct ZeroShotResult {
   PlanScore best_coupled_score;  // the best coupled sample (unscored without any)
   bool from_single_device = false;      // the plan is one of the fastest accelerator alone
   PlanScore best_single_device_score;   // the best of those (unscored without any)
+  // A plan of the greedy one and the independent samples fits, so the coupled and
+  // single-device plans were simulated with SimOptions::stop_at_oom: where those two
+  // scores are OOM, their overflow and time are where the simulation stopped.
+  bool later_plans_stop_at_oom = false;
   int num_units = 0;
   int num_plans = 0;           // simulated
   double seconds = 0;          // wall time in all

@@ -57,6 +57,12 @@ struct SimOptions {
   // Record every kernel, transfer and memory change (for the trace export). Costs
   // time and memory: off for training.
   bool record_timeline = false;
+  // Stop when a device's memory first exceeds its capacity: the result is OOM, with
+  // stopped_at_oom set, and its step time, peaks and overflow are those reached so
+  // far (each at most the full simulation's). For ranking plans against one that
+  // fits, which any OOM plan loses to, at a fraction of the cost. A plan that stops
+  // is not checked for a stalled loop (a cycle through fused groups).
+  bool stop_at_oom = false;
 };
 
 // One span of the timeline: a kernel on a device stream or a transfer on a link.
@@ -94,6 +100,7 @@ struct SimResult {
   bool oom = false;
   DeviceId oom_device = kNoId;
   int64_t oom_overflow_bytes = 0;
+  bool stopped_at_oom = false;  // SimOptions::stop_at_oom stopped it
 
   bool has_timeline = false;
   std::vector<TimelineEvent> timeline;

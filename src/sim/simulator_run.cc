@@ -22,6 +22,9 @@ struct Simulator::Run {
   const bool record;
   const int num_devices;
   bool fused = false;
+  // SimOptions::stop_at_oom: set when a device's memory first exceeds its capacity.
+  bool stop_at_oom = false;
+  bool stopped = false;
   int64_t completed = 0;
   OpState* ops;
   CopyState* copies;
@@ -60,6 +63,7 @@ struct Simulator::Run {
     m += bytes;
     int64_t& peak = result.device_peak_memory[static_cast<size_t>(d)];
     if (m > peak) peak = m;
+    if (stop_at_oom && m > sim.cluster_.device(d).memory_bytes) stopped = true;
     Sample(d, time);
   }
 
@@ -366,7 +370,7 @@ struct Simulator::Run {
     DrainWorklist(0);
     Dispatch(0);
     double now = 0;
-    while (!st.events.empty()) {
+    while (!st.events.empty() && !stopped) {
       now = st.events.front().time;
       while (!st.events.empty() && st.events.front().time == now) {
         std::pop_heap(st.events.begin(), st.events.end(), EventLater());
@@ -517,14 +521,20 @@ StatusOr<SimResult> Simulator::Simulate(const Plan& plan, const SimOptions& opti
 
   Run run(*this, st, result, options.record_timeline);
   run.fused = fused;
+  run.stop_at_oom = options.stop_at_oom;
+  for (size_t d = 0; d < ud && options.stop_at_oom; ++d) {
+    run.stopped |= result.device_peak_memory[d] > cluster_.device(static_cast<DeviceId>(d)).memory_bytes;
+  }
   if (options.record_timeline) {
     for (size_t d = 0; d < ud; ++d) run.Sample(static_cast<DeviceId>(d), 0);
   }
   for (size_t o = 0; o < un; ++o) {
     if (ops[o].root == static_cast<OpId>(o) && ops[o].pending == 0) run.MakeReady(static_cast<OpId>(o));
   }
-  result.step_time_us = run.Loop();
-  if (run.completed != num_kernels) return invalid();  // only a cycle through fused groups can stall the loop
+  result.step_time_us = run.stopped ? 0 : run.Loop();
+  result.stopped_at_oom = run.stopped;
+  // Only a cycle through fused groups can stall the loop (a stopped run is not checked).
+  if (!run.stopped && run.completed != num_kernels) return invalid();
 
   for (DeviceId d = 0; d < num_devices; ++d) {
     const int64_t over = result.device_peak_memory[static_cast<size_t>(d)] - cluster_.device(d).memory_bytes;

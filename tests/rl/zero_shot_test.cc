@@ -98,5 +98,25 @@ TEST_F(ZeroShotCoupledTest, SingleDevicePlansRunEveryOpOnTheFastestAccelerator) 
   EXPECT_FALSE(ZeroShotPlan(*sim, path(), o).ok());
 }
 
+// The toy fits, so the plans after the independent samples stop at their overflow;
+// the plan chosen is scored as a full simulation scores it. With too little memory
+// for any plan, every plan runs in full.
+TEST_F(ZeroShotCoupledTest, LaterPlansStopAtTheirOverflowOnlyOnceAPlanFits) {
+  auto z = ZeroShotPlan(toy_.sim, path(), Options(4, 12));
+  ASSERT_TRUE(z.ok()) << z.status().message();
+  EXPECT_TRUE(z->later_plans_stop_at_oom);
+  auto full = toy_.sim.Simulate(z->plan);
+  ASSERT_TRUE(full.ok());
+  EXPECT_EQ(PlanScore::Of(*full).step_time_us, z->score.step_time_us);
+  auto tiny = Simulator::Create(toy_.graph, testing::PaperCluster(2, /*memory_bytes=*/1), testing::PerfectCostModel());
+  ASSERT_TRUE(tiny.ok()) << tiny.status().message();
+  auto oom = ZeroShotPlan(*tiny, path(), Options(4, 12));
+  ASSERT_TRUE(oom.ok()) << oom.status().message();
+  EXPECT_FALSE(oom->later_plans_stop_at_oom);
+  EXPECT_TRUE(oom->score.oom);
+  ASSERT_TRUE(oom->best_coupled_score.scored());
+  EXPECT_GT(oom->best_coupled_score.step_time_us, 0);
+}
+
 }  // namespace
 }  // namespace graphopt

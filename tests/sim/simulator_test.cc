@@ -250,6 +250,60 @@ TEST(SimulatorTest, OomPlanNamesTheDeviceAndTheOverflow) {
   EXPECT_NE(r.OomVerdict(cluster).find("by 2.00 KB"), std::string::npos);
 }
 
+// The chain on 5,000 bytes first overflows when c starts at 32 us (b's 3,000 bytes
+// and c's 4,000): a run told to stop there is OOM by the same 2,000 bytes at 32 us,
+// where the full run ends at 38.
+TEST(SimulatorTest, StopAtOomEndsAtTheFirstOverflow) {
+  Chain chain;
+  const Cluster cluster = PaperCluster(1, /*memory_bytes=*/5000);
+  auto sim = Simulator::Create(chain.g.graph(), cluster, PerfectCostModel());
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  SimOptions stop;
+  stop.stop_at_oom = true;
+  auto stopped = sim->Simulate(Plan(), stop);
+  auto full = sim->Simulate(Plan());
+  ASSERT_TRUE(stopped.ok() && full.ok());
+  EXPECT_TRUE(stopped->oom);
+  EXPECT_TRUE(stopped->stopped_at_oom);
+  EXPECT_FALSE(full->stopped_at_oom);
+  EXPECT_EQ(stopped->oom_overflow_bytes, 2000);
+  EXPECT_DOUBLE_EQ(stopped->step_time_us, 32);
+  EXPECT_DOUBLE_EQ(full->step_time_us, 38);
+}
+
+// A plan that fits runs to its end with or without the option, with the same result.
+TEST(SimulatorTest, StopAtOomLeavesAPlanThatFitsAlone) {
+  Chain chain;
+  auto sim = Simulator::Create(chain.g.graph(), PaperCluster(1, /*memory_bytes=*/7000), PerfectCostModel());
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  SimOptions stop;
+  stop.stop_at_oom = true;
+  auto r = sim->Simulate(Plan(), stop);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->oom);
+  EXPECT_FALSE(r->stopped_at_oom);
+  EXPECT_DOUBLE_EQ(r->step_time_us, 38);
+  EXPECT_EQ(r->device_peak_memory[0], 7000);
+}
+
+// Parameters over the capacity: the run stops before any kernel.
+TEST(SimulatorTest, StopAtOomBeforeTheFirstKernelWhenParametersOverflow) {
+  PaperGraph g;
+  const TensorId w = g.Variable("w", 8000);
+  const TensorId in = g.Input("input", 1000);
+  g.Compute("a", {in, w}, 10, 1000);
+  auto sim = Simulator::Create(g.graph(), PaperCluster(1, /*memory_bytes=*/5000), PerfectCostModel());
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  SimOptions stop;
+  stop.stop_at_oom = true;
+  auto r = sim->Simulate(Plan(), stop);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->stopped_at_oom);
+  EXPECT_EQ(r->oom_overflow_bytes, 3000);
+  EXPECT_EQ(r->num_kernels, 0);  // none ran
+  EXPECT_DOUBLE_EQ(r->step_time_us, 0);
+}
+
 TEST(SimulatorTest, PeakEqualToCapacityFits) {
   Chain chain;
   const Cluster cluster = PaperCluster(1, /*memory_bytes=*/7000);
