@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <iterator>
 #include <limits>
 #include <vector>
 
@@ -104,16 +105,19 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
   }
   // The greedy plan and the independent samples first; if one of them fits, every
   // later plan that runs out of memory loses to it, so those stop at their overflow.
-  const size_t first_batch = std::min(plans.size(), static_cast<size_t>(options.samples) + 1);
-  std::vector<StatusOr<SimResult>> results =
-      batch.Run(std::vector<Plan>(plans.begin(), plans.begin() + static_cast<std::ptrdiff_t>(first_batch)));
-  if (first_batch < plans.size()) {
+  const auto first_batch =
+      static_cast<std::ptrdiff_t>(std::min(plans.size(), static_cast<size_t>(options.samples) + 1));
+  std::vector<Plan> later_plans(std::make_move_iterator(plans.begin() + first_batch),
+                                std::make_move_iterator(plans.end()));
+  plans.resize(static_cast<size_t>(first_batch));
+  std::vector<StatusOr<SimResult>> results = batch.Run(plans);
+  if (!later_plans.empty()) {
     SimOptions later;
     for (const StatusOr<SimResult>& r : results) later.stop_at_oom |= r.ok() && !r->oom;
     result.later_plans_stop_at_oom = later.stop_at_oom;
-    std::vector<StatusOr<SimResult>> rest =
-        batch.Run(std::vector<Plan>(plans.begin() + static_cast<std::ptrdiff_t>(first_batch), plans.end()), later);
+    std::vector<StatusOr<SimResult>> rest = batch.Run(later_plans, later);
     for (StatusOr<SimResult>& r : rest) results.push_back(std::move(r));
+    for (Plan& p : later_plans) plans.push_back(std::move(p));
   }
   result.num_plans = static_cast<int>(plans.size());
   for (size_t i = 0; i < plans.size(); ++i) {
