@@ -89,8 +89,9 @@ StatusOr<std::vector<int32_t>> PartitionUnitsByLayer(const Graph& graph, const s
   GO_CHECK(max_units >= 2 && op_time_us.size() == static_cast<size_t>(graph.num_ops()));
   const std::vector<int32_t> op_layer = UnitLayers(graph);
   // Layers in tag order, untagged ops (kNoId) last.
+  auto order_key = [](int32_t l) { return l == kNoId ? int64_t{1} << 40 : int64_t{l}; };
   std::map<int64_t, int32_t> rank;
-  for (int32_t l : op_layer) rank.emplace(l == kNoId ? int64_t{1} << 40 : l, 0);
+  for (int32_t l : op_layer) rank.emplace(order_key(l), 0);
   if (rank.size() < 2) return PartitionUnits(graph, op_time_us, max_units);
   int32_t num_layers = 0;
   for (auto& [tag, r] : rank) r = num_layers++;
@@ -98,8 +99,7 @@ StatusOr<std::vector<int32_t>> PartitionUnitsByLayer(const Graph& graph, const s
   // A vertex is a colocation group or a free op, so all its ops share a layer.
   std::vector<int32_t> vertex_layer(static_cast<size_t>(pg.num_vertices()));
   for (size_t o = 0; o < op_layer.size(); ++o) {
-    vertex_layer[static_cast<size_t>(pg.vertex_of_op[o])] =
-        rank.at(op_layer[o] == kNoId ? int64_t{1} << 40 : op_layer[o]);
+    vertex_layer[static_cast<size_t>(pg.vertex_of_op[o])] = rank.at(order_key(op_layer[o]));
   }
   std::vector<std::vector<int32_t>> members(static_cast<size_t>(num_layers));
   std::vector<double> time(static_cast<size_t>(num_layers), 0);
