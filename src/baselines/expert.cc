@@ -41,6 +41,7 @@
 #include "baselines/baseline.h"
 #include "baselines/stages.h"
 #include "core/logging.h"
+#include "graph/neighbour_fill.h"
 #include "graph/verifier.h"
 
 namespace graphopt {
@@ -205,38 +206,6 @@ std::optional<LayerSlots> FamilySlots(const Graph& graph, const std::vector<doub
   return slots;
 }
 
-// Ops without a slot take their first placed producer's, else their first placed
-// consumer's, else slot 0.
-void FillUnplacedOps(const Graph& graph, const std::vector<OpId>& order, std::vector<int>* op_slot) {
-  auto& slot = *op_slot;
-  for (OpId o : order) {
-    if (slot[static_cast<size_t>(o)] != kNoId) continue;
-    for (TensorId t : graph.op(o).inputs) {
-      const OpId p = graph.tensor(t).producer;
-      if (p != kNoId && slot[static_cast<size_t>(p)] != kNoId) {
-        slot[static_cast<size_t>(o)] = slot[static_cast<size_t>(p)];
-        break;
-      }
-    }
-  }
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    const OpId o = *it;
-    if (slot[static_cast<size_t>(o)] != kNoId) continue;
-    for (TensorId t : graph.op(o).outputs) {
-      for (OpId c : graph.tensor(t).consumers) {
-        if (slot[static_cast<size_t>(c)] != kNoId) {
-          slot[static_cast<size_t>(o)] = slot[static_cast<size_t>(c)];
-          break;
-        }
-      }
-      if (slot[static_cast<size_t>(o)] != kNoId) break;
-    }
-  }
-  for (int& s : slot) {
-    if (s == kNoId) s = 0;
-  }
-}
-
 }  // namespace
 
 StatusOr<Plan> ExpertPlan(const Graph& graph, const Cluster& cluster, const CostModel& cost_model) {
@@ -263,7 +232,12 @@ StatusOr<Plan> ExpertPlan(const Graph& graph, const Cluster& cluster, const Cost
         op_slot[static_cast<size_t>(o)] = (*layer_slots)[static_cast<size_t>(l)];
       }
     }
-    FillUnplacedOps(graph, order, &op_slot);
+    // Ops without a slot take their first placed producer's, else their first placed
+    // consumer's, else slot 0.
+    FillFromNeighbours(graph, order, &op_slot);
+    for (int& s : op_slot) {
+      if (s == kNoId) s = 0;
+    }
   } else {
     std::vector<double> costs;
     costs.reserve(order.size());

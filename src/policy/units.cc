@@ -4,6 +4,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "graph/neighbour_fill.h"
 #include "graph/verifier.h"
 #include "partition/partition_graph.h"
 
@@ -59,22 +60,7 @@ std::vector<int32_t> UnitLayers(const Graph& graph) {
   for (OpId o = 0; o < n; ++o) layer[static_cast<size_t>(o)] = graph.op(o).layer;
   StatusOr<std::vector<OpId>> order = TopologicalOrder(graph);
   GO_CHECK_MSG(order.ok(), order.status().message());
-  for (OpId o : *order) {
-    int32_t& l = layer[static_cast<size_t>(o)];
-    for (TensorId t : graph.op(o).inputs) {
-      if (l != kNoId) break;
-      const OpId p = graph.tensor(t).producer;
-      if (p != kNoId) l = layer[static_cast<size_t>(p)];
-    }
-  }
-  for (auto it = order->rbegin(); it != order->rend(); ++it) {
-    int32_t& l = layer[static_cast<size_t>(*it)];
-    for (TensorId t : graph.op(*it).outputs) {
-      for (OpId c : graph.tensor(t).consumers) {
-        if (l == kNoId) l = layer[static_cast<size_t>(c)];
-      }
-    }
-  }
+  FillFromNeighbours(graph, *order, &layer);
   std::unordered_map<int32_t, int32_t> group_layer;
   for (OpId o = 0; o < n; ++o) {
     const int32_t g = graph.op(o).colocation_group;

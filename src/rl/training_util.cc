@@ -1,6 +1,7 @@
 #include "rl/training_util.h"
 
 #include <ATen/Context.h>
+#include <ATen/Parallel.h>
 
 #include "core/rng.h"
 
@@ -15,7 +16,12 @@ uint64_t RankSeed(uint64_t seed, int rank) {
   return MixBits(seed + static_cast<uint64_t>(rank) * 0xD1B54A32D192ED03ull);
 }
 
-ScopedFlushDenormal::ScopedFlushDenormal() { at::globalContext().setFlushDenormal(true); }
+ScopedFlushDenormal::ScopedFlushDenormal() {
+  at::globalContext().setFlushDenormal(true);
+  // One chunk per pool thread (each runs its own; a nested call runs inline).
+  const int64_t n = at::get_num_threads();
+  at::parallel_for(0, n, 1, [](int64_t, int64_t) { at::globalContext().setFlushDenormal(true); });
+}
 ScopedFlushDenormal::~ScopedFlushDenormal() { at::globalContext().setFlushDenormal(false); }
 
 std::string StopReason(const std::atomic<bool>* stop, bool time_up, int64_t steps, int64_t max_steps) {

@@ -22,11 +22,15 @@ uint64_t RankSeed(uint64_t seed, int rank);
 // reached); "" to go on.
 std::string StopReason(const std::atomic<bool>* stop, bool time_up, int64_t steps, int64_t max_steps);
 
-// Flushes denormals to zero on the calling thread while alive. A confident policy
+// Flushes denormals to zero on the calling thread while alive, and on every thread of
+// LibTorch's intra-op pool (which runs only tensor code) for good. A confident policy
 // produces probabilities and gradients far below FLT_MIN, and denormal arithmetic
 // makes LibTorch's BLAS kernels 10-30x slower. The flag is per thread and global to
 // it, and the simulator and the baselines (HEFT's interval tree steps by
-// nextafter(0)) must run without it, so keep it scoped to tensor code.
+// nextafter(0)) must run without it, so on the calling thread it is scoped to tensor
+// code. A new thread inherits its creator's flag, so without setting the pool's
+// threads here they would flush or not depending on whether the pool happened to be
+// created inside such a scope: the same seed gave other plans after other work.
 class ScopedFlushDenormal {
  public:
   ScopedFlushDenormal();
