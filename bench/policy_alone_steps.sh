@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # GO-one, policy alone (no baselines, warm start or polishing), on each row for the number
-# of PPO steps its 300-s run of the issue-10 table took (docs/results/ablation/main-300s.md),
+# of PPO steps its 300-s run of the issue-10 table took (read from the steps column of
+# docs/results/ablation/main-300s.md),
 # so that a slower or busier machine does not shorten the comparison. One line per row in
 # OUT, resumably (bench/rl_bench_rows.sh). EXTRA options go to every run, e.g.
 # layer_units=1.
@@ -11,15 +12,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { echo "usage: $0 OUT.md NAME [EXTRA] [ROWS]" >&2; exit 2; }
 out="$1"; name="$2"; extra="${3:-}"
+ref=docs/results/ablation/main-300s.md
+# The steps column of each row's policy-alone line in the issue-10 table.
+declare -A steps
+while IFS='|' read -r _ row config _ _ _ _ _ _ _ n _; do
+  if [ "${config// /}" = policy-alone ]; then steps[${row// /}]="${n// /}"; fi
+done < "$ref"
 rows="${4:-rnnlm-2,rnnlm-4,rnnlm-8,gnmt-2,gnmt-4,gnmt-8,transformer_xl-2,transformer_xl-4,transformer_xl-8,inception_v3,amoebanet,wavenet-2,wavenet-4}"
-declare -A steps=(
-  [rnnlm-2]=8953 [rnnlm-4]=5779 [rnnlm-8]=2906 [gnmt-2]=1477 [gnmt-4]=757 [gnmt-8]=409
-  [transformer_xl-2]=1247 [transformer_xl-4]=594 [transformer_xl-8]=289 [inception_v3]=8936
-  [amoebanet]=3947 [wavenet-2]=10585 [wavenet-4]=7887)
 IFS=',' read -ra row_list <<< "$rows"
 for row in "${row_list[@]}"; do
   n="${steps[$row]:-}"
-  [ -n "$n" ] || { echo "error: no issue-10 step count for row '$row'" >&2; exit 2; }
+  [ -n "$n" ] || { echo "error: no policy-alone line for row '$row' in $ref" >&2; exit 2; }
   bench/rl_bench_rows.sh "$out" 100000 \
     "$name:baselines=0,warm_start=0,polish=0,max_steps=$n${extra:+,$extra}" "$row"
 done
