@@ -123,6 +123,7 @@ int RunZeroShot(const Args& args, const Graph& graph, const Simulator& sim, cons
   const char* source = z->from_single_device ? "best single-device"
                        : z->from_greedy      ? "greedy"
                        : z->from_coupled     ? "best coupled sampled"
+                       : z->from_budgeted    ? "best memory-budgeted"
                                              : "best sampled";
   // The later plans' OOM scores are where their simulation stopped, when it did.
   auto later = [&](const PlanScore& s) {
@@ -136,6 +137,9 @@ int RunZeroShot(const Args& args, const Graph& graph, const Simulator& sim, cons
               z->greedy_score.ToString().c_str(), options.samples,
               z->best_sample_score.scored() ? z->best_sample_score.ToString().c_str() : "-", options.coupled_samples,
               later(z->best_coupled_score).c_str());
+  if (z->best_budgeted_score.scored()) {
+    std::printf(", best of %d memory-budgeted plans %s", options.budgeted_plans, later(z->best_budgeted_score).c_str());
+  }
   if (z->best_single_device_score.scored()) {
     std::printf(", best of %d plans on the fastest accelerator alone %s", options.single_device_plans,
                 later(z->best_single_device_score).c_str());

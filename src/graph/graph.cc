@@ -22,6 +22,17 @@ bool CheckedShapeBytes(const Shape& shape, int64_t element_bytes, int64_t* out) 
   return true;
 }
 
+int64_t OpResidentBytes(const Graph& graph, OpId id) {
+  const Op& op = graph.op(id);
+  int64_t resident = op.param_bytes;
+  if (op.kind == OpKind::kVariable) {
+    int64_t out = 0;
+    for (TensorId t : op.outputs) out += graph.tensor(t).bytes();
+    resident = std::max(resident, out);
+  }
+  return resident;
+}
+
 std::string ShapeToString(const Shape& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) {

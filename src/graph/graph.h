@@ -145,4 +145,8 @@ class Graph {
   int32_t next_group_ = 0;
 };
 
+// Bytes an op keeps on its device all step: its param_bytes (a parameter, an update
+// op's optimizer state); a Variable holds at least its output tensors.
+int64_t OpResidentBytes(const Graph& graph, OpId op);
+
 }  // namespace graphopt

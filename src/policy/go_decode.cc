@@ -202,12 +202,9 @@ std::vector<Actions> GoPolicyImpl::Sample(const PolicyTensors& in, const PolicyO
                                           double temperature, bool coupled) {
   GO_CHECK(num_samples >= 1 && temperature > 0);
   torch::NoGradGuard no_grad;
-  const int64_t n = in.num_ops, u = in.num_units, d = in.num_devices;
-  Actions defaults;
-  defaults.unit_device.assign(static_cast<size_t>(u), in.default_device);
-  defaults.priority_level.assign(static_cast<size_t>(n), 0);
-  defaults.fuse.assign(static_cast<size_t>(n), 0);
-  std::vector<Actions> actions(static_cast<size_t>(num_samples), defaults);
+  const int64_t u = in.num_units, d = in.num_devices;
+  std::vector<Actions> actions(static_cast<size_t>(num_samples));
+  for (Actions& a : actions) a.unit_device.assign(static_cast<size_t>(u), in.default_device);
   if (config_.tasks & kTaskPlacement) {
     const torch::Tensor probs = torch::softmax(out.placement_logits / temperature, 1).contiguous();
     const float* p = probs.data_ptr<float>();
@@ -220,85 +217,77 @@ std::vector<Actions> GoPolicyImpl::Sample(const PolicyTensors& in, const PolicyO
       }
     }
   }
-  const torch::Tensor unit_device = UnitDeviceTensor(in, actions);  // [num_samples, U]
-  const TaskLogits t = DecodeTasks(in, out, unit_device);
-  if (t.scheduling_per_unit && t.priority_logits.defined()) {
-    const int levels = config_.priority_levels;
-    const torch::Tensor probs = torch::softmax(t.priority_logits / temperature, 2).contiguous();
-    std::vector<int> level(static_cast<size_t>(u));
-    for (int64_t s = 0; s < num_samples; ++s) {
-      const float* p = probs.data_ptr<float>() + s * u * levels;
-      for (int64_t k = 0; k < u; ++k) level[static_cast<size_t>(k)] = static_cast<int>(rng.Categorical(p + k * levels, levels));
-      BroadcastUnitLevels(*in.input, level, &actions[static_cast<size_t>(s)]);
-    }
-  }
-  if (t.priority_logits.defined() && !t.scheduling_per_unit) {
-    const int levels = config_.priority_levels;
-    const torch::Tensor probs = torch::softmax(t.priority_logits / temperature, 2).contiguous();
-    const float* p = probs.data_ptr<float>();
-    for (int64_t s = 0; s < num_samples; ++s) {
-      for (int64_t i = 0; i < n; ++i) {
-        actions[static_cast<size_t>(s)].priority_level[static_cast<size_t>(in.input->order[static_cast<size_t>(i)])] =
-            static_cast<int>(rng.Categorical(p + (s * n + i) * levels, levels));
-      }
-    }
-  }
-  if (t.fusion_logits.defined()) {
-    const torch::Tensor probs = torch::sigmoid(t.fusion_logits / temperature).contiguous();
-    const torch::Tensor mask = t.fusion_mask.contiguous();
-    const float* p = probs.data_ptr<float>();
-    const bool* m = mask.data_ptr<bool>();
-    for (int64_t s = 0; s < num_samples; ++s) {
-      for (int64_t i = 0; i < n; ++i) {
-        if (!m[s * n + i]) continue;
-        actions[static_cast<size_t>(s)].fuse[static_cast<size_t>(in.input->order[static_cast<size_t>(i)])] =
-            rng.Bernoulli(p[s * n + i]) ? 1 : 0;
-      }
-    }
-  }
-  return actions;
+  return DecodeGivenPlacement(in, out, std::move(actions), &rng, temperature);
 }
 
 Actions GoPolicyImpl::Greedy(const PolicyTensors& in, const PolicyOutput& out) {
   torch::NoGradGuard no_grad;
-  const int64_t n = in.num_ops, u = in.num_units, d = in.num_devices;
+  const int64_t u = in.num_units, d = in.num_devices;
   std::vector<Actions> actions(1);
   Actions& a = actions[0];
   a.unit_device.assign(static_cast<size_t>(u), in.default_device);
-  a.priority_level.assign(static_cast<size_t>(n), 0);
-  a.fuse.assign(static_cast<size_t>(n), 0);
   if (config_.tasks & kTaskPlacement) {
     const torch::Tensor logits = out.placement_logits.contiguous();
     const float* p = logits.data_ptr<float>();
     for (int64_t i = 0; i < u; ++i) a.unit_device[static_cast<size_t>(i)] = ArgMax(p + i * d, static_cast<int>(d));
   }
-  const torch::Tensor unit_device = UnitDeviceTensor(in, actions);
-  const TaskLogits t = DecodeTasks(in, out, unit_device);
-  if (t.scheduling_per_unit && t.priority_logits.defined()) {
-    const int levels = config_.priority_levels;
-    const torch::Tensor logits = t.priority_logits.contiguous();
-    const float* p = logits.data_ptr<float>();
-    std::vector<int> level(static_cast<size_t>(u));
-    for (int64_t k = 0; k < u; ++k) level[static_cast<size_t>(k)] = ArgMax(p + k * levels, levels);
-    BroadcastUnitLevels(*in.input, level, &a);
+  return std::move(DecodeGivenPlacement(in, out, std::move(actions), nullptr)[0]);
+}
+
+std::vector<Actions> GoPolicyImpl::DecodeGivenPlacement(const PolicyTensors& in, const PolicyOutput& out,
+                                                        std::vector<Actions> actions, Rng* rng, double temperature) {
+  GO_CHECK(!actions.empty() && temperature > 0);
+  torch::NoGradGuard no_grad;
+  const int64_t n = in.num_ops, u = in.num_units;
+  const int64_t b = static_cast<int64_t>(actions.size());
+  for (Actions& a : actions) {
+    if (a.unit_device.empty()) a.unit_device.assign(static_cast<size_t>(u), in.default_device);
+    a.priority_level.assign(static_cast<size_t>(n), 0);
+    a.fuse.assign(static_cast<size_t>(n), 0);
   }
-  if (t.priority_logits.defined() && !t.scheduling_per_unit) {
-    const int levels = config_.priority_levels;
-    const torch::Tensor logits = t.priority_logits.contiguous();
-    const float* p = logits.data_ptr<float>();
-    for (int64_t i = 0; i < n; ++i) {
-      a.priority_level[static_cast<size_t>(in.input->order[static_cast<size_t>(i)])] = ArgMax(p + i * levels, levels);
+  const torch::Tensor unit_device = UnitDeviceTensor(in, actions);  // [B, U]
+  const TaskLogits t = DecodeTasks(in, out, unit_device);
+  const int levels = config_.priority_levels;
+  if (t.priority_logits.defined()) {
+    // Per unit [B, U, P] or per op [B, N, P].
+    const torch::Tensor scores =
+        (rng != nullptr ? torch::softmax(t.priority_logits / temperature, 2) : t.priority_logits).contiguous();
+    const float* p = scores.data_ptr<float>();
+    auto level_of = [&](const float* row) {
+      return rng != nullptr ? static_cast<int>(rng->Categorical(row, levels)) : ArgMax(row, levels);
+    };
+    if (t.scheduling_per_unit) {
+      std::vector<int> level(static_cast<size_t>(u));
+      for (int64_t s = 0; s < b; ++s) {
+        const float* ps = p + s * u * levels;
+        for (int64_t k = 0; k < u; ++k) level[static_cast<size_t>(k)] = level_of(ps + k * levels);
+        BroadcastUnitLevels(*in.input, level, &actions[static_cast<size_t>(s)]);
+      }
+    } else {
+      for (int64_t s = 0; s < b; ++s) {
+        for (int64_t i = 0; i < n; ++i) {
+          actions[static_cast<size_t>(s)].priority_level[static_cast<size_t>(in.input->order[static_cast<size_t>(i)])] =
+              level_of(p + (s * n + i) * levels);
+        }
+      }
     }
   }
   if (t.fusion_logits.defined()) {
-    const torch::Tensor logits = t.fusion_logits.contiguous();
+    const torch::Tensor scores =
+        (rng != nullptr ? torch::sigmoid(t.fusion_logits / temperature) : t.fusion_logits).contiguous();
     const torch::Tensor mask = t.fusion_mask.contiguous();
-    const float* p = logits.data_ptr<float>();
+    const float* p = scores.data_ptr<float>();
     const bool* m = mask.data_ptr<bool>();
-    for (int64_t i = 0; i < n; ++i)
-      a.fuse[static_cast<size_t>(in.input->order[static_cast<size_t>(i)])] = m[i] && p[i] > 0 ? 1 : 0;
+    for (int64_t s = 0; s < b; ++s) {
+      for (int64_t i = 0; i < n; ++i) {
+        if (!m[s * n + i]) continue;
+        const float v = p[s * n + i];
+        actions[static_cast<size_t>(s)].fuse[static_cast<size_t>(in.input->order[static_cast<size_t>(i)])] =
+            (rng != nullptr ? rng->Bernoulli(v) : v > 0) ? 1 : 0;
+      }
+    }
   }
-  return a;
+  return actions;
 }
 
 Evaluation GoPolicyImpl::Evaluate(const PolicyTensors& in, const PolicyOutput& out, const std::vector<Actions>& batch) {

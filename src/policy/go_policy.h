@@ -211,6 +211,13 @@ class GoPolicyImpl : public torch::nn::Module {
                               double temperature = 1.0, bool coupled = false);
   // The most likely placement, then the most likely scheduling and fusion given it.
   Actions Greedy(const PolicyTensors& in, const PolicyOutput& out);
+  // Scheduling and fusion given each action set's placement (unit_device; empty: the
+  // default device), drawn from `rng` at `temperature` or, with a null rng, at their
+  // modes; any priority levels and fusion flags in `actions` are replaced. Sample and
+  // Greedy are a placement and then this; a placement decided outside the network
+  // (e.g. policy/memory_budget.h) gets the scheduling and fusion the policy gives it.
+  std::vector<Actions> DecodeGivenPlacement(const PolicyTensors& in, const PolicyOutput& out,
+                                            std::vector<Actions> actions, Rng* rng, double temperature = 1.0);
   // Log-probabilities and entropies of `batch` (teacher-forced: each sample's own
   // placement is fed back). Actions must have the sizes Sample produces.
   Evaluation Evaluate(const PolicyTensors& in, const PolicyOutput& out, const std::vector<Actions>& batch);

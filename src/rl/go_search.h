@@ -104,6 +104,13 @@ struct GoSearchConfig {
   // Plans of the zero-shot pass on the fastest accelerator alone (rl/zero_shot.h
   // ZeroShotOptions::single_device_plans: its greedy plan and the rest samples).
   int zero_shot_single = 32;
+  // Plans of the zero-shot pass whose placement is decoded under a memory budget
+  // (policy/memory_budget.h; the greedy one and the rest samples) and that budget as
+  // a fraction of each device's memory. The policy pre-trained without
+  // Transformer-XL on layer units ran out of memory in all 417 other zero-shot plans
+  // of Transformer-XL-8.
+  int zero_shot_budgeted = 16;
+  double zero_shot_memory_budget = 0.9;
   // PPO steps sample at least this many op decisions in all: samples_per_step grows
   // on graphs of fewer than step_ops / samples_per_step ops (StepSamples), so a step
   // costs about the same on any graph. 0: samples_per_step as given. Fine-tuning a

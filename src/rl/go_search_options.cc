@@ -32,6 +32,11 @@ const OptionTable<GoSearchConfig> kGoSearchOptions{
     {"zero_shot_single", &GoSearchConfig::zero_shot_single,
      "with a pre-trained policy: plans of its zero-shot pass given the fastest accelerator alone (the greedy one "
      "and samples; 0: none)", InRange(0, 4096)},
+    {"zero_shot_budgeted", &GoSearchConfig::zero_shot_budgeted,
+     "with a pre-trained policy: plans of its zero-shot pass whose placement is decoded under a memory budget "
+     "(the greedy one and samples; 0: none)", InRange(0, 4096)},
+    {"zero_shot_memory_budget", &GoSearchConfig::zero_shot_memory_budget,
+     "the budget of those plans: this fraction of each device's memory", AboveAtMost(0, 1)},
     {"step_ops", &GoSearchConfig::step_ops,
      "PPO samples per step grow on small graphs to hold at least this many ops in all (0: as given)", AtLeast(0)},
     {"polish_evaluations", &GoSearchConfig::polish_evaluations,
@@ -79,10 +84,11 @@ std::string GoSearchIdentityConfig(const GoSearchConfig& c, const std::string& p
   return StrFormat(
       "method_options=%s;policy=%s;ppo=%s;baselines=%d,warm_start=%d,ppo=%d,polish=%d,polish_samples=%d,"
       "units_per_device=%d,plan_units=%d,explore=%.17g,polish_evaluations=%lld,pretrained=%d,zero_shot_samples=%d,"
-      "zero_shot_coupled=%d,zero_shot_single=%d;polish_config=%d,%.17g,%d,%d,%d,%d",
+      "zero_shot_coupled=%d,zero_shot_single=%d,zero_shot_budgeted=%d,zero_shot_memory_budget=%.17g;polish_config=%d,%.17g,%d,%d,%d,%d",
       c.method_options.c_str(), policy.c_str(), ppo.c_str(), c.baselines, c.warm_start, c.ppo_enabled, c.polish,
       c.polish_samples, c.units_per_device, c.plan_units, c.explore, static_cast<long long>(c.polish_evaluations),
       !c.pretrained.empty(), c.zero_shot_samples, c.zero_shot_coupled, c.zero_shot_single,
+      c.zero_shot_budgeted, c.zero_shot_memory_budget,
       p.batch, p.min_improvement, p.min_block_ops, p.placement_moves, p.fusion_moves, p.priority_moves) +
          (c.fixed_placement.empty() ? "" : ";fixed_placement=" + c.fixed_placement);
 }
@@ -126,6 +132,8 @@ ZeroShotOptions SearchZeroShotOptions(const GoSearchConfig& c) {
   options.samples = c.zero_shot_samples;
   options.coupled_samples = c.zero_shot_coupled;
   options.single_device_plans = c.zero_shot_single;
+  options.budgeted_plans = c.zero_shot_budgeted;
+  options.memory_budget = c.zero_shot_memory_budget;
   options.units_per_device = c.units_per_device;
   options.threads = c.threads;
   options.seed = c.seed;

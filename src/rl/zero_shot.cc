@@ -9,6 +9,7 @@
 
 #include "policy/features.h"
 #include "policy/go_policy.h"
+#include "policy/memory_budget.h"
 #include "rl/ppo_config.h"
 #include "rl/rollout.h"
 #include "rl/training_util.h"
@@ -34,16 +35,21 @@ DeviceId FastestAccelerator(const Simulator& sim) {
 
 namespace {
 
+// Where a zero-shot plan came from.
+enum class Source { kGreedy, kSample, kCoupled, kBudgeted, kSingleDevice };
+
 // The plans of one forward pass of the policy on `sim`'s machine: the greedy plan,
-// then `independent` samples, then `coupled` ones.
+// then `independent` samples, then `coupled` ones, then `budgeted` memory-budgeted
+// ones (the greedy budgeted placement first); their sources appended to `sources`.
 StatusOr<std::vector<Plan>> PolicyPlans(GoPolicy& policy, const Simulator& sim, const ZeroShotOptions& options,
-                                        int independent, int coupled, int64_t pass, int threads, int* num_units,
-                                        double* forward_seconds) {
+                                        int independent, int coupled, int budgeted, int64_t pass, int threads,
+                                        int* num_units, double* forward_seconds, std::vector<Source>* sources) {
   GO_ASSIGN_OR_RETURN(const PolicyInput input,
                       BuildPolicyInput(sim.graph(), sim.cluster(), sim.cost_model(),
                                        UnitsPerDeviceOptions(sim.cluster(), options.units_per_device,
                                                              policy->config().layer_units)));
   if (num_units != nullptr) *num_units = input.num_units;
+  if ((policy->config().tasks & kTaskPlacement) == 0) budgeted = 0;
   std::vector<Actions> actions;
   const auto forward_start = std::chrono::steady_clock::now();
   try {
@@ -53,13 +59,35 @@ StatusOr<std::vector<Plan>> PolicyPlans(GoPolicy& policy, const Simulator& sim, 
     const PolicyTensors tensors = ToTensors(input);
     const PolicyOutput out = policy->forward(tensors);
     actions.push_back(policy->Greedy(tensors, out));
+    sources->push_back(Source::kGreedy);
     Rng rng(TrainingStepSeed(options.seed, pass));
     for (const bool is_coupled : {false, true}) {
       const int n = is_coupled ? coupled : independent;
       if (n == 0) continue;
       for (Actions& a : policy->Sample(tensors, out, rng, n, options.temperature, is_coupled)) {
         actions.push_back(std::move(a));
+        sources->push_back(is_coupled ? Source::kCoupled : Source::kSample);
       }
+    }
+    if (budgeted > 0) {
+      // After the other draws, so that they do not depend on the budgeted ones.
+      const UnitMemory unit_memory = EstimateUnitMemory(sim.graph(), sim.cost_model(), input);
+      const torch::Tensor probs = torch::softmax(out.placement_logits / options.temperature, 1).contiguous();
+      std::vector<Actions> greedy(static_cast<size_t>(std::min(budgeted, kBudgetRungs)));
+      std::vector<Actions> sampled(static_cast<size_t>(budgeted) - greedy.size());
+      for (int i = 0; i < budgeted; ++i) {
+        const bool is_greedy = i < kBudgetRungs;
+        Actions& a = is_greedy ? greedy[static_cast<size_t>(i)] : sampled[static_cast<size_t>(i - kBudgetRungs)];
+        a.unit_device = BudgetedPlacement(input, probs.data_ptr<float>(), unit_memory,
+                                          BudgetRung(options.memory_budget, i % kBudgetRungs), is_greedy ? nullptr : &rng);
+      }
+      for (Actions& a : policy->DecodeGivenPlacement(tensors, out, std::move(greedy), nullptr))
+        actions.push_back(std::move(a));
+      if (!sampled.empty()) {
+        for (Actions& a : policy->DecodeGivenPlacement(tensors, out, std::move(sampled), &rng, options.temperature))
+          actions.push_back(std::move(a));
+      }
+      sources->insert(sources->end(), static_cast<size_t>(budgeted), Source::kBudgeted);
     }
   } catch (const c10::Error& e) {
     return InternalError(std::string("zero-shot forward pass: ") + e.what_without_backtrace());
@@ -79,14 +107,19 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
   if (!(options.temperature > 0)) return InvalidArgument("zero-shot temperature must be > 0");
   if (options.coupled_samples < 0) return InvalidArgument("zero-shot coupled samples must be >= 0");
   if (options.single_device_plans < 0) return InvalidArgument("zero-shot single-device plans must be >= 0");
+  if (options.budgeted_plans < 0) return InvalidArgument("zero-shot budgeted plans must be >= 0");
+  if (!(options.memory_budget > 0 && options.memory_budget <= 1)) {
+    return InvalidArgument("zero-shot memory budget must be in (0, 1]");
+  }
   ConfigureTorchThreads(options.threads);
   GO_ASSIGN_OR_RETURN(GoPolicy policy, LoadGoPolicy(policy_path));
   ZeroShotResult result;
   BatchSimulator batch(sim, options.threads);
+  std::vector<Source> sources;
   GO_ASSIGN_OR_RETURN(std::vector<Plan> plans,
-                      PolicyPlans(policy, sim, options, options.samples, options.coupled_samples, 0,
-                                  batch.num_threads(), &result.num_units, &result.forward_seconds));
-  const size_t first_single = plans.size();
+                      PolicyPlans(policy, sim, options, options.samples, options.coupled_samples,
+                                  options.budgeted_plans, 0, batch.num_threads(), &result.num_units,
+                                  &result.forward_seconds, &sources));
   const DeviceId fastest = options.single_device_plans > 0 ? FastestAccelerator(sim) : kNoId;
   if (fastest != kNoId) {
     // The one-device machine: the fastest accelerator and the host CPUs.
@@ -95,12 +128,14 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
       if (sim.cluster().device(d).kind == DeviceKind::kCpu) kept.push_back(d);
     }
     GO_ASSIGN_OR_RETURN(const Simulator one, Simulator::Create(sim.graph(), sim.cluster().Part(kept), sim.cost_model()));
+    std::vector<Source> single_sources;
     GO_ASSIGN_OR_RETURN(std::vector<Plan> single,
-                        PolicyPlans(policy, one, options, options.single_device_plans - 1, 0, 1, batch.num_threads(), nullptr,
-                                    &result.forward_seconds));
+                        PolicyPlans(policy, one, options, options.single_device_plans - 1, 0, 0, 1, batch.num_threads(),
+                                    nullptr, &result.forward_seconds, &single_sources));
     for (Plan& p : single) {
       for (DeviceId& d : p.device) d = kept[static_cast<size_t>(d)];
       plans.push_back(std::move(p));
+      sources.push_back(Source::kSingleDevice);
     }
   }
   // The greedy plan and the independent samples first; if one of them fits, every
@@ -123,19 +158,20 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
   for (size_t i = 0; i < plans.size(); ++i) {
     if (!results[i].ok()) continue;
     const PlanScore score = PlanScore::Of(*results[i]);
-    const bool single = i >= first_single;
-    // After the greedy plan and the independent samples come the coupled ones.
-    const bool coupled = !single && i > static_cast<size_t>(options.samples);
-    if (i == 0) result.greedy_score = score;
-    if (i > 0 && !coupled && !single && score.BetterThan(result.best_sample_score)) result.best_sample_score = score;
-    if (coupled && score.BetterThan(result.best_coupled_score)) result.best_coupled_score = score;
-    if (single && score.BetterThan(result.best_single_device_score)) result.best_single_device_score = score;
+    const Source source = sources[i];
+    PlanScore* best = source == Source::kSample         ? &result.best_sample_score
+                      : source == Source::kCoupled      ? &result.best_coupled_score
+                      : source == Source::kBudgeted     ? &result.best_budgeted_score
+                      : source == Source::kSingleDevice ? &result.best_single_device_score
+                                                        : &result.greedy_score;
+    if (score.BetterThan(*best)) *best = score;
     if (score.BetterThan(result.score)) {
       result.score = score;
       result.plan = plans[i];
-      result.from_greedy = i == 0;
-      result.from_coupled = coupled;
-      result.from_single_device = single;
+      result.from_greedy = source == Source::kGreedy;
+      result.from_coupled = source == Source::kCoupled;
+      result.from_budgeted = source == Source::kBudgeted;
+      result.from_single_device = source == Source::kSingleDevice;
     }
   }
   if (!result.score.scored()) return FailedPrecondition("zero-shot: no plan of the policy could be simulated");

@@ -1,11 +1,14 @@
 // Zero-shot planning: a pre-trained GO policy (rl/pretrain.h) plans a graph it may
 // never have seen in one forward pass, without training: the greedy plan (every
 // decision at its mode) and the best of a few samples, all simulated, the fastest
-// kept. Optionally a second pass gives the policy the machine's fastest accelerator
-// alone (with the host CPUs): its plans of that one-device machine put every op on
-// that accelerator and decide the order and fusion as the policy would there. Every
-// plan is decoded from the policy. The wall time counts everything from reading the
-// policy file to the scored plan. No LibTorch in this header.
+// kept; optionally coupled samples (policy/coupled_sampling.h) and plans whose
+// placement is decoded under a memory budget (policy/memory_budget.h), for graphs
+// that barely fit the machine. Optionally a second pass gives the policy the
+// machine's fastest accelerator alone (with the host CPUs): its plans of that
+// one-device machine put every op on that accelerator and decide the order and
+// fusion as the policy would there. Every plan is decoded from the policy. The wall
+// time counts everything from reading the policy file to the scored plan. No
+// LibTorch in this header.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +31,13 @@ struct ZeroShotOptions {
   // greedy plan and single_device_plans - 1 samples. 0: none; ignored on a machine of
   // at most one accelerator.
   int single_device_plans = 0;
+  // Memory-budgeted plans (policy/memory_budget.h), drawn after the coupled samples,
+  // scheduling and fusion decoded given each placement. Their budgets step down from
+  // memory_budget (a fraction of each device's memory, in (0, 1]) by a tenth at a
+  // time over four rungs: the first four plans are the greedy budgeted placements at
+  // each rung, the rest budgeted samples taking the rungs in turn. 0: none.
+  int budgeted_plans = 0;
+  double memory_budget = 0.9;
   double temperature = 1.0;  // of the samples
   int units_per_device = 4;  // decision units (policy/features.h UnitsPerDeviceOptions)
   int threads = 0;           // simulator and LibTorch threads (<= 0: every core)
@@ -42,10 +52,12 @@ struct ZeroShotResult {
   bool from_greedy = true;      // the plan is the greedy one
   bool from_coupled = false;    // the plan is a coupled sample
   PlanScore best_coupled_score;  // the best coupled sample (unscored without any)
+  bool from_budgeted = false;     // the plan is a memory-budgeted one
+  PlanScore best_budgeted_score;  // the best of those (unscored without any)
   bool from_single_device = false;      // the plan is one of the fastest accelerator alone
   PlanScore best_single_device_score;   // the best of those (unscored without any)
-  // A plan of the greedy one and the independent samples fits, so the coupled and
-  // single-device plans were simulated with SimOptions::stop_at_oom: where those two
+  // A plan of the greedy one and the independent samples fits, so the coupled,
+  // budgeted and single-device plans were simulated with SimOptions::stop_at_oom: where those two
   // scores are OOM, their overflow and time are where the simulation stopped.
   bool later_plans_stop_at_oom = false;
   int num_units = 0;

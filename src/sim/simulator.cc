@@ -82,13 +82,7 @@ StatusOr<Simulator> Simulator::Create(const Graph& graph, const Cluster& cluster
     }
     s.op_bytes_read_[uo] = static_cast<double>(op.cost.bytes_read);
     s.op_bytes_written_[uo] = static_cast<double>(op.cost.bytes_written);
-    int64_t resident = op.param_bytes;
-    if (op.kind == OpKind::kVariable) {
-      int64_t out = 0;
-      for (TensorId t : op.outputs) out += graph.tensor(t).bytes();
-      resident = std::max(resident, out);
-    }
-    s.resident_bytes_[uo] = resident;
+    s.resident_bytes_[uo] = OpResidentBytes(graph, o);
 
     // Data inputs and outputs, deduplicated; free ops wait for nothing.
     scratch.clear();

@@ -98,6 +98,37 @@ TEST_F(ZeroShotCoupledTest, SingleDevicePlansRunEveryOpOnTheFastestAccelerator) 
   EXPECT_FALSE(ZeroShotPlan(*sim, path(), o).ok());
 }
 
+// Memory-budgeted plans come after the others like the coupled ones; the toy fits
+// easily, so the greedy budgeted placement is the greedy one and only the budgeted
+// samples can differ.
+TEST_F(ZeroShotCoupledTest, BudgetedPlansComeOnTopOfTheOthers) {
+  ZeroShotOptions o = Options(8, 8);
+  auto plain = ZeroShotPlan(toy_.sim, path(), o);
+  o.budgeted_plans = 8;
+  auto budgeted = ZeroShotPlan(toy_.sim, path(), o);
+  auto again = ZeroShotPlan(toy_.sim, path(), o);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  ASSERT_TRUE(budgeted.ok() && again.ok()) << budgeted.status().message();
+  EXPECT_FALSE(plain->best_budgeted_score.scored());
+  ASSERT_TRUE(budgeted->best_budgeted_score.scored());
+  EXPECT_EQ(budgeted->num_plans, plain->num_plans + 8);
+  EXPECT_EQ(budgeted->greedy_score.step_time_us, plain->greedy_score.step_time_us);
+  EXPECT_EQ(budgeted->best_sample_score.step_time_us, plain->best_sample_score.step_time_us);
+  EXPECT_EQ(budgeted->best_coupled_score.step_time_us, plain->best_coupled_score.step_time_us);
+  EXPECT_LE(budgeted->score.step_time_us, plain->score.step_time_us);
+  EXPECT_EQ(budgeted->from_budgeted, budgeted->best_budgeted_score.BetterThan(plain->score));
+  // The greedy budgeted plan is among them and is the greedy plan here.
+  EXPECT_FALSE(budgeted->greedy_score.BetterThan(budgeted->best_budgeted_score));
+  EXPECT_EQ(again->plan.device, budgeted->plan.device);
+  EXPECT_EQ(again->score.step_time_us, budgeted->score.step_time_us);
+  for (double bad : {0.0, 1.5}) {
+    o.memory_budget = bad;
+    auto refused = ZeroShotPlan(toy_.sim, path(), o);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.status().message().find("memory budget"), std::string::npos) << refused.status().message();
+  }
+}
+
 // The toy fits, so the plans after the independent samples stop at their overflow;
 // the plan chosen is scored as a full simulation scores it. With too little memory
 // for any plan, every plan runs in full.
