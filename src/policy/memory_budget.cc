@@ -78,7 +78,8 @@ std::vector<int32_t> BudgetedPlacement(const PolicyInput& input, const float* pr
   std::vector<int32_t> device(static_cast<size_t>(u), -1);
   // copied[t * d + k]: a copy of tensor t on device k is already counted.
   std::vector<uint8_t> copied(static_cast<size_t>(memory.num_tensors) * static_cast<size_t>(d), 0);
-  std::vector<double> need(static_cast<size_t>(d)), weight(static_cast<size_t>(d));
+  std::vector<double> need(static_cast<size_t>(d));
+  std::vector<float> weight(static_cast<size_t>(d));
   for (int i = 0; i < u; ++i) {
     const float* p = probs + static_cast<size_t>(i) * static_cast<size_t>(d);
     const int32_t r0 = memory.read_offsets[static_cast<size_t>(i)], r1 = memory.read_offsets[static_cast<size_t>(i) + 1];
@@ -94,22 +95,13 @@ std::vector<int32_t> BudgetedPlacement(const PolicyInput& input, const float* pr
       }
       need[static_cast<size_t>(k)] = b;
       const bool fits = input.device_allowed[static_cast<size_t>(k)] && b <= room[static_cast<size_t>(k)];
-      weight[static_cast<size_t>(k)] = fits ? std::max(0.0, static_cast<double>(p[k])) : 0.0;
+      weight[static_cast<size_t>(k)] = fits ? std::max(0.0f, p[k]) : 0.0f;
       total += weight[static_cast<size_t>(k)];
     }
     int32_t chosen = -1;
     if (total > 0) {
       if (rng != nullptr) {
-        double q = rng->UniformDouble() * total;
-        for (int k = 0; k < d && chosen < 0; ++k) {
-          if (weight[static_cast<size_t>(k)] <= 0) continue;
-          q -= weight[static_cast<size_t>(k)];
-          if (q < 0) chosen = k;
-        }
-        // Rounding can leave q just past the total: the last device with weight.
-        for (int k = d - 1; k >= 0 && chosen < 0; --k) {
-          if (weight[static_cast<size_t>(k)] > 0) chosen = k;
-        }
+        chosen = static_cast<int32_t>(rng->Categorical(weight.data(), d));
       } else {
         chosen = static_cast<int32_t>(std::max_element(weight.begin(), weight.end()) - weight.begin());
       }
