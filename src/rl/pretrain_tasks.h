@@ -69,5 +69,8 @@ class PretrainStream {
 // The spec of a graph of built-in `family` with sizes drawn from its grid. Exposed
 // for tests.
 std::string DrawFamilySpec(const std::string& family, Rng& rng);
+// The grid of built-in `family` as one line, "layers=1/2/3,batch=32/64,..." ("" for
+// another name); part of a stream's Identity.
+std::string FamilyGrid(const std::string& family);
 
 }  // namespace graphopt

@@ -23,6 +23,29 @@ TEST(PretrainTasksTest, EveryFamilysDrawsAreValidGraphs) {
   }
 }
 
+// GNMT is drawn as wide as RNNLM (2048), and a stream's identity names the grids of
+// its families, so a checkpoint of a stream drawn from other sizes is refused.
+TEST(PretrainTasksTest, GnmtIsDrawnAsWideAsRnnlmAndTheIdentityNamesTheGrids) {
+  EXPECT_NE(FamilyGrid("gnmt").find("hidden=512/1024/2048"), std::string::npos) << FamilyGrid("gnmt");
+  EXPECT_NE(FamilyGrid("rnnlm").find("hidden=512/1024/2048"), std::string::npos) << FamilyGrid("rnnlm");
+  EXPECT_EQ(FamilyGrid("nonesuch"), "");
+  Rng rng(5);
+  std::set<std::string> widths;
+  for (int i = 0; i < 200; ++i) {
+    const std::string spec = DrawFamilySpec("gnmt", rng);
+    const size_t at = spec.find("hidden=");
+    ASSERT_NE(at, std::string::npos) << spec;
+    widths.insert(spec.substr(at + 7, spec.find(',', at) - at - 7));
+  }
+  EXPECT_EQ(widths, (std::set<std::string>{"512", "1024", "2048"}));
+  PretrainStreamOptions o;
+  o.families = {"gnmt", "wavenet"};
+  auto stream = PretrainStream::Create(o);
+  ASSERT_TRUE(stream.ok()) << stream.status().message();
+  EXPECT_NE(stream->Identity().find("gnmt:" + FamilyGrid("gnmt")), std::string::npos) << stream->Identity();
+  EXPECT_NE(stream->Identity().find("wavenet:" + FamilyGrid("wavenet")), std::string::npos) << stream->Identity();
+}
+
 TEST(PretrainTasksTest, DefaultClustersLoadAndSpanTwoToEightGpus) {
   std::set<size_t> sizes;
   for (const std::string& name : DefaultPretrainClusters()) {
