@@ -33,7 +33,8 @@ const std::vector<Grid>& Grids() {
         {"batch", {64, 128, 256}},
         {"steps", {10, 20, 30, 40}},
         // 2048 as RNNLM's: the policy pre-trained without RNNLM on GNMT up to 1024 wide
-        // planned the 2048-wide RNNLM-4 0.70x the expert zero-shot, 0.99x with 2048 here.
+        // planned the 2048-wide RNNLM-4 0.70x the expert zero-shot; one run with 2048
+        // here gave 0.99x (README: one run cannot tell the grid from the new stream).
         {"hidden", {512, 1024, 2048}},
         {"vocab", {16000, 32000}}}},
       {"transformer_xl",
