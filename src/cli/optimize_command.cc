@@ -125,11 +125,14 @@ int RunZeroShot(const Args& args, const Graph& graph, const Simulator& sim, cons
                        : z->from_coupled     ? "best coupled sampled"
                        : z->from_budgeted    ? "best memory-budgeted"
                                              : "best sampled";
-  // The later plans' OOM scores are where their simulation stopped, when it did.
+  // The later plans' scores are where their simulation stopped, when it did.
   auto later = [&](const PlanScore& s) {
     if (!s.scored()) return std::string("-");
-    return z->later_plans_stop_at_oom && !s.fits() ? std::string("OOM (simulation stopped at the overflow)")
-                                                   : s.ToString();
+    if (z->later_plans_stop_at_oom && !s.fits()) return std::string("OOM (simulation stopped at the overflow)");
+    if (z->later_plans_stop_after_us > 0 && s.step_time_us > z->later_plans_stop_after_us) {
+      return StrFormat("over %.4f s (simulation stopped there)", s.step_time_us / 1e6);
+    }
+    return s.ToString();
   };
   std::printf("\nzero-shot plan of %s in %.2f s of wall time (forward passes and decoding %.2f s; %d units): the %s plan; "
               "greedy %s, best of %d samples %s, best of %d coupled samples %s",

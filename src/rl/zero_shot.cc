@@ -139,7 +139,8 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
     }
   }
   // The greedy plan and the independent samples first; if one of them fits, every
-  // later plan that runs out of memory loses to it, so those stop at their overflow.
+  // later plan that runs out of memory loses to it, and so does one still running past
+  // its step time: those stop at their overflow or at that time.
   const auto first_batch =
       static_cast<std::ptrdiff_t>(std::min(plans.size(), static_cast<size_t>(options.samples) + 1));
   std::vector<Plan> later_plans(std::make_move_iterator(plans.begin() + first_batch),
@@ -148,8 +149,15 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
   std::vector<StatusOr<SimResult>> results = batch.Run(plans);
   if (!later_plans.empty()) {
     SimOptions later;
-    for (const StatusOr<SimResult>& r : results) later.stop_at_oom |= r.ok() && !r->oom;
+    for (const StatusOr<SimResult>& r : results) {
+      if (!r.ok() || r->oom) continue;
+      later.stop_at_oom = true;
+      if (options.stop_slower && (later.stop_after_us == 0 || r->step_time_us < later.stop_after_us)) {
+        later.stop_after_us = r->step_time_us;
+      }
+    }
     result.later_plans_stop_at_oom = later.stop_at_oom;
+    result.later_plans_stop_after_us = later.stop_after_us;
     std::vector<StatusOr<SimResult>> rest = batch.Run(later_plans, later);
     for (StatusOr<SimResult>& r : rest) results.push_back(std::move(r));
     for (Plan& p : later_plans) plans.push_back(std::move(p));

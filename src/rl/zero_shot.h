@@ -38,6 +38,11 @@ struct ZeroShotOptions {
   // each rung, the rest budgeted samples taking the rungs in turn. 0: none.
   int budgeted_plans = 0;
   double memory_budget = 0.9;
+  // Once the greedy plan or an independent sample fits, every later plan (coupled,
+  // budgeted, single-device) stops at its first overflow and, with stop_slower, once
+  // its simulated clock passes the best of those plans' step time: it could not beat
+  // it, so the plan chosen is the one a full simulation of every plan chooses.
+  bool stop_slower = true;
   double temperature = 1.0;  // of the samples
   int units_per_device = 4;  // decision units (policy/features.h UnitsPerDeviceOptions)
   int threads = 0;           // simulator and LibTorch threads (<= 0: every core)
@@ -60,6 +65,9 @@ struct ZeroShotResult {
   // budgeted and single-device plans were simulated with SimOptions::stop_at_oom: where those two
   // scores are OOM, their overflow and time are where the simulation stopped.
   bool later_plans_stop_at_oom = false;
+  // With stop_slower: the step time past which those plans stopped (0: none); a later
+  // group's best score above it is where its simulations stopped, a lower bound.
+  double later_plans_stop_after_us = 0;
   int num_units = 0;
   int num_plans = 0;           // simulated
   double seconds = 0;          // wall time in all

@@ -63,6 +63,12 @@ struct SimOptions {
   // fits, which any OOM plan loses to, at a fraction of the cost. A plan that stops
   // is not checked for a stalled loop (a cycle through fused groups).
   bool stop_at_oom = false;
+  // Stop once the simulated clock passes this time (> 0; 0: never): the plan is
+  // slower than it, stopped_slower is set, step_time_us is the clock reached (a lower
+  // bound of the plan's, above stop_after_us) and the peaks are those reached so far.
+  // For ranking plans against one that fits in that time, which the plan then cannot
+  // beat. A plan that stops is not checked for a stalled loop.
+  double stop_after_us = 0;
 };
 
 // One span of the timeline: a kernel on a device stream or a transfer on a link.
@@ -101,6 +107,7 @@ struct SimResult {
   DeviceId oom_device = kNoId;
   int64_t oom_overflow_bytes = 0;
   bool stopped_at_oom = false;  // SimOptions::stop_at_oom stopped it
+  bool stopped_slower = false;  // SimOptions::stop_after_us stopped it
 
   bool has_timeline = false;
   std::vector<TimelineEvent> timeline;

@@ -25,6 +25,9 @@ struct Simulator::Run {
   // SimOptions::stop_at_oom: set when a device's memory first exceeds its capacity.
   bool stop_at_oom = false;
   bool stopped = false;
+  // SimOptions::stop_after_us: the loop ends at the first event after it.
+  double stop_after_us = 0;
+  bool stopped_slower = false;
   int64_t completed = 0;
   OpState* ops;
   CopyState* copies;
@@ -372,6 +375,10 @@ struct Simulator::Run {
     double now = 0;
     while (!st.events.empty() && !stopped) {
       now = st.events.front().time;
+      if (stop_after_us > 0 && now > stop_after_us) {
+        stopped_slower = true;
+        break;
+      }
       while (!st.events.empty() && st.events.front().time == now) {
         std::pop_heap(st.events.begin(), st.events.end(), EventLater());
         const Event e = st.events.back();
@@ -522,6 +529,7 @@ StatusOr<SimResult> Simulator::Simulate(const Plan& plan, const SimOptions& opti
   Run run(*this, st, result, options.record_timeline);
   run.fused = fused;
   run.stop_at_oom = options.stop_at_oom;
+  run.stop_after_us = options.stop_after_us;
   for (size_t d = 0; d < ud && options.stop_at_oom; ++d) {
     run.stopped |= result.device_peak_memory[d] > cluster_.device(static_cast<DeviceId>(d)).memory_bytes;
   }
@@ -533,8 +541,9 @@ StatusOr<SimResult> Simulator::Simulate(const Plan& plan, const SimOptions& opti
   }
   result.step_time_us = run.stopped ? 0 : run.Loop();
   result.stopped_at_oom = run.stopped;
+  result.stopped_slower = run.stopped_slower;
   // Only a cycle through fused groups can stall the loop (a stopped run is not checked).
-  if (!run.stopped && run.completed != num_kernels) return invalid();
+  if (!run.stopped && !run.stopped_slower && run.completed != num_kernels) return invalid();
 
   for (DeviceId d = 0; d < num_devices; ++d) {
     const int64_t over = result.device_peak_memory[static_cast<size_t>(d)] - cluster_.device(d).memory_bytes;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "policy/go_policy.h"
@@ -147,6 +148,33 @@ TEST_F(ZeroShotCoupledTest, LaterPlansStopAtTheirOverflowOnlyOnceAPlanFits) {
   EXPECT_TRUE(oom->score.oom);
   ASSERT_TRUE(oom->best_coupled_score.scored());
   EXPECT_GT(oom->best_coupled_score.step_time_us, 0);
+}
+
+// Stopping the later plans once they run past the best first plan's time changes no
+// choice: the same plan and score as simulating every plan in full, the first plans'
+// scores unchanged, and a later group's best either the same or stopped past that time.
+TEST_F(ZeroShotCoupledTest, StoppingSlowerPlansChoosesWhatFullSimulationsChoose) {
+  ZeroShotOptions full_options = Options(4, 24);
+  full_options.stop_slower = false;
+  auto full = ZeroShotPlan(toy_.sim, path(), full_options);
+  auto stopped = ZeroShotPlan(toy_.sim, path(), Options(4, 24));
+  ASSERT_TRUE(full.ok() && stopped.ok());
+  EXPECT_EQ(full->later_plans_stop_after_us, 0);
+  ASSERT_GT(stopped->later_plans_stop_after_us, 0);
+  const double first_best = std::min(stopped->greedy_score.step_time_us, stopped->best_sample_score.step_time_us);
+  EXPECT_EQ(stopped->later_plans_stop_after_us, first_best);
+  EXPECT_EQ(stopped->plan.device, full->plan.device);
+  EXPECT_EQ(stopped->score.step_time_us, full->score.step_time_us);
+  EXPECT_EQ(stopped->greedy_score.step_time_us, full->greedy_score.step_time_us);
+  EXPECT_EQ(stopped->best_sample_score.step_time_us, full->best_sample_score.step_time_us);
+  const double full_coupled = full->best_coupled_score.step_time_us;
+  const double stopped_coupled = stopped->best_coupled_score.step_time_us;
+  if (full_coupled <= first_best) {
+    EXPECT_EQ(stopped_coupled, full_coupled);
+  } else {
+    EXPECT_GT(stopped_coupled, first_best);
+    EXPECT_LE(stopped_coupled, full_coupled);
+  }
 }
 
 }  // namespace

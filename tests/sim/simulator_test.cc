@@ -286,6 +286,27 @@ TEST(SimulatorTest, StopAtOomLeavesAPlanThatFitsAlone) {
   EXPECT_EQ(r->device_peak_memory[0], 7000);
 }
 
+// The chain's kernels end at 11, 32 and 38 us. Stopped after 20 us, the run ends at the
+// first event past it (32), a lower bound of the full step; stopped after 32, at 38 but
+// still stopped (the plan is slower than 32); after 38 or more, it runs to its end.
+TEST(SimulatorTest, StopAfterEndsAtTheFirstEventPastTheTime) {
+  Chain chain;
+  auto sim = Simulator::Create(chain.g.graph(), PaperCluster(1), PerfectCostModel());
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  const double expected_end[] = {32, 38, 38, 38};
+  const bool expected_stopped[] = {true, true, false, false};
+  const double stop_after[] = {20, 32, 38, 100};
+  for (int i = 0; i < 4; ++i) {
+    SimOptions stop;
+    stop.stop_after_us = stop_after[i];
+    auto r = sim->Simulate(Plan(), stop);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(r->stopped_slower, expected_stopped[i]) << stop_after[i];
+    EXPECT_DOUBLE_EQ(r->step_time_us, expected_end[i]) << stop_after[i];
+    EXPECT_EQ(r->num_kernels, i == 0 ? 2 : 3) << stop_after[i];  // kernels started (b at 11, c at 32)
+  }
+}
+
 // Parameters over the capacity: the run stops before any kernel.
 TEST(SimulatorTest, StopAtOomBeforeTheFirstKernelWhenParametersOverflow) {
   PaperGraph g;
