@@ -141,7 +141,10 @@ int RunZeroShot(const Args& args, const Graph& graph, const Simulator& sim, cons
               z->best_sample_score.scored() ? z->best_sample_score.ToString().c_str() : "-", options.coupled_samples,
               later(z->best_coupled_score).c_str());
   if (z->best_budgeted_score.scored()) {
-    std::printf(", best of %d memory-budgeted plans %s", options.budgeted_plans, later(z->best_budgeted_score).c_str());
+    const std::string lower =
+        z->lower_rung_plans > 0 ? StrFormat(" (%d at lower budgets: no other plan fit)", z->lower_rung_plans) : "";
+    std::printf(", best of %d memory-budgeted plans%s %s", options.budgeted_plans + z->lower_rung_plans,
+                lower.c_str(), later(z->best_budgeted_score).c_str());
   }
   if (z->best_single_device_score.scored()) {
     std::printf(", best of %d plans on the fastest accelerator alone %s", options.single_device_plans,

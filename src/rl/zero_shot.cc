@@ -38,18 +38,32 @@ namespace {
 // Where a zero-shot plan came from.
 enum class Source { kGreedy, kSample, kCoupled, kBudgeted, kSingleDevice };
 
-// The plans of one forward pass of the policy on `sim`'s machine: the greedy plan,
-// then `independent` samples, then `coupled` ones, then `budgeted` memory-budgeted
-// ones (the greedy budgeted placement first); their sources appended to `sources`.
-StatusOr<std::vector<Plan>> PolicyPlans(GoPolicy& policy, const Simulator& sim, const ZeroShotOptions& options,
-                                        int independent, int coupled, int budgeted, int64_t pass, int threads,
-                                        int* num_units, double* forward_seconds, std::vector<Source>* sources) {
+// Below the budgeted plans' rungs, when no plan fits: greedy budgeted placements at
+// this many lower rungs (0.59 down to 0.28 of each device's memory from 0.9).
+constexpr int kLowerRungs = 8;
+
+// The greedy budgeted placements at rungs [first, first + count) of options.memory_budget.
+std::vector<Actions> GreedyBudgeted(const PolicyInput& input, const float* probs, const UnitMemory& unit_memory,
+                                    const ZeroShotOptions& options, int first, int count) {
+  std::vector<Actions> greedy(static_cast<size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    greedy[static_cast<size_t>(i)].unit_device =
+        BudgetedPlacement(input, probs, unit_memory, BudgetRung(options.memory_budget, first + i), nullptr);
+  }
+  return greedy;
+}
+
+// One forward pass of the policy on `sim`'s machine and the plans that `decode`
+// (input, tensors, output) -> actions makes of it; the pass's time (decoding
+// included) is added to *forward_seconds.
+template <typename Decode>
+StatusOr<std::vector<Plan>> DecodedPlans(GoPolicy& policy, const Simulator& sim, const ZeroShotOptions& options,
+                                         int threads, int* num_units, double* forward_seconds, Decode&& decode) {
   GO_ASSIGN_OR_RETURN(const PolicyInput input,
                       BuildPolicyInput(sim.graph(), sim.cluster(), sim.cost_model(),
                                        UnitsPerDeviceOptions(sim.cluster(), options.units_per_device,
                                                              policy->config().layer_units)));
   if (num_units != nullptr) *num_units = input.num_units;
-  if ((policy->config().tasks & kTaskPlacement) == 0) budgeted = 0;
   std::vector<Actions> actions;
   const auto forward_start = std::chrono::steady_clock::now();
   try {
@@ -58,6 +72,29 @@ StatusOr<std::vector<Plan>> PolicyPlans(GoPolicy& policy, const Simulator& sim, 
     policy->eval();
     const PolicyTensors tensors = ToTensors(input);
     const PolicyOutput out = policy->forward(tensors);
+    actions = decode(input, tensors, out);
+  } catch (const c10::Error& e) {
+    return InternalError(std::string("zero-shot forward pass: ") + e.what_without_backtrace());
+  }
+  *forward_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - forward_start).count();
+  const PlanBuilder builder(sim.graph(), sim.cluster(), sim.cost_model(), input, PpoConfig().critical_path_priorities);
+  return builder.BuildAll(actions, threads);
+}
+
+// The policy's placement distributions at the zero-shot temperature, [units x devices].
+torch::Tensor PlacementProbs(const PolicyOutput& out, const ZeroShotOptions& options) {
+  return torch::softmax(out.placement_logits / options.temperature, 1).contiguous();
+}
+
+// The plans of one forward pass of the policy on `sim`'s machine: the greedy plan,
+// then `independent` samples, then `coupled` ones, then `budgeted` memory-budgeted
+// ones (the greedy budgeted placement first); their sources appended to `sources`.
+StatusOr<std::vector<Plan>> PolicyPlans(GoPolicy& policy, const Simulator& sim, const ZeroShotOptions& options,
+                                        int independent, int coupled, int budgeted, int64_t pass, int threads,
+                                        int* num_units, double* forward_seconds, std::vector<Source>* sources) {
+  if ((policy->config().tasks & kTaskPlacement) == 0) budgeted = 0;
+  auto decode = [&](const PolicyInput& input, const PolicyTensors& tensors, const PolicyOutput& out) {
+    std::vector<Actions> actions;
     actions.push_back(policy->Greedy(tensors, out));
     sources->push_back(Source::kGreedy);
     Rng rng(TrainingStepSeed(options.seed, pass));
@@ -72,29 +109,40 @@ StatusOr<std::vector<Plan>> PolicyPlans(GoPolicy& policy, const Simulator& sim, 
     if (budgeted > 0) {
       // After the other draws, so that they do not depend on the budgeted ones.
       const UnitMemory unit_memory = EstimateUnitMemory(sim.graph(), sim.cost_model(), input);
-      const torch::Tensor probs = torch::softmax(out.placement_logits / options.temperature, 1).contiguous();
-      std::vector<Actions> greedy(static_cast<size_t>(std::min(budgeted, kBudgetRungs)));
-      std::vector<Actions> sampled(static_cast<size_t>(budgeted) - greedy.size());
-      for (int i = 0; i < budgeted; ++i) {
-        const bool is_greedy = i < kBudgetRungs;
-        Actions& a = is_greedy ? greedy[static_cast<size_t>(i)] : sampled[static_cast<size_t>(i - kBudgetRungs)];
-        a.unit_device = BudgetedPlacement(input, probs.data_ptr<float>(), unit_memory,
-                                          BudgetRung(options.memory_budget, i % kBudgetRungs), is_greedy ? nullptr : &rng);
+      const torch::Tensor probs = PlacementProbs(out, options);
+      std::vector<Actions> greedy = GreedyBudgeted(input, probs.data_ptr<float>(), unit_memory, options, 0,
+                                                   std::min(budgeted, kBudgetRungs));
+      std::vector<Actions> sampled(static_cast<size_t>(std::max(0, budgeted - kBudgetRungs)));
+      for (size_t i = 0; i < sampled.size(); ++i) {
+        sampled[i].unit_device =
+            BudgetedPlacement(input, probs.data_ptr<float>(), unit_memory,
+                              BudgetRung(options.memory_budget, static_cast<int>(i) % kBudgetRungs), &rng);
       }
+      sources->insert(sources->end(), greedy.size() + sampled.size(), Source::kBudgeted);
       for (Actions& a : policy->DecodeGivenPlacement(tensors, out, std::move(greedy), nullptr))
         actions.push_back(std::move(a));
       if (!sampled.empty()) {
         for (Actions& a : policy->DecodeGivenPlacement(tensors, out, std::move(sampled), &rng, options.temperature))
           actions.push_back(std::move(a));
       }
-      sources->insert(sources->end(), static_cast<size_t>(budgeted), Source::kBudgeted);
     }
-  } catch (const c10::Error& e) {
-    return InternalError(std::string("zero-shot forward pass: ") + e.what_without_backtrace());
-  }
-  *forward_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - forward_start).count();
-  const PlanBuilder builder(sim.graph(), sim.cluster(), sim.cost_model(), input, PpoConfig().critical_path_priorities);
-  return builder.BuildAll(actions, threads);
+    return actions;
+  };
+  return DecodedPlans(policy, sim, options, threads, num_units, forward_seconds, decode);
+}
+
+// The greedy budgeted placements of the kLowerRungs rungs below the budgeted plans',
+// scheduling and fusion decoded given each (a forward pass of its own).
+StatusOr<std::vector<Plan>> LowerRungPlans(GoPolicy& policy, const Simulator& sim, const ZeroShotOptions& options,
+                                           int threads, double* forward_seconds) {
+  auto decode = [&](const PolicyInput& input, const PolicyTensors& tensors, const PolicyOutput& out) {
+    const UnitMemory unit_memory = EstimateUnitMemory(sim.graph(), sim.cost_model(), input);
+    const torch::Tensor probs = PlacementProbs(out, options);
+    return policy->DecodeGivenPlacement(
+        tensors, out, GreedyBudgeted(input, probs.data_ptr<float>(), unit_memory, options, kBudgetRungs, kLowerRungs),
+        nullptr);
+  };
+  return DecodedPlans(policy, sim, options, threads, nullptr, forward_seconds, decode);
 }
 
 }  // namespace
@@ -180,6 +228,27 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
       result.from_coupled = source == Source::kCoupled;
       result.from_budgeted = source == Source::kBudgeted;
       result.from_single_device = source == Source::kSingleDevice;
+    }
+  }
+  // No plan fits: the budgeted placement steps further down (greedy, kLowerRungs
+  // rungs), where the estimate's left-out tensors no longer overflow a device.
+  if (options.budgeted_plans > 0 && (policy->config().tasks & kTaskPlacement) != 0 && result.score.scored() &&
+      !result.score.fits()) {
+    GO_ASSIGN_OR_RETURN(std::vector<Plan> lower,
+                        LowerRungPlans(policy, sim, options, batch.num_threads(), &result.forward_seconds));
+    std::vector<StatusOr<SimResult>> lower_results = batch.Run(lower);
+    result.lower_rung_plans = static_cast<int>(lower.size());
+    result.num_plans += result.lower_rung_plans;
+    for (size_t i = 0; i < lower.size(); ++i) {
+      if (!lower_results[i].ok()) continue;
+      const PlanScore score = PlanScore::Of(*lower_results[i]);
+      if (score.BetterThan(result.best_budgeted_score)) result.best_budgeted_score = score;
+      if (score.BetterThan(result.score)) {
+        result.score = score;
+        result.plan = std::move(lower[i]);
+        result.from_greedy = result.from_coupled = result.from_single_device = false;
+        result.from_budgeted = true;
+      }
     }
   }
   if (!result.score.scored()) return FailedPrecondition("zero-shot: no plan of the policy could be simulated");

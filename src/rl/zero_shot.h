@@ -35,7 +35,9 @@ struct ZeroShotOptions {
   // scheduling and fusion decoded given each placement. Their budgets step down from
   // memory_budget (a fraction of each device's memory, in (0, 1]) by a tenth at a
   // time over four rungs: the first four plans are the greedy budgeted placements at
-  // each rung, the rest budgeted samples taking the rungs in turn. 0: none.
+  // each rung, the rest budgeted samples taking the rungs in turn. If no plan of the
+  // pass fits, the greedy budgeted placements of eight lower rungs (0.59 down to 0.28
+  // of each device's memory from 0.9) are decoded and scored too. 0: none.
   int budgeted_plans = 0;
   double memory_budget = 0.9;
   // Once the greedy plan or an independent sample fits, every later plan (coupled,
@@ -58,7 +60,8 @@ struct ZeroShotResult {
   bool from_coupled = false;    // the plan is a coupled sample
   PlanScore best_coupled_score;  // the best coupled sample (unscored without any)
   bool from_budgeted = false;     // the plan is a memory-budgeted one
-  PlanScore best_budgeted_score;  // the best of those (unscored without any)
+  PlanScore best_budgeted_score;  // the best of those (unscored without any), lower rungs included
+  int lower_rung_plans = 0;       // plans of the lower rungs (0 unless no other plan fit)
   bool from_single_device = false;      // the plan is one of the fastest accelerator alone
   PlanScore best_single_device_score;   // the best of those (unscored without any)
   // A plan of the greedy one and the independent samples fits, so the coupled,

@@ -150,6 +150,29 @@ TEST_F(ZeroShotCoupledTest, LaterPlansStopAtTheirOverflowOnlyOnceAPlanFits) {
   EXPECT_GT(oom->best_coupled_score.step_time_us, 0);
 }
 
+// The lower rungs are decoded only when no plan fits: none on the toy that fits, eight
+// more plans on a machine too small for any, whose verdict can only improve.
+TEST_F(ZeroShotCoupledTest, LowerBudgetRungsOnlyWhenNoPlanFits) {
+  ZeroShotOptions o = Options(4, 4);
+  o.budgeted_plans = 4;
+  auto fits = ZeroShotPlan(toy_.sim, path(), o);
+  ASSERT_TRUE(fits.ok()) << fits.status().message();
+  EXPECT_FALSE(fits->score.oom);
+  EXPECT_EQ(fits->lower_rung_plans, 0);
+  EXPECT_EQ(fits->num_plans, 1 + 4 + 4 + 4);
+  auto tiny = Simulator::Create(toy_.graph, testing::PaperCluster(2, /*memory_bytes=*/1), testing::PerfectCostModel());
+  ASSERT_TRUE(tiny.ok()) << tiny.status().message();
+  auto none = ZeroShotPlan(*tiny, path(), o);
+  o.budgeted_plans = 0;
+  auto unbudgeted = ZeroShotPlan(*tiny, path(), o);
+  ASSERT_TRUE(none.ok() && unbudgeted.ok()) << none.status().message();
+  EXPECT_TRUE(none->score.oom);
+  EXPECT_EQ(none->lower_rung_plans, 8);
+  EXPECT_EQ(none->num_plans, 1 + 4 + 4 + 4 + 8);
+  EXPECT_EQ(unbudgeted->lower_rung_plans, 0);  // no budgeted plans asked for: no lower rungs
+  EXPECT_FALSE(unbudgeted->score.BetterThan(none->score));
+}
+
 // Stopping the later plans once they run past the best first plan's time changes no
 // choice: the same plan and score as simulating every plan in full, the first plans'
 // scores unchanged, and a later group's best either the same or stopped past that time.
