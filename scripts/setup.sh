@@ -7,11 +7,22 @@
 #                               build-asan/ and run the test suite again, then run
 #                               every fuzz target for 5 s (scripts/fuzz.sh --brief)
 #   scripts/setup.sh --sanitize install + build the sanitizer build only
+# The tests read the models and profiles of GRAPHOPT_DATA_DIR (default ../shared/data,
+# beside this checkout); --test stops at once if that folder is not there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 MODE="${1:-build}"
 JOBS="$(nproc)"
+DATA_DIR="${GRAPHOPT_DATA_DIR:-$PWD/../shared/data}"
+
+if [[ "$MODE" == --test ]] && [[ ! -d "$DATA_DIR/onnx" || ! -d "$DATA_DIR/pipedream" ]]; then
+  echo "setup: the test data is not in $DATA_DIR (it needs onnx/ and pipedream/):" \
+    "clone graphopt beside shared/, or set GRAPHOPT_DATA_DIR to the shared/data folder" >&2
+  exit 1
+fi
+DATA_DIR="$(cd "$DATA_DIR" 2>/dev/null && pwd || echo "$DATA_DIR")"
+export GRAPHOPT_DATA_DIR="$DATA_DIR"
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
@@ -44,7 +55,7 @@ fi
 build() {  # build DIR EXTRA_CMAKE_ARGS...
   local dir="$1"; shift
   mkdir -p "$dir"
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" > "$dir/cmake.log" 2>&1 || {
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGRAPHOPT_DATA_DIR="$DATA_DIR" "$@" > "$dir/cmake.log" 2>&1 || {
     cat "$dir/cmake.log"; exit 1; }
   ninja -C "$dir" -j "$JOBS"
 }
