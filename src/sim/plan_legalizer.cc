@@ -12,7 +12,8 @@ namespace graphopt {
 // allocates nothing once the vectors have grown to the graph's size. After
 // FindCycles: producer (the fusion producer of every flagged op, else kNoId), root
 // (every op's group) and cycle (per group root: its strongly connected component of
-// the group graph if that component has more than one group, else -1).
+// the group graph if that component has more than one group, else -1). With `active`,
+// the search keeps to the active ops: the others are single groups on no cycle.
 struct PlanLegalizer::CycleScratch {
   std::vector<OpId> producer, root, path, adj, stack, call;
   std::vector<int32_t> begin, fill, index, low, next_edge, cycle;
@@ -88,9 +89,13 @@ int PlanLegalizer::DropIllegalFusions(Plan* plan) const {
   // would be one of the graph itself; if it stays in one group, that group was left
   // whole, and one group is no cycle.
   constexpr int kMaxEntryRounds = 16;
+  // After the first round only the ops of groups that were on a cycle are searched:
+  // by the argument above, a cycle after a round lies within groups on a cycle before
+  // it, and the search over them alone finds the same groups and components there.
   thread_local std::vector<OpId> entries;
+  thread_local std::vector<uint8_t> active;
   for (int round = 0;; ++round) {
-    const CycleScratch& w = FindCycles(plan->fuse_with_producer);
+    const CycleScratch& w = FindCycles(plan->fuse_with_producer, round == 0 ? nullptr : &active);
     entries.clear();
     for (OpId v = 0; v < n_; ++v) {
       const size_t i = static_cast<size_t>(v);
@@ -110,6 +115,10 @@ int PlanLegalizer::DropIllegalFusions(Plan* plan) const {
       }
     }
     if (entries.empty()) break;
+    active.assign(static_cast<size_t>(n_), 0);
+    for (size_t i = 0; i < static_cast<size_t>(n_); ++i) {
+      active[i] = w.cycle[static_cast<size_t>(w.root[i])] >= 0 ? 1 : 0;
+    }
     for (OpId v : entries) plan->fuse_with_producer[static_cast<size_t>(v)] = 0;
     cleared += static_cast<int>(entries.size());
     if (round == kMaxEntryRounds) break;
@@ -139,8 +148,11 @@ std::vector<OpId> PlanLegalizer::FusedOpsOnCycles(const std::vector<uint8_t>& fu
   return cyclic;
 }
 
-const PlanLegalizer::CycleScratch& PlanLegalizer::FindCycles(const std::vector<uint8_t>& fuse) const {
+const PlanLegalizer::CycleScratch& PlanLegalizer::FindCycles(const std::vector<uint8_t>& fuse,
+                                                             const std::vector<uint8_t>* active) const {
   GO_CHECK(fuse.size() == static_cast<size_t>(n_));
+  GO_CHECK(active == nullptr || active->size() == static_cast<size_t>(n_));
+  auto is_active = [active](size_t o) { return active == nullptr || (*active)[o] != 0; };
   thread_local CycleScratch w;
   const int n = n_;
   const size_t un = static_cast<size_t>(n);
@@ -148,7 +160,7 @@ const PlanLegalizer::CycleScratch& PlanLegalizer::FindCycles(const std::vector<u
   producer.assign(un, kNoId);
   bool any = false;
   for (size_t o = 0; o < un; ++o) {
-    if (fuse[o]) {
+    if (fuse[o] && is_active(o)) {
       producer[o] = fusion_producer_[o];
       any |= producer[o] != kNoId;
     }
@@ -178,9 +190,12 @@ const PlanLegalizer::CycleScratch& PlanLegalizer::FindCycles(const std::vector<u
   // harmless for the component search).
   auto for_each_edge = [&](auto&& visit) {
     for (size_t v = 0; v < un; ++v) {
+      if (!is_active(v)) continue;
       const OpId b = root[v];
       for (int32_t k = in_begin_[v]; k < in_begin_[v + 1]; ++k) {
-        const OpId a = root[static_cast<size_t>(in_producer_[static_cast<size_t>(k)])];
+        const size_t u = static_cast<size_t>(in_producer_[static_cast<size_t>(k)]);
+        if (!is_active(u)) continue;
+        const OpId a = root[u];
         if (a != b) visit(a, b);
       }
     }
@@ -216,7 +231,8 @@ const PlanLegalizer::CycleScratch& PlanLegalizer::FindCycles(const std::vector<u
     call.push_back(v);
   };
   for (OpId s = 0; s < n; ++s) {
-    if (root[static_cast<size_t>(s)] != s || index[static_cast<size_t>(s)] >= 0) continue;
+    const size_t us = static_cast<size_t>(s);
+    if (root[us] != s || index[us] >= 0 || !is_active(us)) continue;
     visit(s);
     while (!call.empty()) {
       const OpId v = call.back();

@@ -44,8 +44,9 @@ class PlanLegalizer {
 
  private:
   struct CycleScratch;
-  // The groups of the flags and their cycles, in this thread's scratch.
-  const CycleScratch& FindCycles(const std::vector<uint8_t>& fuse) const;
+  // The groups of the flags and their cycles, in this thread's scratch; with `active`
+  // (one flag per op), among the active ops alone (the others single groups on no cycle).
+  const CycleScratch& FindCycles(const std::vector<uint8_t>& fuse, const std::vector<uint8_t>* active = nullptr) const;
 
   const Graph* graph_;
   int n_ = 0;

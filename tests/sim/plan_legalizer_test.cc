@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "core/rng.h"
 #include "sim/random_graph.h"
 #include "sim_test_util.h"
@@ -23,6 +25,17 @@ Plan RawPlan(const Graph& graph, int devices, double fuse, Rng& rng) {
     plan.fuse_with_producer.push_back(rng.Bernoulli(fuse) ? 1 : 0);
   }
   return plan;
+}
+
+// Clears the flags the kind, producer and device rules forbid, leaving the cycles.
+void KeepRuleAbidingFlags(const Graph& graph, Plan* plan) {
+  for (OpId op = 0; op < graph.num_ops(); ++op) {
+    const size_t i = static_cast<size_t>(op);
+    const OpId p = FusionProducer(graph, op);
+    if (!CanFuseIntoProducer(graph, op) || plan->device[static_cast<size_t>(p)] != plan->device[i]) {
+      plan->fuse_with_producer[i] = 0;
+    }
+  }
 }
 
 // A random layered graph of `ops` ops, `width` per layer, each reading up to 4 tensors.
@@ -81,14 +94,7 @@ TEST(PlanLegalizerTest, GroupsOnNoCycleKeepTheirFlagsAndCyclesLoseOnlySome) {
     for (int k = 0; k < 3; ++k) {
       Plan raw = RawPlan(graph, 1, 0.5 + 0.2 * k, rng);
       legalizer.RespectColocation(&raw);
-      // The flags the kind, producer and device rules leave.
-      for (OpId op = 0; op < graph.num_ops(); ++op) {
-        const size_t i = static_cast<size_t>(op);
-        const OpId p = FusionProducer(graph, op);
-        if (!CanFuseIntoProducer(graph, op) || raw.device[static_cast<size_t>(p)] != raw.device[i]) {
-          raw.fuse_with_producer[i] = 0;
-        }
-      }
+      KeepRuleAbidingFlags(graph, &raw);
       std::vector<uint8_t> cyclic(raw.fuse_with_producer.size(), 0);
       for (OpId op : legalizer.FusedOpsOnCycles(raw.fuse_with_producer)) cyclic[static_cast<size_t>(op)] = 1;
       Plan plan = raw;
@@ -137,6 +143,80 @@ TEST(PlanLegalizerTest, SamePlansAsTheFreeFunctionsAndOnePassLeavesNoCycle) {
     }
   }
   EXPECT_GT(cleared_cycles, 0) << "the random plans never formed a fused cycle: the test checks nothing";
+}
+
+// The cycle breaking of DropIllegalFusions written plainly, every round over the whole
+// graph: groups follow the flags to the fusion producer, a group is on a cycle when it
+// and another group reach each other (reachability by repeated relaxation), a round
+// clears the flagged ops entered from another group of their component, and the 17th
+// round clears every flag still on a cycle. Returns the flags left.
+std::vector<uint8_t> ReferenceCycleBreaking(const Graph& graph, std::vector<uint8_t> fuse) {
+  const size_t n = static_cast<size_t>(graph.num_ops());
+  for (int round = 0;; ++round) {
+    std::vector<size_t> root(n);
+    for (size_t o = 0; o < n; ++o) {
+      size_t x = o;
+      while (fuse[x] && FusionProducer(graph, static_cast<OpId>(x)) != kNoId) {
+        x = static_cast<size_t>(FusionProducer(graph, static_cast<OpId>(x)));
+      }
+      root[o] = x;
+    }
+    std::vector<std::vector<uint8_t>> reach(n, std::vector<uint8_t>(n, 0));
+    std::vector<std::pair<size_t, size_t>> edges;  // (producer op, consumer op)
+    for (size_t v = 0; v < n; ++v) {
+      const Op& op = graph.op(static_cast<OpId>(v));
+      if (IsFree(op.kind)) continue;
+      for (TensorId t : op.inputs) {
+        const OpId u = graph.tensor(t).producer;
+        if (u == kNoId) continue;
+        edges.emplace_back(static_cast<size_t>(u), v);
+        if (root[static_cast<size_t>(u)] != root[v]) reach[root[static_cast<size_t>(u)]][root[v]] = 1;
+      }
+    }
+    for (size_t k = 0; k < n; ++k) {
+      for (size_t i = 0; i < n; ++i) {
+        if (!reach[i][k]) continue;
+        for (size_t j = 0; j < n; ++j) reach[i][j] |= reach[k][j];
+      }
+    }
+    auto same_component = [&](size_t a, size_t b) { return a != b && reach[a][b] && reach[b][a]; };
+    std::vector<uint8_t> on_cycle(n, 0);
+    for (size_t a = 0; a < n; ++a) {
+      for (size_t b = 0; b < n; ++b) on_cycle[a] |= same_component(a, b) ? 1 : 0;
+    }
+    std::vector<size_t> entries;
+    for (size_t v = 0; v < n; ++v) {
+      if (!fuse[v] || FusionProducer(graph, static_cast<OpId>(v)) == kNoId || !on_cycle[root[v]]) continue;
+      bool entered = round == 16;
+      for (const auto& [u, w] : edges) entered |= w == v && same_component(root[u], root[v]);
+      if (entered) entries.push_back(v);
+    }
+    if (entries.empty()) return fuse;
+    for (size_t v : entries) fuse[v] = 0;
+    if (round == 16) return fuse;
+  }
+}
+
+// Rounds after the first search only the groups that were on a cycle: the flags left
+// are those of the plain algorithm, on plans that take several rounds.
+TEST(PlanLegalizerTest, CycleBreakingAsThePlainAlgorithm) {
+  int cyclic_plans = 0;
+  for (uint64_t seed = 0; seed < 10; ++seed) {
+    const Graph graph = LayeredGraph(120, 2 + static_cast<int>(seed % 4), seed);
+    const PlanLegalizer legalizer(graph);
+    Rng rng(seed + 300);
+    for (int k = 0; k < 4; ++k) {
+      Plan raw = RawPlan(graph, 1, 0.6 + 0.1 * k, rng);
+      legalizer.RespectColocation(&raw);
+      KeepRuleAbidingFlags(graph, &raw);
+      if (!legalizer.FusedOpsOnCycles(raw.fuse_with_producer).empty()) ++cyclic_plans;
+      Plan plan = raw;
+      legalizer.DropIllegalFusions(&plan);
+      EXPECT_EQ(plan.fuse_with_producer, ReferenceCycleBreaking(graph, raw.fuse_with_producer))
+          << "seed " << seed << " plan " << k;
+    }
+  }
+  EXPECT_GT(cyclic_plans, 10) << "few plans with fused cycles: the test checks little";
 }
 
 }  // namespace
