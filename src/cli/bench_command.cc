@@ -34,6 +34,9 @@ namespace {
 
 constexpr const char* kDefaultResults = "results/placement.json";
 constexpr const char* kDefaultTasksResults = "results/tasks.json";
+// Op decisions sampled per step by the finetune method (GoSearchConfig::step_ops): 4x
+// optimize --finetune-steps' kFinetuneStepOps.
+constexpr int64_t kFinetuneMethodStepOps = int64_t{1} << 22;
 // Between the JSON texts of a rank's message (JSON escapes it inside strings).
 constexpr char kRecordSeparator = '\x1e';
 
@@ -64,8 +67,9 @@ std::vector<FlagSpec> BenchFlags() {
       {"transfer", true, "the transfer table: --pretrained DIR with the methods single, tf-default, expert, metis, "
                          "scotch, heft, zero-shot and finetune (unless --methods is given)"},
       {"finetune-steps", true,
-       "PPO steps of the finetune method (default 50), the policy alone; each step samples at least 2^20 ops in all "
-       "(more samples on small graphs; finetune-options step_ops=0: 32 a step)"},
+       "PPO steps of the finetune method (default 50), the policy alone; each step samples at least 2^22 ops in all "
+       "(more samples on small graphs; finetune-options step_ops=0: 32 a step); after half of them it imitates its "
+       "best sample (finetune-options warm_start=0: it does not) with a learned logit per unit (unit_bias=0: without)"},
       {"zero-shot-samples", true, "samples of the zero-shot method besides the greedy plan (default: optimize's zero_shot_samples)"},
       {"zero-shot-coupled", true, "samples of the zero-shot method with coupled placement, besides those (default: optimize's zero_shot_coupled)"},
       {"zero-shot-single", true, "plans of the zero-shot method on the fastest accelerator alone (default: optimize's zero_shot_single)"},
@@ -290,13 +294,19 @@ int RunBenchCommand(int argc, char** argv) {
     config->seed = static_cast<uint64_t>(*seed);
     config->threads = ThreadsPerRank();
     if (finetune) {
-      // The policy alone from the pre-trained policy, for a number of steps.
+      // The policy alone from the pre-trained policy, for a number of steps: it learns
+      // from its own samples for half of them, then imitates its best sample (the self
+      // warm start: the heads on the frozen trunk, with a learned placement logit per
+      // unit, PpoConfig::unit_bias), 2^22 ops a step (README, "Fine-tuning with a
+      // learned logit per unit").
       auto steps = args->GetIntInRange("finetune-steps", 50, 1, int64_t{1} << 40);
       if (!steps.ok()) return Fail(steps.status().message());
       config->max_steps = *steps;
       config->time_limit_s = 0;
-      config->baselines = config->warm_start = config->polish = false;
-      config->step_ops = kFinetuneStepOps;
+      config->baselines = config->polish = false;
+      config->warm_start = true;
+      config->step_ops = kFinetuneMethodStepOps;
+      config->ppo = "unit_bias=1";
     }
     const std::string options_flag = method + "-options";
     auto parsed = ParseGoSearchOptions(args->Get(options_flag), *config);

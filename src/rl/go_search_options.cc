@@ -53,8 +53,15 @@ namespace {
 
 constexpr const char* kContext = "optimizer options";
 
+// `key`=`value` at the end of "k=v,..." `list`, replacing an earlier value of the
+// same key (a preset's, e.g. the finetune method's unit_bias=1).
 std::string AppendKey(const std::string& list, const std::string& key, const std::string& value) {
-  return list + (list.empty() ? "" : ",") + key + "=" + value;
+  std::string out;
+  for (const std::string& item : Split(list, ',')) {
+    if (Trim(item).empty() || Trim(item.substr(0, item.find('='))) == key) continue;
+    out += (out.empty() ? "" : ",") + item;
+  }
+  return out + (out.empty() ? "" : ",") + key + "=" + value;
 }
 
 // Whether `key` is an option of the method's own config.

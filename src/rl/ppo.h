@@ -105,7 +105,8 @@ class PpoTrainer : public Trainer {
   int64_t step() const override { return step_; }
   int64_t plans_simulated() const override { return plans_simulated_; }
   // policy.pt, optimizer.pt and ppo_state.json in `dir`; with trunk_every > 1 also
-  // trunk.pt, the trunk output the steps until the next trunk step reuse.
+  // trunk.pt, the trunk output the steps until the next trunk step reuse; with a unit
+  // bias, unit_bias.pt.
   Status SaveCheckpoint(const std::string& dir) override;
   Status LoadCheckpoint(const std::string& dir) override;
   std::vector<std::string> CheckpointFiles() const override { return {"policy.pt", "optimizer.pt", "ppo_state.json"}; }
@@ -120,6 +121,12 @@ class PpoTrainer : public Trainer {
   Status LoadState(const std::string& dir);
   // From now on the trunk's output is computed once (now, without gradient) and only
   // the heads learn, with an Adam of their own at head_lr (which becomes optimizer()).
+  // With PpoConfig::unit_bias (and placement decided), a placement logit per unit and
+  // device, from zero, is added to the heads' logits from now on and learns with them
+  // at unit_bias_lr: the heads on a frozen trunk's states fit a plan's placement
+  // poorly (RNNLM-4's layer units: 0.49 mean probability per unit after 300 warm-start
+  // steps), the bias fits any placement (0.998). It belongs to this graph's units: it
+  // is not part of the policy's file, only of the trainer's checkpoint.
   // Idempotent. Checkpoints record it; a resumed trainer recomputes the trunk.
   void FreezeTrunk();
   bool trunk_frozen() const { return trunk_frozen_; }
@@ -173,11 +180,19 @@ class PpoTrainer : public Trainer {
   // Leaves no gradient on the parameters outside the heads (not a zero one: Adam would
   // still move them by its momentum), so that the optimizer step trains the heads alone.
   void DropTrunkGradients();
-  // An Adam over TrainedParameters, at lr, or at head_lr once the trunk is frozen.
+  // An Adam over TrainedParameters, at lr, or at head_lr once the trunk is frozen
+  // (the unit bias, if any, at unit_bias_lr).
   std::shared_ptr<torch::optim::Adam> NewOptimizer();
+  // The same for `policy` (frozen or not, with that unit bias or none): the optimizer
+  // a checkpoint's state is tried on.
+  std::shared_ptr<torch::optim::Adam> NewAdam(GoPolicy& policy, bool frozen, const torch::Tensor& unit_bias) const;
+  // PpoConfig::unit_bias, and the policy decides placement.
+  bool UsesUnitBias() const;
   // The trunk output a checkpoint cached (trunk.pt), its shapes checked against the
   // graph and the policy.
   StatusOr<PolicyOutput> LoadTrunkCache(const std::string& path) const;
+  // The unit bias a checkpoint saved (unit_bias.pt), its shape checked against the graph.
+  StatusOr<torch::Tensor> LoadUnitBias(const std::string& path) const;
   // policy.pt and optimizer.pt of a checkpoint, read and checked against this
   // trainer's policy (the optimizer's state tried on a scratch Adam over the heads if
   // `frozen`, else over every parameter); nothing is changed.
@@ -192,6 +207,7 @@ class PpoTrainer : public Trainer {
     State state;
     bool frozen = false;
     PolicyOutput cached_trunk;
+    torch::Tensor unit_bias;  // undefined if the state has none
     bool has_best = false;
     Plan best_plan;
     PlanScore best_score;
@@ -211,6 +227,9 @@ class PpoTrainer : public Trainer {
   GoPolicy policy_;
   std::shared_ptr<torch::optim::Adam> optimizer_;
   bool trunk_frozen_ = false;
+  // [U, D], added to the heads' placement logits: PpoConfig::unit_bias once the trunk
+  // is frozen (UsesUnitBias), else undefined.
+  torch::Tensor unit_bias_;
   // The frozen trunk's output, or (trunk_every > 1) the last trunk step's; no gradient.
   PolicyOutput trunk_;
   PpoConfig config_;

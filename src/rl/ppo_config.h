@@ -38,6 +38,10 @@ struct PpoConfig {
   // (Adam's first step moves every weight by lr) threw the heads' fit away.
   bool frozen_trunk = true;
   double head_lr = 1e-2;
+  // With the trunk frozen, a free placement logit per unit and device ([U, D], from
+  // zero) is added to the heads' logits and learns with them at unit_bias_lr.
+  bool unit_bias = false;
+  double unit_bias_lr = 0.1;
   // Until the trunk is frozen, the whole network learns at every trunk_every-th step
   // (step % trunk_every == 0); the steps between train the heads alone on that step's
   // trunk output (computed before its update), skipping the trunk's forward and

@@ -186,29 +186,40 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
       sources.push_back(Source::kSingleDevice);
     }
   }
-  // The greedy plan and the independent samples first; if one of them fits, every
-  // later plan that runs out of memory loses to it, and so does one still running past
-  // its step time: those stop at their overflow or at that time.
-  const auto first_batch =
-      static_cast<std::ptrdiff_t>(std::min(plans.size(), static_cast<size_t>(options.samples) + 1));
-  std::vector<Plan> later_plans(std::make_move_iterator(plans.begin() + first_batch),
-                                std::make_move_iterator(plans.end()));
-  plans.resize(static_cast<size_t>(first_batch));
-  std::vector<StatusOr<SimResult>> results = batch.Run(plans);
-  if (!later_plans.empty()) {
-    SimOptions later;
-    for (const StatusOr<SimResult>& r : results) {
-      if (!r.ok() || r->oom) continue;
-      later.stop_at_oom = true;
-      if (options.stop_slower && (later.stop_after_us == 0 || r->step_time_us < later.stop_after_us)) {
-        later.stop_after_us = r->step_time_us;
-      }
+  // The greedy plan, the independent samples and the memory-budgeted plans first; if
+  // one of them fits, every later plan (coupled, single-device) that runs out of
+  // memory loses to it, and so does one still running past its step time: those stop
+  // at their overflow or at that time. The results keep the plans' order, so ties are
+  // broken as with every plan simulated in full.
+  std::vector<size_t> first_index, later_index;
+  for (size_t i = 0; i < plans.size(); ++i) {
+    const bool first = sources[i] == Source::kGreedy || sources[i] == Source::kSample || sources[i] == Source::kBudgeted;
+    (first ? first_index : later_index).push_back(i);
+  }
+  auto run = [&](const std::vector<size_t>& index, const SimOptions& sim_options) {
+    std::vector<Plan> part;
+    part.reserve(index.size());
+    for (const size_t i : index) part.push_back(std::move(plans[i]));
+    std::vector<StatusOr<SimResult>> part_results = batch.Run(part, sim_options);
+    for (size_t k = 0; k < index.size(); ++k) plans[index[k]] = std::move(part[k]);
+    return part_results;
+  };
+  std::vector<StatusOr<SimResult>> results(plans.size(), StatusOr<SimResult>(InternalError("not simulated")));
+  std::vector<StatusOr<SimResult>> first_results = run(first_index, SimOptions());
+  SimOptions later;
+  for (const StatusOr<SimResult>& r : first_results) {
+    if (!r.ok() || r->oom) continue;
+    later.stop_at_oom = true;
+    if (options.stop_slower && (later.stop_after_us == 0 || r->step_time_us < later.stop_after_us)) {
+      later.stop_after_us = r->step_time_us;
     }
+  }
+  for (size_t k = 0; k < first_index.size(); ++k) results[first_index[k]] = std::move(first_results[k]);
+  if (!later_index.empty()) {
     result.later_plans_stop_at_oom = later.stop_at_oom;
     result.later_plans_stop_after_us = later.stop_after_us;
-    std::vector<StatusOr<SimResult>> rest = batch.Run(later_plans, later);
-    for (StatusOr<SimResult>& r : rest) results.push_back(std::move(r));
-    for (Plan& p : later_plans) plans.push_back(std::move(p));
+    std::vector<StatusOr<SimResult>> later_results = run(later_index, later);
+    for (size_t k = 0; k < later_index.size(); ++k) results[later_index[k]] = std::move(later_results[k]);
   }
   result.num_plans = static_cast<int>(plans.size());
   for (size_t i = 0; i < plans.size(); ++i) {

@@ -40,10 +40,11 @@ struct ZeroShotOptions {
   // of each device's memory from 0.9) are decoded and scored too. 0: none.
   int budgeted_plans = 0;
   double memory_budget = 0.9;
-  // Once the greedy plan or an independent sample fits, every later plan (coupled,
-  // budgeted, single-device) stops at its first overflow and, with stop_slower, once
-  // its simulated clock passes the best of those plans' step time: it could not beat
-  // it, so the plan chosen is the one a full simulation of every plan chooses.
+  // Once the greedy plan, an independent sample or a memory-budgeted plan fits, every
+  // later plan (coupled, single-device) stops at its first overflow and, with
+  // stop_slower, once its simulated clock passes the best of those plans' step time: it
+  // could not beat it, so the plan chosen is the one a full simulation of every plan
+  // chooses.
   bool stop_slower = true;
   double temperature = 1.0;  // of the samples
   int units_per_device = 4;  // decision units (policy/features.h UnitsPerDeviceOptions)
@@ -64,9 +65,10 @@ struct ZeroShotResult {
   int lower_rung_plans = 0;       // plans of the lower rungs (0 unless no other plan fit)
   bool from_single_device = false;      // the plan is one of the fastest accelerator alone
   PlanScore best_single_device_score;   // the best of those (unscored without any)
-  // A plan of the greedy one and the independent samples fits, so the coupled,
-  // budgeted and single-device plans were simulated with SimOptions::stop_at_oom: where those two
-  // scores are OOM, their overflow and time are where the simulation stopped.
+  // A plan of the greedy one, the independent samples and the budgeted ones fits, so
+  // the coupled and single-device plans were simulated with SimOptions::stop_at_oom:
+  // where those two scores are OOM, their overflow and time are where the simulation
+  // stopped.
   bool later_plans_stop_at_oom = false;
   // With stop_slower: the step time past which those plans stopped (0: none); a later
   // group's best score above it is where its simulations stopped, a lower bound.

@@ -20,7 +20,10 @@ bool Contains(const std::string& s, const std::string& part) { return s.find(par
 // The default strings are those written before the option tables existed, so
 // saved policies and checkpoints keep their identity; device_index_key and
 // unit_plan_device came later (policies saved without them load with them off:
-// GoPolicyConfig::FromSavedString), and layer_units (off unless given).
+// GoPolicyConfig::FromSavedString), and layer_units (off unless given). PPO's
+// unit_bias and unit_bias_lr came later too: a search or pre-training checkpoint
+// saved before them is refused as another config's (the policy files are not: they
+// carry the network's config alone).
 TEST(ConfigOptionsTest, DefaultStringsAreUnchanged) {
   EXPECT_EQ(GoPolicyConfig{}.ToString(),
             "hidden=64,sage_layers=2,attention_layers=2,heads=4,segment=64,memory=64,ff_multiplier=2,"
@@ -30,7 +33,8 @@ TEST(ConfigOptionsTest, DefaultStringsAreUnchanged) {
   EXPECT_EQ(PpoConfig{}.ToString(),
             "samples=32,epochs=1,clip=0.2,lr=0.001,entropy=0.01,entropy_decay=0.98,entropy_min=0.001,"
             "baseline_decay=0.8,normalize_advantages=1,oom_penalty=2,temperature=1,max_grad_norm=1,include_best=1,"
-            "critical_path_priorities=1,warm_start_level=0,warm_start_steps=300,warm_start_target=0.97,frozen_trunk=1,head_lr=0.01,trunk_every=1,imitation=1");
+            "critical_path_priorities=1,warm_start_level=0,warm_start_steps=300,warm_start_target=0.97,frozen_trunk=1,head_lr=0.01,unit_bias=0,unit_bias_lr=0.1,"
+            "trunk_every=1,imitation=1");
   EXPECT_EQ(ColocRlConfig{}.ToString(),
             "max_groups=1000,hidden=256,type_embedding=32,attention=dot,attention_size=64,bidirectional=0,samples=8,"
             "lr=0.01,max_grad_norm=1,baseline_decay=0.9,reward=sqrt,oom_step_factor=10,logit_temperature=1,"
@@ -151,6 +155,18 @@ TEST(GoSearchOptionsTest, KeysAreRoutedByTheTables) {
   ASSERT_TRUE(m.ok()) << m.status().message();
   EXPECT_EQ(m->method_options, "samples=4");
   EXPECT_EQ(m->time_limit_s, 5);
+}
+
+// A preset's key (the finetune method's unit_bias=1) is replaced, not repeated, by the
+// user's value; the user's own options still may not repeat a key.
+TEST(GoSearchOptionsTest, AGivenKeyReplacesThePresetsValue) {
+  GoSearchConfig preset;
+  preset.ppo = "unit_bias=1,lr=0.01";
+  auto c = ParseGoSearchOptions("unit_bias=0,head_lr=0.02", preset);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->ppo, "lr=0.01,head_lr=0.02,unit_bias=0");
+  EXPECT_FALSE(PpoConfig::FromString(c->ppo)->unit_bias);
+  EXPECT_TRUE(Contains(ParseGoSearchOptions("unit_bias=0,unit_bias=1", preset).status().message(), "given twice"));
 }
 
 TEST(GoSearchOptionsTest, BadKeysAndValuesFollowTheRule) {

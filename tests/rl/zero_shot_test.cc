@@ -115,7 +115,15 @@ TEST_F(ZeroShotCoupledTest, BudgetedPlansComeOnTopOfTheOthers) {
   EXPECT_EQ(budgeted->num_plans, plain->num_plans + 8);
   EXPECT_EQ(budgeted->greedy_score.step_time_us, plain->greedy_score.step_time_us);
   EXPECT_EQ(budgeted->best_sample_score.step_time_us, plain->best_sample_score.step_time_us);
-  EXPECT_EQ(budgeted->best_coupled_score.step_time_us, plain->best_coupled_score.step_time_us);
+  // The coupled samples stop once past the best first plan, budgeted ones included:
+  // the same best, or one stopped past that time (a lower bound of its own).
+  const double stop = budgeted->later_plans_stop_after_us;
+  if (plain->best_coupled_score.step_time_us <= stop) {
+    EXPECT_EQ(budgeted->best_coupled_score.step_time_us, plain->best_coupled_score.step_time_us);
+  } else {
+    EXPECT_GT(budgeted->best_coupled_score.step_time_us, stop);
+    EXPECT_LE(budgeted->best_coupled_score.step_time_us, plain->best_coupled_score.step_time_us);
+  }
   EXPECT_LE(budgeted->score.step_time_us, plain->score.step_time_us);
   EXPECT_EQ(budgeted->from_budgeted, budgeted->best_budgeted_score.BetterThan(plain->score));
   // The greedy budgeted plan is among them and is the greedy plan here.
@@ -198,6 +206,28 @@ TEST_F(ZeroShotCoupledTest, StoppingSlowerPlansChoosesWhatFullSimulationsChoose)
     EXPECT_GT(stopped_coupled, first_best);
     EXPECT_LE(stopped_coupled, full_coupled);
   }
+}
+
+// The memory-budgeted plans count among the first plans: the later ones (coupled,
+// single-device) stop past the best of the greedy plan, the samples and the budgeted
+// plans (on Transformer-XL-8 only budgeted plans fit, and every other plan ran in full
+// before), and the plan chosen is still the one full simulations choose.
+TEST_F(ZeroShotCoupledTest, BudgetedPlansAreAmongTheFirstPlans) {
+  ZeroShotOptions o = Options(4, 24);
+  o.budgeted_plans = 8;
+  ZeroShotOptions full_options = o;
+  full_options.stop_slower = false;
+  auto z = ZeroShotPlan(toy_.sim, path(), o);
+  auto full = ZeroShotPlan(toy_.sim, path(), full_options);
+  ASSERT_TRUE(z.ok() && full.ok());
+  const double budgeted = z->best_budgeted_score.step_time_us;
+  ASSERT_LT(budgeted, std::min(z->greedy_score.step_time_us, z->best_sample_score.step_time_us));  // the case of interest
+  EXPECT_TRUE(z->later_plans_stop_at_oom);
+  EXPECT_EQ(z->later_plans_stop_after_us, budgeted);
+  EXPECT_TRUE(z->from_budgeted);
+  EXPECT_EQ(z->plan.device, full->plan.device);
+  EXPECT_EQ(z->score.step_time_us, full->score.step_time_us);
+  EXPECT_EQ(z->best_coupled_score.step_time_us > budgeted, full->best_coupled_score.step_time_us > budgeted);
 }
 
 }  // namespace

@@ -1,0 +1,291 @@
+// PpoTrainer's checkpoints (rl/ppo.h): the weights (policy.pt, optimizer.pt) and the
+// trainer's own state (ppo_state.json and the files it names: the best plan, the
+// cached trunk output, the unit bias).
+#include <nlohmann/json.hpp>
+
+#include "core/files.h"
+#include "core/json_fields.h"
+#include "policy/archive_io.h"
+#include "rl/checkpoint.h"
+#include "rl/ppo.h"
+#include "rl/score_json.h"
+
+namespace graphopt {
+namespace {
+
+constexpr const char* kPpoStateFormat = "graphopt-ppo-state";
+constexpr int kPpoStateVersion = 5;  // 2: trunk_frozen; 3: trunk_cache; 4: best_plan_file; 5: unit_bias
+constexpr const char* kTrunkFile = "trunk.pt";
+constexpr const char* kUnitBiasFile = "unit_bias.pt";
+// The best plan itself: one offered from outside (a baseline, a teacher, the local
+// search) is not in general the plan its actions build (priorities, fusion flags).
+constexpr const char* kBestPlanFile = "ppo_best_plan.json";
+
+}  // namespace
+
+Status PpoTrainer::SaveCheckpoint(const std::string& dir) {
+  GO_RETURN_IF_ERROR(SaveWeights(dir));
+  return SaveState(dir);
+}
+
+Status PpoTrainer::SaveWeights(const std::string& dir) {
+  GO_RETURN_IF_ERROR(SaveGoPolicy(policy_, dir + "/policy.pt"));
+  torch::serialize::OutputArchive archive;
+  try {
+    optimizer_->save(archive);
+  } catch (const c10::Error& e) {
+    return IoError("cannot write " + dir + "/optimizer.pt: " + e.what_without_backtrace());
+  }
+  return SaveArchiveAtomic(archive, dir + "/optimizer.pt");
+}
+
+Status PpoTrainer::SaveState(const std::string& dir) {
+  // The trunk output the next steps reuse (trunk_every > 1), so that a resumed trainer
+  // continues exactly: it was computed from weights the trainer no longer has.
+  const bool trunk_cache = !trunk_frozen_ && trunk_.node_states.defined();
+  if (trunk_cache) {
+    torch::serialize::OutputArchive archive;
+    try {
+      archive.write("node_states", trunk_.node_states);
+      archive.write("device_embeddings", trunk_.device_embeddings);
+      archive.write("graph_embedding", trunk_.graph_embedding);
+      if (trunk_.film.defined()) archive.write("film", trunk_.film);
+    } catch (const c10::Error& e) {
+      return IoError("cannot write " + dir + "/" + kTrunkFile + ": " + e.what_without_backtrace());
+    }
+    GO_RETURN_IF_ERROR(SaveArchiveAtomic(archive, dir + "/" + kTrunkFile));
+  }
+  const bool unit_bias = unit_bias_.defined();
+  if (unit_bias) {
+    torch::serialize::OutputArchive archive;
+    try {
+      archive.write("unit_bias", unit_bias_.detach());
+    } catch (const c10::Error& e) {
+      return IoError("cannot write " + dir + "/" + kUnitBiasFile + ": " + e.what_without_backtrace());
+    }
+    GO_RETURN_IF_ERROR(SaveArchiveAtomic(archive, dir + "/" + kUnitBiasFile));
+  }
+  const bool best_plan_file = best_score_.scored();
+  if (best_plan_file) GO_RETURN_IF_ERROR(WritePlanJson(sim_.graph(), best_plan_, dir + "/" + kBestPlanFile));
+  const State s = state();
+  nlohmann::json j{{"format", kPpoStateFormat},
+                   {"version", kPpoStateVersion},
+                   {"config", config_.ToString()},
+                   {"step", s.step},
+                   {"plans_simulated", s.plans_simulated},
+                   {"running_baseline", s.running_baseline},
+                   {"has_baseline", s.has_baseline},
+                   {"entropy_coef", s.entropy_coef},
+                   {"reference_us", s.reference_us},
+                   {"trunk_frozen", trunk_frozen_},
+                   {"trunk_cache", trunk_cache},
+                   {"unit_bias", unit_bias},
+                   {"best", PlanScoreToJson(best_score_)},
+                   {"best_plan_file", best_plan_file},
+                   {"best_actions", nlohmann::json{{"unit_device", best_actions_.unit_device},
+                                                   {"priority_level", best_actions_.priority_level},
+                                                   {"fuse", best_actions_.fuse}}}};
+  return WriteFileAtomic(dir + "/ppo_state.json", j.dump() + "\n");
+}
+
+// Everything is read and checked before anything is changed: the state, the policy,
+// the optimizer state (tried on a scratch optimizer), the best plan (re-simulated).
+Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
+  GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, CheckpointFiles(), "a PPO checkpoint has all three files"));
+  GO_ASSIGN_OR_RETURN(const SavedState saved, ReadState(dir));
+  GO_ASSIGN_OR_RETURN(const Weights weights, ReadWeights(dir, saved.frozen));
+  CopyParameters(weights);
+  // The optimizer of the trainer the state was saved from (the trunk recomputed from
+  // the restored weights: frozen, they are the weights it was computed from).
+  trunk_frozen_ = false;
+  trunk_ = PolicyOutput();
+  optimizer_ = NewOptimizer();
+  unit_bias_ = torch::Tensor();
+  if (saved.frozen) FreezeTrunk();
+  if (saved.unit_bias.defined()) {
+    torch::NoGradGuard no_grad;
+    unit_bias_.copy_(saved.unit_bias);
+  }
+  optimizer_->load(*weights.optimizer);
+  ApplyState(saved);
+  return Status::Ok();
+}
+
+Status PpoTrainer::LoadState(const std::string& dir) {
+  GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {"ppo_state.json"}, "a trainer's state"));
+  GO_ASSIGN_OR_RETURN(const SavedState saved, ReadState(dir));
+  if (saved.frozen || trunk_frozen_) {
+    return FailedPrecondition(dir + "/ppo_state.json: a trainer with a frozen trunk has weights of its own, not a shared policy's");
+  }
+  ApplyState(saved);
+  return Status::Ok();
+}
+
+void PpoTrainer::ApplyState(const SavedState& saved) {
+  if (!trunk_frozen_) trunk_ = saved.cached_trunk;
+  set_state(saved.state);
+  if (saved.has_best) set_best(saved.best_plan, saved.best_score, &saved.best_actions);
+}
+
+StatusOr<PpoTrainer::SavedState> PpoTrainer::ReadState(const std::string& dir) const {
+  const std::string path = dir + "/ppo_state.json";
+  GO_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  GO_ASSIGN_OR_RETURN(const nlohmann::json j, ParseJsonText(text, path));
+  GO_RETURN_IF_ERROR(CheckJsonHeader(j, path, kPpoStateFormat, kPpoStateVersion));
+  GO_ASSIGN_OR_RETURN(const std::string config_text, JsonMemberString(j, "config", path));
+  if (config_text != config_.ToString()) {
+    return FailedPrecondition(path + ": the checkpoint's PPO config (" + config_text + ") differs from this run's (" +
+                              config_.ToString() + ")");
+  }
+  constexpr int64_t kMaxCount = int64_t{1} << 50;
+  SavedState saved;
+  State& s = saved.state;
+  GO_ASSIGN_OR_RETURN(s.step, JsonMemberInt(j, "step", path, 0, kMaxCount));
+  GO_ASSIGN_OR_RETURN(s.plans_simulated, JsonMemberInt(j, "plans_simulated", path, 0, kMaxCount));
+  GO_ASSIGN_OR_RETURN(s.running_baseline, JsonMemberNumber(j, "running_baseline", path));
+  GO_ASSIGN_OR_RETURN(s.has_baseline, JsonMemberBool(j, "has_baseline", path));
+  GO_ASSIGN_OR_RETURN(s.entropy_coef, JsonMemberNumber(j, "entropy_coef", path, 0, 1e6));
+  GO_ASSIGN_OR_RETURN(s.reference_us, JsonMemberNumber(j, "reference_us", path, 0, 1e18));
+  GO_ASSIGN_OR_RETURN(saved.frozen, JsonMemberBool(j, "trunk_frozen", path));
+  GO_ASSIGN_OR_RETURN(const bool trunk_cache, JsonMemberBool(j, "trunk_cache", path));
+  if (saved.frozen && trunk_cache) return ParseError(path + ": a frozen trunk has no cached output (trunk_cache is true)");
+  GO_ASSIGN_OR_RETURN(const bool unit_bias, JsonMemberBool(j, "unit_bias", path));
+  if (unit_bias != (saved.frozen && UsesUnitBias())) {
+    return ParseError(path + ": unit_bias must be true exactly when the trunk is frozen and the PPO config has unit_bias");
+  }
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* best_json, JsonMember(j, "best", path));
+  GO_ASSIGN_OR_RETURN(const PlanScore recorded_best, PlanScoreFromJson(*best_json, path + ": best"));
+  Actions& a = saved.best_actions;
+  {
+    GO_ASSIGN_OR_RETURN(const nlohmann::json* ja, JsonMember(j, "best_actions", path));
+    const std::string where = path + ": best_actions";
+    GO_ASSIGN_OR_RETURN(const nlohmann::json* devices, JsonMember(*ja, "unit_device", where));
+    GO_RETURN_IF_ERROR(JsonIntArray(*devices, where + ".unit_device", &a.unit_device, 0, input_.num_devices - 1));
+    GO_ASSIGN_OR_RETURN(const nlohmann::json* levels, JsonMember(*ja, "priority_level", where));
+    GO_RETURN_IF_ERROR(JsonIntArray(*levels, where + ".priority_level", &a.priority_level, 0,
+                                    policy_->config().priority_levels - 1));
+    GO_ASSIGN_OR_RETURN(const nlohmann::json* fuse, JsonMember(*ja, "fuse", where));
+    GO_RETURN_IF_ERROR(JsonIntArray(*fuse, where + ".fuse", &a.fuse, 0, 1));
+    const size_t units = static_cast<size_t>(input_.num_units);
+    const size_t ops = static_cast<size_t>(input_.num_ops);
+    const bool sizes_ok = a.unit_device.size() == units && (a.priority_level.empty() || a.priority_level.size() == ops) &&
+                          (a.fuse.empty() || a.fuse.size() == ops);
+    if (recorded_best.scored() && !sizes_ok) {
+      return ParseError(where + ": " + std::to_string(a.unit_device.size()) + " unit devices, " +
+                        std::to_string(a.priority_level.size()) + " priority levels and " + std::to_string(a.fuse.size()) +
+                        " fusion flags do not fit the graph's " + std::to_string(units) + " units and " +
+                        std::to_string(ops) + " ops");
+    }
+  }
+  GO_ASSIGN_OR_RETURN(const bool best_plan_file, JsonMemberBool(j, "best_plan_file", path));
+  if (best_plan_file != recorded_best.scored()) {
+    return ParseError(path + ": best_plan_file must be true exactly when a best plan is recorded");
+  }
+  if (recorded_best.scored()) {
+    // The best plan, re-simulated: the state's word for its score is not taken.
+    GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {kBestPlanFile}, "the state records a best plan"));
+    const std::string plan_path = dir + "/" + kBestPlanFile;
+    GO_ASSIGN_OR_RETURN(saved.best_plan, ReadPlanJson(plan_path, sim_.graph()));
+    GO_ASSIGN_OR_RETURN(saved.best_score, VerifyCheckpointPlan(sim_, saved.best_plan, recorded_best, plan_path));
+    saved.has_best = true;
+  }
+  if (unit_bias) {
+    GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {kUnitBiasFile}, "the state says the trainer learns a unit bias"));
+    GO_ASSIGN_OR_RETURN(saved.unit_bias, LoadUnitBias(dir + "/" + kUnitBiasFile));
+  }
+  if (trunk_cache) {
+    GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {kTrunkFile}, "the state says the trainer cached the trunk's output"));
+    GO_ASSIGN_OR_RETURN(saved.cached_trunk, LoadTrunkCache(dir + "/" + kTrunkFile));
+  }
+  return saved;
+}
+
+Status PpoTrainer::LoadWeights(const std::string& dir) {
+  GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {"policy.pt", "optimizer.pt"}, "the weights of a policy and its optimizer"));
+  GO_ASSIGN_OR_RETURN(const Weights weights, ReadWeights(dir, trunk_frozen_));
+  CopyParameters(weights);
+  if (!trunk_frozen_) trunk_ = PolicyOutput();  // computed from the weights replaced
+  optimizer_->load(*weights.optimizer);
+  return Status::Ok();
+}
+
+StatusOr<PpoTrainer::Weights> PpoTrainer::ReadWeights(const std::string& dir, bool frozen) const {
+  Weights w;
+  GO_ASSIGN_OR_RETURN(w.policy, LoadGoPolicy(dir + "/policy.pt"));
+  if (w.policy->config().ToString() != policy_->config().ToString()) {
+    return FailedPrecondition(dir + "/policy.pt: the checkpoint's policy config (" + w.policy->config().ToString() +
+                              ") differs from this run's (" + policy_->config().ToString() + ")");
+  }
+  const std::string optimizer_path = dir + "/optimizer.pt";
+  w.optimizer = std::make_shared<torch::serialize::InputArchive>();
+  GO_RETURN_IF_ERROR(LoadArchive(optimizer_path, w.optimizer.get()));
+  try {
+    const torch::Tensor bias =
+        frozen && UsesUnitBias() ? torch::zeros({input_.num_units, input_.num_devices}, torch::requires_grad()) : torch::Tensor();
+    NewAdam(w.policy, frozen, bias)->load(*w.optimizer);
+  } catch (const c10::Error& e) {
+    return ParseError(optimizer_path + ": not this policy's optimizer state: " + e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    return ParseError(optimizer_path + ": not this policy's optimizer state: " + e.what());
+  }
+  return w;
+}
+
+void PpoTrainer::CopyParameters(const Weights& weights) {
+  torch::NoGradGuard no_grad;
+  auto dst = policy_->named_parameters();
+  for (const auto& item : weights.policy->named_parameters()) dst[item.key()].copy_(item.value());
+  auto dst_buffers = policy_->named_buffers();
+  for (const auto& item : weights.policy->named_buffers()) dst_buffers[item.key()].copy_(item.value());
+}
+
+StatusOr<torch::Tensor> PpoTrainer::LoadUnitBias(const std::string& path) const {
+  torch::serialize::InputArchive archive;
+  GO_RETURN_IF_ERROR(LoadArchive(path, &archive));
+  torch::Tensor bias;
+  try {
+    if (!archive.try_read("unit_bias", bias)) return ParseError(path + ": no tensor \"unit_bias\"");
+  } catch (const c10::Error& e) {
+    return ParseError(path + ": unit_bias: " + e.what_without_backtrace());
+  }
+  const std::vector<int64_t> shape{input_.num_units, input_.num_devices};
+  if (bias.scalar_type() != torch::kFloat || bias.sizes() != c10::IntArrayRef(shape)) {
+    return ParseError(path + ": unit_bias has shape " + c10::str(bias.sizes()) + ", this graph's units and devices need " +
+                      c10::str(c10::IntArrayRef(shape)) + " (float)");
+  }
+  if (!torch::isfinite(bias).all().item<bool>()) return ParseError(path + ": unit_bias is not finite");
+  return bias;
+}
+
+StatusOr<PolicyOutput> PpoTrainer::LoadTrunkCache(const std::string& path) const {
+  torch::serialize::InputArchive archive;
+  GO_RETURN_IF_ERROR(LoadArchive(path, &archive));
+  const GoPolicyConfig& pc = policy_->config();
+  const int64_t h = pc.hidden;
+  PolicyOutput t;
+  auto read = [&](const char* key, torch::Tensor* tensor, std::vector<int64_t> shape, bool required) -> Status {
+    try {
+      if (!archive.try_read(key, *tensor)) {
+        if (!required) return Status::Ok();
+        return ParseError(path + ": no tensor \"" + key + "\"");
+      }
+    } catch (const c10::Error& e) {
+      return ParseError(path + ": " + key + ": " + e.what_without_backtrace());
+    }
+    if (tensor->scalar_type() != torch::kFloat || tensor->sizes() != c10::IntArrayRef(shape)) {
+      return ParseError(path + ": " + key + " has shape " + c10::str(tensor->sizes()) + ", this graph and policy need " +
+                        c10::str(c10::IntArrayRef(shape)) + " (float)");
+    }
+    if (!torch::isfinite(*tensor).all().item<bool>()) return ParseError(path + ": " + key + " is not finite");
+    return Status::Ok();
+  };
+  GO_RETURN_IF_ERROR(read("node_states", &t.node_states, {input_.num_ops, h}, true));
+  GO_RETURN_IF_ERROR(read("device_embeddings", &t.device_embeddings, {input_.num_devices, h}, true));
+  GO_RETURN_IF_ERROR(read("graph_embedding", &t.graph_embedding, {h}, true));
+  const bool film = pc.superposition;  // GoPolicyImpl::forward: [max(1, attention layers), 2, H]
+  GO_RETURN_IF_ERROR(read("film", &t.film, {std::max(1, pc.attention_layers), 2, h}, film));
+  if (!film && t.film.defined()) return ParseError(path + ": a film tensor this policy does not have");
+  return t;  // read from a file: no gradient
+}
+
+}  // namespace graphopt
