@@ -2,6 +2,8 @@
 // trainer's own state (ppo_state.json and the files it names: the best plan, the
 // cached trunk output, the unit bias).
 #include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
 
 #include "core/files.h"
 #include "core/json_fields.h"
@@ -20,6 +22,37 @@ constexpr const char* kUnitBiasFile = "unit_bias.pt";
 // The best plan itself: one offered from outside (a baseline, a teacher, the local
 // search) is not in general the plan its actions build (priorities, fusion flags).
 constexpr const char* kBestPlanFile = "ppo_best_plan.json";
+
+// Writes the named tensors to `path` atomically (the trunk cache, the unit bias).
+Status SaveTensors(const std::string& path, const std::vector<std::pair<const char*, torch::Tensor>>& tensors) {
+  torch::serialize::OutputArchive archive;
+  try {
+    for (const auto& [key, tensor] : tensors) archive.write(key, tensor);
+  } catch (const c10::Error& e) {
+    return IoError("cannot write " + path + ": " + e.what_without_backtrace());
+  }
+  return SaveArchiveAtomic(archive, path);
+}
+
+// Reads tensor `key` of `archive` (read from `path`) into *tensor, checked to be float,
+// of `shape` and finite; a missing one is an error if `required`, else left undefined.
+Status ReadTensor(torch::serialize::InputArchive& archive, const std::string& path, const char* key,
+                  const std::vector<int64_t>& shape, bool required, torch::Tensor* tensor) {
+  try {
+    if (!archive.try_read(key, *tensor)) {
+      if (!required) return Status::Ok();
+      return ParseError(path + ": no tensor \"" + key + "\"");
+    }
+  } catch (const c10::Error& e) {
+    return ParseError(path + ": " + key + ": " + e.what_without_backtrace());
+  }
+  if (tensor->scalar_type() != torch::kFloat || tensor->sizes() != c10::IntArrayRef(shape)) {
+    return ParseError(path + ": " + key + " has shape " + c10::str(tensor->sizes()) + ", this graph and policy need " +
+                      c10::str(c10::IntArrayRef(shape)) + " (float)");
+  }
+  if (!torch::isfinite(*tensor).all().item<bool>()) return ParseError(path + ": " + key + " is not finite");
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -44,27 +77,14 @@ Status PpoTrainer::SaveState(const std::string& dir) {
   // continues exactly: it was computed from weights the trainer no longer has.
   const bool trunk_cache = !trunk_frozen_ && trunk_.node_states.defined();
   if (trunk_cache) {
-    torch::serialize::OutputArchive archive;
-    try {
-      archive.write("node_states", trunk_.node_states);
-      archive.write("device_embeddings", trunk_.device_embeddings);
-      archive.write("graph_embedding", trunk_.graph_embedding);
-      if (trunk_.film.defined()) archive.write("film", trunk_.film);
-    } catch (const c10::Error& e) {
-      return IoError("cannot write " + dir + "/" + kTrunkFile + ": " + e.what_without_backtrace());
-    }
-    GO_RETURN_IF_ERROR(SaveArchiveAtomic(archive, dir + "/" + kTrunkFile));
+    std::vector<std::pair<const char*, torch::Tensor>> tensors{{"node_states", trunk_.node_states},
+                                                               {"device_embeddings", trunk_.device_embeddings},
+                                                               {"graph_embedding", trunk_.graph_embedding}};
+    if (trunk_.film.defined()) tensors.emplace_back("film", trunk_.film);
+    GO_RETURN_IF_ERROR(SaveTensors(dir + "/" + kTrunkFile, tensors));
   }
   const bool unit_bias = unit_bias_.defined();
-  if (unit_bias) {
-    torch::serialize::OutputArchive archive;
-    try {
-      archive.write("unit_bias", unit_bias_.detach());
-    } catch (const c10::Error& e) {
-      return IoError("cannot write " + dir + "/" + kUnitBiasFile + ": " + e.what_without_backtrace());
-    }
-    GO_RETURN_IF_ERROR(SaveArchiveAtomic(archive, dir + "/" + kUnitBiasFile));
-  }
+  if (unit_bias) GO_RETURN_IF_ERROR(SaveTensors(dir + "/" + kUnitBiasFile, {{"unit_bias", unit_bias_.detach()}}));
   const bool best_plan_file = best_score_.scored();
   if (best_plan_file) GO_RETURN_IF_ERROR(WritePlanJson(sim_.graph(), best_plan_, dir + "/" + kBestPlanFile));
   const State s = state();
@@ -99,8 +119,8 @@ Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
   // the restored weights: frozen, they are the weights it was computed from).
   trunk_frozen_ = false;
   trunk_ = PolicyOutput();
-  optimizer_ = NewOptimizer();
   unit_bias_ = torch::Tensor();
+  optimizer_ = NewOptimizer();
   if (saved.frozen) FreezeTrunk();
   if (saved.unit_bias.defined()) {
     torch::NoGradGuard no_grad;
@@ -243,17 +263,7 @@ StatusOr<torch::Tensor> PpoTrainer::LoadUnitBias(const std::string& path) const 
   torch::serialize::InputArchive archive;
   GO_RETURN_IF_ERROR(LoadArchive(path, &archive));
   torch::Tensor bias;
-  try {
-    if (!archive.try_read("unit_bias", bias)) return ParseError(path + ": no tensor \"unit_bias\"");
-  } catch (const c10::Error& e) {
-    return ParseError(path + ": unit_bias: " + e.what_without_backtrace());
-  }
-  const std::vector<int64_t> shape{input_.num_units, input_.num_devices};
-  if (bias.scalar_type() != torch::kFloat || bias.sizes() != c10::IntArrayRef(shape)) {
-    return ParseError(path + ": unit_bias has shape " + c10::str(bias.sizes()) + ", this graph's units and devices need " +
-                      c10::str(c10::IntArrayRef(shape)) + " (float)");
-  }
-  if (!torch::isfinite(bias).all().item<bool>()) return ParseError(path + ": unit_bias is not finite");
+  GO_RETURN_IF_ERROR(ReadTensor(archive, path, "unit_bias", {input_.num_units, input_.num_devices}, true, &bias));
   return bias;
 }
 
@@ -263,21 +273,8 @@ StatusOr<PolicyOutput> PpoTrainer::LoadTrunkCache(const std::string& path) const
   const GoPolicyConfig& pc = policy_->config();
   const int64_t h = pc.hidden;
   PolicyOutput t;
-  auto read = [&](const char* key, torch::Tensor* tensor, std::vector<int64_t> shape, bool required) -> Status {
-    try {
-      if (!archive.try_read(key, *tensor)) {
-        if (!required) return Status::Ok();
-        return ParseError(path + ": no tensor \"" + key + "\"");
-      }
-    } catch (const c10::Error& e) {
-      return ParseError(path + ": " + key + ": " + e.what_without_backtrace());
-    }
-    if (tensor->scalar_type() != torch::kFloat || tensor->sizes() != c10::IntArrayRef(shape)) {
-      return ParseError(path + ": " + key + " has shape " + c10::str(tensor->sizes()) + ", this graph and policy need " +
-                        c10::str(c10::IntArrayRef(shape)) + " (float)");
-    }
-    if (!torch::isfinite(*tensor).all().item<bool>()) return ParseError(path + ": " + key + " is not finite");
-    return Status::Ok();
+  auto read = [&](const char* key, torch::Tensor* tensor, const std::vector<int64_t>& shape, bool required) {
+    return ReadTensor(archive, path, key, shape, required, tensor);
   };
   GO_RETURN_IF_ERROR(read("node_states", &t.node_states, {input_.num_ops, h}, true));
   GO_RETURN_IF_ERROR(read("device_embeddings", &t.device_embeddings, {input_.num_devices, h}, true));
