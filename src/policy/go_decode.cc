@@ -131,10 +131,9 @@ TaskLogits GoPolicyImpl::DecodeTasks(const PolicyTensors& in, const PolicyOutput
     torch::Tensor mask = in.fusable.view({1, n}).expand({b, n});
     if (placed) mask = mask & (node_device == node_device.index_select(1, in.fusion_producer));
     t.fusion_mask = mask;
-    t.fusion_logits = fusion_out_(first_layer(fusion_hidden_))
-                          .squeeze(-1)
-                          .expand({b, n})
-                          .masked_fill(mask.logical_not(), kMaskedLogit);
+    torch::Tensor logits = fusion_out_(first_layer(fusion_hidden_)).squeeze(-1).expand({b, n});
+    if (out.fusion_bias.defined()) logits = logits + out.fusion_bias.view({1, n});
+    t.fusion_logits = logits.masked_fill(mask.logical_not(), kMaskedLogit);
   }
   return t;
 }
@@ -176,6 +175,7 @@ TaskLogits GoPolicyImpl::DecodeUnitTasks(const PolicyTensors& in, const PolicyOu
     }
     torch::Tensor logits = fusion_out_(torch::relu(fusion_hidden_(out.node_states))).view({1, n}).expand({b, n});
     logits = logits + fusion_unit_(first_layer(fusion_hidden_)).squeeze(-1).index_select(1, in.node_unit);
+    if (out.fusion_bias.defined()) logits = logits + out.fusion_bias.view({1, n});
     t.fusion_mask = mask;
     t.fusion_logits = logits.masked_fill(mask.logical_not(), kMaskedLogit);
   }

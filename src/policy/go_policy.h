@@ -133,6 +133,7 @@ struct PolicyOutput {
   torch::Tensor film;               // [attention_layers, 2, H] (scale, shift), or undefined
   torch::Tensor placement_logits;   // [U, D], masked entries kMaskedLogit; undefined if placement is inactive
   torch::Tensor unit_states;        // [U, H]: mean node state + unit features (placement and per-unit heads)
+  torch::Tensor fusion_bias;        // [N], added to the fusion logits (a trainer's, rl/ppo.h), or undefined
 };
 
 // Scheduling and fusion logits for a batch of B placements (node order). Priorities

@@ -119,6 +119,7 @@ void PpoTrainer::FreezeTrunk() {
   }
   trunk_frozen_ = true;
   if (UsesUnitBias()) unit_bias_ = torch::zeros({tensors_.num_units, tensors_.num_devices}, torch::requires_grad());
+  if (UsesFusionBias()) fusion_bias_ = torch::zeros({tensors_.num_ops}, torch::requires_grad());
   optimizer_ = NewOptimizer();
 }
 
@@ -126,6 +127,7 @@ PolicyOutput PpoTrainer::Forward() {
   if (!trunk_frozen_) return policy_->forward(tensors_);
   PolicyOutput out = policy_->Heads(tensors_, trunk_);
   if (unit_bias_.defined()) out.placement_logits = out.placement_logits + unit_bias_;
+  if (fusion_bias_.defined()) out.fusion_bias = fusion_bias_;
   return out;
 }
 
@@ -133,6 +135,7 @@ std::vector<torch::Tensor> PpoTrainer::TrainedParameters() {
   if (!trunk_frozen_) return policy_->parameters();
   std::vector<torch::Tensor> params = policy_->HeadParameters();
   if (unit_bias_.defined()) params.push_back(unit_bias_);
+  if (fusion_bias_.defined()) params.push_back(fusion_bias_);
   return params;
 }
 
@@ -145,19 +148,29 @@ void PpoTrainer::DropTrunkGradients() {
 }
 
 bool PpoTrainer::UsesUnitBias() const { return config_.unit_bias && (policy_->config().tasks & kTaskPlacement) != 0; }
+bool PpoTrainer::UsesFusionBias() const { return config_.fusion_bias && (policy_->config().tasks & kTaskFusion) != 0; }
 
-std::shared_ptr<torch::optim::Adam> PpoTrainer::NewAdam(GoPolicy& policy, bool frozen, const torch::Tensor& unit_bias) const {
+std::shared_ptr<torch::optim::Adam> PpoTrainer::NewAdam(GoPolicy& policy, bool frozen, const torch::Tensor& unit_bias,
+                                                       const torch::Tensor& fusion_bias) const {
   if (!frozen) return std::make_shared<torch::optim::Adam>(policy->parameters(), torch::optim::AdamOptions(config_.lr));
-  if (!unit_bias.defined()) {
+  if (!unit_bias.defined() && !fusion_bias.defined()) {
     return std::make_shared<torch::optim::Adam>(policy->HeadParameters(), torch::optim::AdamOptions(config_.head_lr));
   }
   std::vector<torch::optim::OptimizerParamGroup> groups;
   groups.emplace_back(policy->HeadParameters(), std::make_unique<torch::optim::AdamOptions>(config_.head_lr));
-  groups.emplace_back(std::vector<torch::Tensor>{unit_bias}, std::make_unique<torch::optim::AdamOptions>(config_.unit_bias_lr));
+  if (unit_bias.defined()) {
+    groups.emplace_back(std::vector<torch::Tensor>{unit_bias}, std::make_unique<torch::optim::AdamOptions>(config_.unit_bias_lr));
+  }
+  if (fusion_bias.defined()) {
+    groups.emplace_back(std::vector<torch::Tensor>{fusion_bias},
+                        std::make_unique<torch::optim::AdamOptions>(config_.fusion_bias_lr));
+  }
   return std::make_shared<torch::optim::Adam>(std::move(groups), torch::optim::AdamOptions(config_.head_lr));
 }
 
-std::shared_ptr<torch::optim::Adam> PpoTrainer::NewOptimizer() { return NewAdam(policy_, trunk_frozen_, unit_bias_); }
+std::shared_ptr<torch::optim::Adam> PpoTrainer::NewOptimizer() {
+  return NewAdam(policy_, trunk_frozen_, unit_bias_, fusion_bias_);
+}
 
 void PpoTrainer::UseOptimizer(std::shared_ptr<torch::optim::Adam> optimizer) {
   GO_CHECK(optimizer != nullptr);

@@ -106,7 +106,7 @@ class PpoTrainer : public Trainer {
   int64_t plans_simulated() const override { return plans_simulated_; }
   // policy.pt, optimizer.pt and ppo_state.json in `dir`; with trunk_every > 1 also
   // trunk.pt, the trunk output the steps until the next trunk step reuse; with a unit
-  // bias, unit_bias.pt.
+  // bias, unit_bias.pt; with a fusion bias, fusion_bias.pt.
   Status SaveCheckpoint(const std::string& dir) override;
   Status LoadCheckpoint(const std::string& dir) override;
   std::vector<std::string> CheckpointFiles() const override { return {"policy.pt", "optimizer.pt", "ppo_state.json"}; }
@@ -126,7 +126,12 @@ class PpoTrainer : public Trainer {
   // at unit_bias_lr: the heads on a frozen trunk's states fit a plan's placement
   // poorly (RNNLM-4's layer units: 0.49 mean probability per unit after 300 warm-start
   // steps), the bias fits any placement (0.998). It belongs to this graph's units: it
-  // is not part of the policy's file, only of the trainer's checkpoint.
+  // is not part of the policy's file, only of the trainer's checkpoint. With
+  // PpoConfig::fusion_bias (and fusion decided), likewise a fusion logit per op added to
+  // the fusion head's logits (PolicyOutput::fusion_bias), at fusion_bias_lr: on a held-out
+  // family the head's flags are near chance (GNMT-8: 40% of the ops' flags differ from
+  // the best plan's while imitating it), so the samples that imitate the best plan
+  // refuse about half its fused kernels.
   // Idempotent. Checkpoints record it; a resumed trainer recomputes the trunk.
   void FreezeTrunk();
   bool trunk_frozen() const { return trunk_frozen_; }
@@ -181,18 +186,22 @@ class PpoTrainer : public Trainer {
   // still move them by its momentum), so that the optimizer step trains the heads alone.
   void DropTrunkGradients();
   // An Adam over TrainedParameters, at lr, or at head_lr once the trunk is frozen
-  // (the unit bias, if any, at unit_bias_lr).
+  // (the unit and fusion biases, if any, at unit_bias_lr and fusion_bias_lr).
   std::shared_ptr<torch::optim::Adam> NewOptimizer();
-  // The same for `policy` (frozen or not, with that unit bias or none): the optimizer
+  // The same for `policy` (frozen or not, with those biases or none): the optimizer
   // a checkpoint's state is tried on.
-  std::shared_ptr<torch::optim::Adam> NewAdam(GoPolicy& policy, bool frozen, const torch::Tensor& unit_bias) const;
+  std::shared_ptr<torch::optim::Adam> NewAdam(GoPolicy& policy, bool frozen, const torch::Tensor& unit_bias,
+                                              const torch::Tensor& fusion_bias) const;
   // PpoConfig::unit_bias, and the policy decides placement.
   bool UsesUnitBias() const;
+  // PpoConfig::fusion_bias, and the policy decides fusion.
+  bool UsesFusionBias() const;
   // The trunk output a checkpoint cached (trunk.pt), its shapes checked against the
   // graph and the policy.
   StatusOr<PolicyOutput> LoadTrunkCache(const std::string& path) const;
-  // The unit bias a checkpoint saved (unit_bias.pt), its shape checked against the graph.
-  StatusOr<torch::Tensor> LoadUnitBias(const std::string& path) const;
+  // A bias a checkpoint saved (unit_bias.pt, fusion_bias.pt: the tensor `key`), its
+  // shape checked against the graph's.
+  StatusOr<torch::Tensor> LoadBias(const std::string& path, const char* key, const std::vector<int64_t>& shape) const;
   // policy.pt and optimizer.pt of a checkpoint, read and checked against this
   // trainer's policy (the optimizer's state tried on a scratch Adam over the heads if
   // `frozen`, else over every parameter); nothing is changed.
@@ -207,7 +216,8 @@ class PpoTrainer : public Trainer {
     State state;
     bool frozen = false;
     PolicyOutput cached_trunk;
-    torch::Tensor unit_bias;  // undefined if the state has none
+    torch::Tensor unit_bias;    // undefined if the state has none
+    torch::Tensor fusion_bias;  // likewise
     bool has_best = false;
     Plan best_plan;
     PlanScore best_score;
@@ -230,6 +240,8 @@ class PpoTrainer : public Trainer {
   // [U, D], added to the heads' placement logits: PpoConfig::unit_bias once the trunk
   // is frozen (UsesUnitBias), else undefined.
   torch::Tensor unit_bias_;
+  // [N], added to the fusion head's logits: PpoConfig::fusion_bias likewise.
+  torch::Tensor fusion_bias_;
   // The frozen trunk's output, or (trunk_every > 1) the last trunk step's; no gradient.
   PolicyOutput trunk_;
   PpoConfig config_;

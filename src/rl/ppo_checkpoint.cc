@@ -16,9 +16,11 @@ namespace graphopt {
 namespace {
 
 constexpr const char* kPpoStateFormat = "graphopt-ppo-state";
-constexpr int kPpoStateVersion = 5;  // 2: trunk_frozen; 3: trunk_cache; 4: best_plan_file; 5: unit_bias
+// 2: trunk_frozen; 3: trunk_cache; 4: best_plan_file; 5: unit_bias; 6: fusion_bias
+constexpr int kPpoStateVersion = 6;
 constexpr const char* kTrunkFile = "trunk.pt";
 constexpr const char* kUnitBiasFile = "unit_bias.pt";
+constexpr const char* kFusionBiasFile = "fusion_bias.pt";
 // The best plan itself: one offered from outside (a baseline, a teacher, the local
 // search) is not in general the plan its actions build (priorities, fusion flags).
 constexpr const char* kBestPlanFile = "ppo_best_plan.json";
@@ -85,6 +87,8 @@ Status PpoTrainer::SaveState(const std::string& dir) {
   }
   const bool unit_bias = unit_bias_.defined();
   if (unit_bias) GO_RETURN_IF_ERROR(SaveTensors(dir + "/" + kUnitBiasFile, {{"unit_bias", unit_bias_.detach()}}));
+  const bool fusion_bias = fusion_bias_.defined();
+  if (fusion_bias) GO_RETURN_IF_ERROR(SaveTensors(dir + "/" + kFusionBiasFile, {{"fusion_bias", fusion_bias_.detach()}}));
   const bool best_plan_file = best_score_.scored();
   if (best_plan_file) GO_RETURN_IF_ERROR(WritePlanJson(sim_.graph(), best_plan_, dir + "/" + kBestPlanFile));
   const State s = state();
@@ -100,6 +104,7 @@ Status PpoTrainer::SaveState(const std::string& dir) {
                    {"trunk_frozen", trunk_frozen_},
                    {"trunk_cache", trunk_cache},
                    {"unit_bias", unit_bias},
+                   {"fusion_bias", fusion_bias},
                    {"best", PlanScoreToJson(best_score_)},
                    {"best_plan_file", best_plan_file},
                    {"best_actions", nlohmann::json{{"unit_device", best_actions_.unit_device},
@@ -120,11 +125,13 @@ Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
   trunk_frozen_ = false;
   trunk_ = PolicyOutput();
   unit_bias_ = torch::Tensor();
+  fusion_bias_ = torch::Tensor();
   optimizer_ = NewOptimizer();
   if (saved.frozen) FreezeTrunk();
-  if (saved.unit_bias.defined()) {
+  {
     torch::NoGradGuard no_grad;
-    unit_bias_.copy_(saved.unit_bias);
+    if (saved.unit_bias.defined()) unit_bias_.copy_(saved.unit_bias);
+    if (saved.fusion_bias.defined()) fusion_bias_.copy_(saved.fusion_bias);
   }
   optimizer_->load(*weights.optimizer);
   ApplyState(saved);
@@ -173,6 +180,11 @@ StatusOr<PpoTrainer::SavedState> PpoTrainer::ReadState(const std::string& dir) c
   if (unit_bias != (saved.frozen && UsesUnitBias())) {
     return ParseError(path + ": unit_bias must be true exactly when the trunk is frozen and the PPO config has unit_bias");
   }
+  GO_ASSIGN_OR_RETURN(const bool fusion_bias, JsonMemberBool(j, "fusion_bias", path));
+  if (fusion_bias != (saved.frozen && UsesFusionBias())) {
+    return ParseError(path +
+                      ": fusion_bias must be true exactly when the trunk is frozen and the PPO config has fusion_bias");
+  }
   GO_ASSIGN_OR_RETURN(const nlohmann::json* best_json, JsonMember(j, "best", path));
   GO_ASSIGN_OR_RETURN(const PlanScore recorded_best, PlanScoreFromJson(*best_json, path + ": best"));
   Actions& a = saved.best_actions;
@@ -211,7 +223,12 @@ StatusOr<PpoTrainer::SavedState> PpoTrainer::ReadState(const std::string& dir) c
   }
   if (unit_bias) {
     GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {kUnitBiasFile}, "the state says the trainer learns a unit bias"));
-    GO_ASSIGN_OR_RETURN(saved.unit_bias, LoadUnitBias(dir + "/" + kUnitBiasFile));
+    GO_ASSIGN_OR_RETURN(saved.unit_bias,
+                        LoadBias(dir + "/" + kUnitBiasFile, "unit_bias", {input_.num_units, input_.num_devices}));
+  }
+  if (fusion_bias) {
+    GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {kFusionBiasFile}, "the state says the trainer learns a fusion bias"));
+    GO_ASSIGN_OR_RETURN(saved.fusion_bias, LoadBias(dir + "/" + kFusionBiasFile, "fusion_bias", {input_.num_ops}));
   }
   if (trunk_cache) {
     GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {kTrunkFile}, "the state says the trainer cached the trunk's output"));
@@ -240,9 +257,11 @@ StatusOr<PpoTrainer::Weights> PpoTrainer::ReadWeights(const std::string& dir, bo
   w.optimizer = std::make_shared<torch::serialize::InputArchive>();
   GO_RETURN_IF_ERROR(LoadArchive(optimizer_path, w.optimizer.get()));
   try {
-    const torch::Tensor bias =
+    const torch::Tensor unit_bias =
         frozen && UsesUnitBias() ? torch::zeros({input_.num_units, input_.num_devices}, torch::requires_grad()) : torch::Tensor();
-    NewAdam(w.policy, frozen, bias)->load(*w.optimizer);
+    const torch::Tensor fusion_bias =
+        frozen && UsesFusionBias() ? torch::zeros({input_.num_ops}, torch::requires_grad()) : torch::Tensor();
+    NewAdam(w.policy, frozen, unit_bias, fusion_bias)->load(*w.optimizer);
   } catch (const c10::Error& e) {
     return ParseError(optimizer_path + ": not this policy's optimizer state: " + e.what_without_backtrace());
   } catch (const std::exception& e) {
@@ -259,11 +278,12 @@ void PpoTrainer::CopyParameters(const Weights& weights) {
   for (const auto& item : weights.policy->named_buffers()) dst_buffers[item.key()].copy_(item.value());
 }
 
-StatusOr<torch::Tensor> PpoTrainer::LoadUnitBias(const std::string& path) const {
+StatusOr<torch::Tensor> PpoTrainer::LoadBias(const std::string& path, const char* key,
+                                             const std::vector<int64_t>& shape) const {
   torch::serialize::InputArchive archive;
   GO_RETURN_IF_ERROR(LoadArchive(path, &archive));
   torch::Tensor bias;
-  GO_RETURN_IF_ERROR(ReadTensor(archive, path, "unit_bias", {input_.num_units, input_.num_devices}, true, &bias));
+  GO_RETURN_IF_ERROR(ReadTensor(archive, path, key, shape, true, &bias));
   return bias;
 }
 

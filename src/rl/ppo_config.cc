@@ -28,6 +28,8 @@ const OptionTable<PpoConfig> kPpoOptions{
     {"head_lr", &PpoConfig::head_lr, "Adam learning rate of the heads with frozen_trunk", Above(0)},
     {"unit_bias", &PpoConfig::unit_bias, "with frozen_trunk, a learned placement logit per unit and device"},
     {"unit_bias_lr", &PpoConfig::unit_bias_lr, "Adam learning rate of unit_bias", Above(0)},
+    {"fusion_bias", &PpoConfig::fusion_bias, "with frozen_trunk, a learned fusion logit per op"},
+    {"fusion_bias_lr", &PpoConfig::fusion_bias_lr, "Adam learning rate of fusion_bias", Above(0)},
     {"trunk_every", &PpoConfig::trunk_every,
      "the whole network learns at every n-th step, the heads alone on the last trunk output between", AtLeast(1)},
     {"imitation", &PpoConfig::imitation, "weight of the best plan's -log-probability in the loss", AtLeast(0)},

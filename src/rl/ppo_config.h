@@ -42,6 +42,10 @@ struct PpoConfig {
   // zero) is added to the heads' logits and learns with them at unit_bias_lr.
   bool unit_bias = false;
   double unit_bias_lr = 0.1;
+  // Likewise a free fusion logit per op ([N], from zero) added to the fusion head's
+  // logits, at fusion_bias_lr.
+  bool fusion_bias = false;
+  double fusion_bias_lr = 0.1;
   // Until the trunk is frozen, the whole network learns at every trunk_every-th step
   // (step % trunk_every == 0); the steps between train the heads alone on that step's
   // trunk output (computed before its update), skipping the trunk's forward and

@@ -115,7 +115,7 @@ int PlanLegalizer::DropIllegalFusions(Plan* plan) const {
       }
     }
     if (entries.empty()) break;
-    active.assign(static_cast<size_t>(n_), 0);
+    active.resize(static_cast<size_t>(n_));  // every entry written below
     for (size_t i = 0; i < static_cast<size_t>(n_); ++i) {
       active[i] = w.cycle[static_cast<size_t>(w.root[i])] >= 0 ? 1 : 0;
     }

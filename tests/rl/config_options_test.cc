@@ -33,7 +33,8 @@ TEST(ConfigOptionsTest, DefaultStringsAreUnchanged) {
   EXPECT_EQ(PpoConfig{}.ToString(),
             "samples=32,epochs=1,clip=0.2,lr=0.001,entropy=0.01,entropy_decay=0.98,entropy_min=0.001,"
             "baseline_decay=0.8,normalize_advantages=1,oom_penalty=2,temperature=1,max_grad_norm=1,include_best=1,"
-            "critical_path_priorities=1,warm_start_level=0,warm_start_steps=300,warm_start_target=0.97,frozen_trunk=1,head_lr=0.01,unit_bias=0,unit_bias_lr=0.1,"
+            "critical_path_priorities=1,warm_start_level=0,warm_start_steps=300,warm_start_target=0.97,frozen_trunk=1,head_lr=0.01,unit_bias=0,unit_bias_lr=0.1,fusion_bias=0,"
+            "fusion_bias_lr=0.1,"
             "trunk_every=1,imitation=1");
   EXPECT_EQ(ColocRlConfig{}.ToString(),
             "max_groups=1000,hidden=256,type_embedding=32,attention=dot,attention_size=64,bidirectional=0,samples=8,"
