@@ -131,7 +131,7 @@ class PpoTrainer : public Trainer {
   // the fusion head's logits (PolicyOutput::fusion_bias), at fusion_bias_lr: on a held-out
   // family the head's flags are near chance (GNMT-8: 40% of the ops' flags differ from
   // the best plan's while imitating it), so the samples that imitate the best plan
-  // refuse about half its fused kernels.
+  // undo about half of its fusion decisions.
   // Idempotent. Checkpoints record it; a resumed trainer recomputes the trunk.
   void FreezeTrunk();
   bool trunk_frozen() const { return trunk_frozen_; }
