@@ -118,8 +118,8 @@ void PpoTrainer::FreezeTrunk() {
     trunk_ = policy_->forward(tensors_);
   }
   trunk_frozen_ = true;
-  if (UsesUnitBias()) unit_bias_ = torch::zeros({tensors_.num_units, tensors_.num_devices}, torch::requires_grad());
-  if (UsesFusionBias()) fusion_bias_ = torch::zeros({tensors_.num_ops}, torch::requires_grad());
+  if (UsesUnitBias()) unit_bias_ = torch::zeros(UnitBiasShape(), torch::requires_grad());
+  if (UsesFusionBias()) fusion_bias_ = torch::zeros(FusionBiasShape(), torch::requires_grad());
   optimizer_ = NewOptimizer();
 }
 

@@ -196,6 +196,9 @@ class PpoTrainer : public Trainer {
   bool UsesUnitBias() const;
   // PpoConfig::fusion_bias, and the policy decides fusion.
   bool UsesFusionBias() const;
+  // The biases' shapes on this graph: [units, devices] and [ops].
+  std::vector<int64_t> UnitBiasShape() const { return {input_.num_units, input_.num_devices}; }
+  std::vector<int64_t> FusionBiasShape() const { return {input_.num_ops}; }
   // The trunk output a checkpoint cached (trunk.pt), its shapes checked against the
   // graph and the policy.
   StatusOr<PolicyOutput> LoadTrunkCache(const std::string& path) const;

@@ -1,6 +1,6 @@
 // PpoTrainer's checkpoints (rl/ppo.h): the weights (policy.pt, optimizer.pt) and the
 // trainer's own state (ppo_state.json and the files it names: the best plan, the
-// cached trunk output, the unit bias).
+// cached trunk output, the unit and fusion biases).
 #include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
@@ -25,7 +25,7 @@ constexpr const char* kFusionBiasFile = "fusion_bias.pt";
 // search) is not in general the plan its actions build (priorities, fusion flags).
 constexpr const char* kBestPlanFile = "ppo_best_plan.json";
 
-// Writes the named tensors to `path` atomically (the trunk cache, the unit bias).
+// Writes the named tensors to `path` atomically (the trunk cache, the biases).
 Status SaveTensors(const std::string& path, const std::vector<std::pair<const char*, torch::Tensor>>& tensors) {
   torch::serialize::OutputArchive archive;
   try {
@@ -223,12 +223,11 @@ StatusOr<PpoTrainer::SavedState> PpoTrainer::ReadState(const std::string& dir) c
   }
   if (unit_bias) {
     GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {kUnitBiasFile}, "the state says the trainer learns a unit bias"));
-    GO_ASSIGN_OR_RETURN(saved.unit_bias,
-                        LoadBias(dir + "/" + kUnitBiasFile, "unit_bias", {input_.num_units, input_.num_devices}));
+    GO_ASSIGN_OR_RETURN(saved.unit_bias, LoadBias(dir + "/" + kUnitBiasFile, "unit_bias", UnitBiasShape()));
   }
   if (fusion_bias) {
     GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {kFusionBiasFile}, "the state says the trainer learns a fusion bias"));
-    GO_ASSIGN_OR_RETURN(saved.fusion_bias, LoadBias(dir + "/" + kFusionBiasFile, "fusion_bias", {input_.num_ops}));
+    GO_ASSIGN_OR_RETURN(saved.fusion_bias, LoadBias(dir + "/" + kFusionBiasFile, "fusion_bias", FusionBiasShape()));
   }
   if (trunk_cache) {
     GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {kTrunkFile}, "the state says the trainer cached the trunk's output"));
@@ -258,9 +257,9 @@ StatusOr<PpoTrainer::Weights> PpoTrainer::ReadWeights(const std::string& dir, bo
   GO_RETURN_IF_ERROR(LoadArchive(optimizer_path, w.optimizer.get()));
   try {
     const torch::Tensor unit_bias =
-        frozen && UsesUnitBias() ? torch::zeros({input_.num_units, input_.num_devices}, torch::requires_grad()) : torch::Tensor();
+        frozen && UsesUnitBias() ? torch::zeros(UnitBiasShape(), torch::requires_grad()) : torch::Tensor();
     const torch::Tensor fusion_bias =
-        frozen && UsesFusionBias() ? torch::zeros({input_.num_ops}, torch::requires_grad()) : torch::Tensor();
+        frozen && UsesFusionBias() ? torch::zeros(FusionBiasShape(), torch::requires_grad()) : torch::Tensor();
     NewAdam(w.policy, frozen, unit_bias, fusion_bias)->load(*w.optimizer);
   } catch (const c10::Error& e) {
     return ParseError(optimizer_path + ": not this policy's optimizer state: " + e.what_without_backtrace());
