@@ -325,6 +325,12 @@ PolicyOutput GoPolicyImpl::Heads(const PolicyTensors& in, PolicyOutput out) {
   return out;
 }
 
+void GoPolicyImpl::RestartPriorityOutput(uint64_t seed) {
+  WithTorchSeed(seed, [&] { priority_out_->reset_parameters(); });
+  torch::NoGradGuard no_grad;
+  priority_out_->bias[0].add_(static_cast<double>(config_.level_prior));
+}
+
 std::vector<torch::Tensor> GoPolicyImpl::HeadParameters() {
   std::vector<torch::Tensor> params;
   for (torch::nn::Linear* layer : {&place_query_, &place_key_, &place_bias_, &device_index_, &unit_in_, &unit_plan_, &feedback_, &context_,

@@ -191,6 +191,13 @@ class GoPolicyImpl : public torch::nn::Module {
   // heads, placement feedback, scheduling and fusion heads); not the encoder, the
   // attention layers or the device embeddings.
   std::vector<torch::Tensor> HeadParameters();
+  // The scheduling head's output layer as a new network's (LibTorch's default
+  // initialization drawn from `seed`, then the level prior on level 0): the other
+  // parameters are kept. A pre-trained policy's layer has learned to put every unit on
+  // level 0 (pre-training imitates teachers whose plans carry no levels), so its
+  // samples never try another schedule; fine-tuning starts it afresh
+  // (GoSearchConfig::fresh_priority).
+  void RestartPriorityOutput(uint64_t seed);
   // Scheduling and fusion logits given placements unit_device [B, U] (int64). B is
   // the batch size of the result; the devices themselves are ignored when placement
   // is inactive. An undefined unit_device means B = 1 and no placement.

@@ -111,6 +111,12 @@ struct GoSearchConfig {
   // of Transformer-XL-8.
   int zero_shot_budgeted = 16;
   double zero_shot_memory_budget = 0.9;
+  // With a pre-trained policy, training starts with the scheduling head's output layer
+  // afresh (GoPolicyImpl::RestartPriorityOutput, seeded by `seed`): the pre-trained
+  // one puts every unit on priority level 0 with certainty, so no sample tries another
+  // schedule (README, "Fine-tuning with the scheduling head afresh"). The zero-shot
+  // plan is the pre-trained policy's, before it.
+  bool fresh_priority = false;
   // PPO steps sample at least this many op decisions in all: samples_per_step grows
   // on graphs of fewer than step_ops / samples_per_step ops (StepSamples), so a step
   // costs about the same on any graph. 0: samples_per_step as given. Fine-tuning a

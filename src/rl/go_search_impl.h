@@ -74,7 +74,9 @@ struct GoSearch::Impl {
   // A fresh network, or the pre-trained one.
   StatusOr<GoPolicy> NewPolicy() const {
     if (config.pretrained.empty()) return GoPolicy(policy_config);
-    return LoadGoPolicy(config.pretrained);
+    GO_ASSIGN_OR_RETURN(GoPolicy policy, LoadGoPolicy(config.pretrained));
+    if (config.fresh_priority) policy->RestartPriorityOutput(config.seed);
+    return policy;
   }
 
   // The pre-trained policy's zero-shot plan as the first plan.

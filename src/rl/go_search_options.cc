@@ -37,6 +37,8 @@ const OptionTable<GoSearchConfig> kGoSearchOptions{
      "(the greedy one and samples; 0: none)", InRange(0, 4096)},
     {"zero_shot_memory_budget", &GoSearchConfig::zero_shot_memory_budget,
      "the budget of those plans: this fraction of each device's memory", AboveAtMost(0, 1)},
+    {"fresh_priority", &GoSearchConfig::fresh_priority,
+     "with a pre-trained policy: training starts with the scheduling head's output layer afresh"},
     {"step_ops", &GoSearchConfig::step_ops,
      "PPO samples per step grow on small graphs to hold at least this many ops in all (0: as given)", AtLeast(0)},
     {"polish_evaluations", &GoSearchConfig::polish_evaluations,
@@ -97,7 +99,8 @@ std::string GoSearchIdentityConfig(const GoSearchConfig& c, const std::string& p
       !c.pretrained.empty(), c.zero_shot_samples, c.zero_shot_coupled, c.zero_shot_single,
       c.zero_shot_budgeted, c.zero_shot_memory_budget,
       p.batch, p.min_improvement, p.min_block_ops, p.placement_moves, p.fusion_moves, p.priority_moves) +
-         (c.fixed_placement.empty() ? "" : ";fixed_placement=" + c.fixed_placement);
+         (c.fixed_placement.empty() ? "" : ";fixed_placement=" + c.fixed_placement) +
+         (c.fresh_priority ? ";fresh_priority=1" : "");
 }
 
 StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchConfig c) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -539,6 +540,46 @@ TEST(GoPolicyTest, SameSeedSameNetworkAndSameSamples) {
   GoPolicyConfig other = TinyConfig();
   other.seed = 4;
   EXPECT_FALSE(torch::equal(GoPolicy(other)->forward(f.tensors).placement_logits, oa.placement_logits));
+}
+
+// A policy whose scheduling head puts every op on level 0 with certainty (as a
+// pre-trained one's does) samples other levels again once its output layer restarts;
+// the restart is the seed's alone and leaves every other parameter as it was.
+TEST(GoPolicyTest, RestartPriorityOutputIsSeededAndTouchesNothingElse) {
+  Fixture f = MakeFixture(GpuCluster(2));
+  auto collapsed = [] {
+    GoPolicy p(TinyConfig());
+    torch::NoGradGuard no_grad;
+    p->named_parameters()["priority_out.bias"][0].add_(100.0);
+    return p;
+  };
+  auto levels_off = [&](GoPolicy& p) {
+    Rng rng(7);
+    int off = 0;
+    for (const Actions& a : p->Sample(f.tensors, p->forward(f.tensors), rng, 8)) {
+      off += static_cast<int>(std::count_if(a.priority_level.begin(), a.priority_level.end(), [](int32_t l) { return l != 0; }));
+    }
+    return off;
+  };
+  GoPolicy a = collapsed(), b = collapsed(), c = collapsed(), untouched = collapsed();
+  EXPECT_EQ(levels_off(a), 0);
+  a->RestartPriorityOutput(11);
+  b->RestartPriorityOutput(11);
+  c->RestartPriorityOutput(12);
+  EXPECT_GT(levels_off(a), 0);
+  const auto pa = a->named_parameters(), pb = b->named_parameters(), pc = c->named_parameters(),
+             pu = untouched->named_parameters();
+  for (const auto& item : pa) {
+    const bool restarted = item.key().rfind("priority_out.", 0) == 0;
+    EXPECT_TRUE(torch::equal(item.value(), pb[item.key()])) << item.key();
+    EXPECT_EQ(torch::equal(item.value(), pu[item.key()]), !restarted) << item.key();
+    if (restarted) {
+      EXPECT_FALSE(torch::equal(item.value(), pc[item.key()])) << item.key();
+    }
+  }
+  // The level prior on level 0, over LibTorch's initial biases (within 1/sqrt(16)).
+  const torch::Tensor bias = pa["priority_out.bias"];
+  EXPECT_GT(bias[0].item<double>() - bias.slice(0, 1).max().item<double>(), TinyConfig().level_prior - 0.5);
 }
 
 TEST(GoPolicyTest, ConfigRoundTripsAndRejectsBadValues) {

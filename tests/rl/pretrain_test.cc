@@ -256,6 +256,16 @@ TEST(ZeroShotTest, RefusesACorruptOrForeignPolicyFile) {
   RemoveDir(dir);
 }
 
+// The policy alone for `steps` steps from the pre-trained policy in `file`.
+GoSearchConfig PretrainedSearch(const std::string& file, int64_t steps) {
+  GoSearchConfig c = testing::ToySearch("", steps);
+  c.policy = "";
+  c.pretrained = file;
+  c.baselines = false;
+  c.warm_start = false;
+  return c;
+}
+
 // A search from a pre-trained policy starts from the policy's zero-shot plan (a plan
 // of the policy: the policy alone may use it) and keeps the file's network.
 TEST(GoSearchPretrainedTest, StartsFromTheZeroShotPlanAndKeepsTheFilesNetwork) {
@@ -265,11 +275,7 @@ TEST(GoSearchPretrainedTest, StartsFromTheZeroShotPlanAndKeepsTheFilesNetwork) {
   GoPolicyConfig pc = *GoPolicyConfig::FromString(testing::kSmallGoPolicy);
   GoPolicy policy(pc);
   ASSERT_TRUE(SaveGoPolicy(policy, dir + "/policy.pt").ok());
-  GoSearchConfig c = testing::ToySearch("", 2);
-  c.policy = "";
-  c.pretrained = dir + "/policy.pt";
-  c.baselines = false;
-  c.warm_start = false;
+  GoSearchConfig c = PretrainedSearch(dir + "/policy.pt", 2);
   auto search = GoSearch::Create(toy.sim, c);
   ASSERT_TRUE(search.ok()) << search.status().message();
   auto r = (*search)->Run();
@@ -289,6 +295,39 @@ TEST(GoSearchPretrainedTest, StartsFromTheZeroShotPlanAndKeepsTheFilesNetwork) {
   auto missing = GoSearch::Create(toy.sim, c);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find(dir + "/missing.pt"), std::string::npos);
+  RemoveDir(dir);
+}
+
+// fresh_priority: the pre-trained policy's scheduling head, here certain of level 0,
+// samples no other level in training without it and does with it; the zero-shot plan
+// is the file's either way, and the same seed gives the same plan.
+TEST(GoSearchPretrainedTest, FreshPriorityRestartsTheSchedulingHeadAfterTheZeroShotPlan) {
+  ConfigureTorchThreads(1);
+  testing::ChainsToy toy;
+  const std::string dir = ScratchDir("search_fresh_priority");
+  GoPolicy policy(*GoPolicyConfig::FromString("hidden=16,heads=2,sage_layers=1,attention_layers=1,segment=16,memory=16"));
+  {
+    torch::NoGradGuard no_grad;
+    policy->named_parameters()["priority_out.bias"][0].add_(100.0);
+  }
+  ASSERT_TRUE(SaveGoPolicy(policy, dir + "/policy.pt").ok());
+  GoSearchConfig c = PretrainedSearch(dir + "/policy.pt", 3);
+  auto run = [&](bool fresh) {
+    c.fresh_priority = fresh;
+    auto search = GoSearch::Create(toy.sim, c);
+    EXPECT_TRUE(search.ok()) << search.status().message();
+    auto r = (*search)->Run();
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return *r;
+  };
+  const GoSearchResult kept = run(false), fresh = run(true), again = run(true);
+  EXPECT_EQ(kept.explore_distance.steps, 3);
+  EXPECT_EQ(kept.explore_distance.levels, 0.0);
+  EXPECT_GT(fresh.explore_distance.levels, 0.0);
+  EXPECT_EQ(fresh.zero_shot_score.step_time_us, kept.zero_shot_score.step_time_us);
+  EXPECT_EQ(fresh.plan.priority, again.plan.priority);
+  EXPECT_EQ(fresh.plan.device, again.plan.device);
+  EXPECT_EQ(fresh.score.step_time_us, again.score.step_time_us);
   RemoveDir(dir);
 }
 
