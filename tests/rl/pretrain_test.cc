@@ -328,6 +328,25 @@ TEST(GoSearchPretrainedTest, FreshPriorityRestartsTheSchedulingHeadAfterTheZeroS
   EXPECT_EQ(fresh.plan.priority, again.plan.priority);
   EXPECT_EQ(fresh.plan.device, again.plan.device);
   EXPECT_EQ(fresh.score.step_time_us, again.score.step_time_us);
+
+  // Interrupted after 2 steps and resumed (the restarted layer comes back from the
+  // checkpoint, not drawn again): the uninterrupted run's plan. A checkpoint of the
+  // option is refused without it.
+  c.checkpoint_dir = dir + "/ckpt";
+  c.max_steps = 2;
+  run(true);
+  c.max_steps = 3;
+  const GoSearchResult resumed = run(true);
+  EXPECT_TRUE(resumed.resumed);
+  EXPECT_EQ(resumed.plan.priority, fresh.plan.priority);
+  EXPECT_EQ(resumed.plan.device, fresh.plan.device);
+  EXPECT_EQ(resumed.plans_simulated, fresh.plans_simulated);
+  c.fresh_priority = false;
+  c.max_steps = 4;
+  auto refused = GoSearch::Create(toy.sim, c);
+  Status status = refused.ok() ? (*refused)->Run().status() : refused.status();
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("fresh_priority"), std::string::npos) << status.message();
   RemoveDir(dir);
 }
 
