@@ -24,6 +24,13 @@ torch::Tensor LongTensor(const std::vector<int32_t>& v) {
   return torch::from_blob(w.data(), {static_cast<int64_t>(w.size())}, torch::kLong).clone();
 }
 
+// The scheduling head's start (GoPolicyConfig::level_prior): level 0's logit raised by
+// `prior` over the output layer's initial bias.
+void AddLevelPrior(torch::nn::Linear& priority_out, int prior) {
+  torch::NoGradGuard no_grad;
+  priority_out->bias[0].add_(static_cast<double>(prior));
+}
+
 torch::Tensor FloatTensor(const std::vector<float>& v, std::vector<int64_t> shape) {
   return torch::from_blob(const_cast<float*>(v.data()), shape, torch::kFloat).clone();
 }
@@ -142,10 +149,7 @@ GoPolicyImpl::GoPolicyImpl(GoPolicyConfig config) : config_(std::move(config)) {
     context_ = register_module("context", nn::Linear(kNumPlacementContext, hh));
     priority_hidden_ = register_module("priority_hidden", nn::Linear(h, hh));
     priority_out_ = register_module("priority_out", nn::Linear(hh, config_.priority_levels));
-    {
-      torch::NoGradGuard no_grad;
-      priority_out_->bias[0].add_(static_cast<double>(config_.level_prior));
-    }
+    AddLevelPrior(priority_out_, config_.level_prior);
     fusion_hidden_ = register_module("fusion_hidden", nn::Linear(h, hh));
     fusion_out_ = register_module("fusion_out", nn::Linear(hh, 1));
     if (config_.unit_tasks) fusion_unit_ = register_module("fusion_unit", nn::Linear(hh, 1));
@@ -327,8 +331,7 @@ PolicyOutput GoPolicyImpl::Heads(const PolicyTensors& in, PolicyOutput out) {
 
 void GoPolicyImpl::RestartPriorityOutput(uint64_t seed) {
   WithTorchSeed(seed, [&] { priority_out_->reset_parameters(); });
-  torch::NoGradGuard no_grad;
-  priority_out_->bias[0].add_(static_cast<double>(config_.level_prior));
+  AddLevelPrior(priority_out_, config_.level_prior);
 }
 
 std::vector<torch::Tensor> GoPolicyImpl::HeadParameters() {

@@ -16,7 +16,7 @@ using RnnToy = testing::SmallRnnToy;
 // Baselines, local search and PPO all on, 2 steps, one thread.
 GoSearchConfig Search(const std::string& tasks) {
   GoSearchConfig c;
-  c.policy = "hidden=16,heads=2,sage_layers=1,attention_layers=1,segment=16,memory=16,tasks=" + tasks;
+  c.policy = std::string(testing::kSmallGoNetwork) + ",tasks=" + tasks;
   c.ppo = "samples=4,epochs=1";
   c.max_steps = 2;
   c.time_limit_s = 0;

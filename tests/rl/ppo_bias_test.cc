@@ -192,8 +192,7 @@ Plan ScatteredFusion(const Graph& graph) {
 std::unique_ptr<PpoTrainer> MakeFusionTrainer(ManyFusions& toy, BatchSimulator* batch, PpoConfig config) {
   auto trainer = std::make_unique<PpoTrainer>(
       toy.sim, batch, toy.input,
-      GoPolicy(*GoPolicyConfig::FromString("hidden=16,heads=2,sage_layers=1,attention_layers=1,segment=16,memory=16,"
-                                           "tasks=fusion")),
+      GoPolicy(*GoPolicyConfig::FromString(std::string(testing::kSmallGoNetwork) + ",tasks=fusion")),
       config, 7);
   trainer->set_reference_us(1000);
   return trainer;

@@ -150,7 +150,7 @@ TEST(PpoTest, WarmStartImitatesThePlacementOfFewLargeUnits) {
   // Every task decided (kSmallGoPolicy places only).
   auto trainer = std::make_unique<PpoTrainer>(
       toy.sim, &batch, toy.input,
-      GoPolicy(*GoPolicyConfig::FromString("hidden=16,heads=2,sage_layers=1,attention_layers=1,segment=16,memory=16")),
+      GoPolicy(*GoPolicyConfig::FromString(testing::kSmallGoNetwork)),
       config, 5);
   trainer->set_reference_us(TwoChainsOptimumUs(60));
   ASSERT_TRUE(trainer->OfferPlan(target, PlanScore::Of(*toy.sim.Simulate(target))));

@@ -305,7 +305,7 @@ TEST(GoSearchPretrainedTest, FreshPriorityRestartsTheSchedulingHeadAfterTheZeroS
   ConfigureTorchThreads(1);
   testing::ChainsToy toy;
   const std::string dir = ScratchDir("search_fresh_priority");
-  GoPolicy policy(*GoPolicyConfig::FromString("hidden=16,heads=2,sage_layers=1,attention_layers=1,segment=16,memory=16"));
+  GoPolicy policy(*GoPolicyConfig::FromString(testing::kSmallGoNetwork));
   {
     torch::NoGradGuard no_grad;
     policy->named_parameters()["priority_out.bias"][0].add_(100.0);

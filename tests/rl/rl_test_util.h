@@ -42,9 +42,10 @@ inline Cluster SlowAndFastCluster() {
   return out;
 }
 
-// A GO policy small enough for the toys.
-inline constexpr const char* kSmallGoPolicy =
-    "hidden=16,heads=2,sage_layers=1,attention_layers=1,segment=16,memory=16,tasks=placement";
+// The GO network of the toys (every task unless a test picks them), small enough for them.
+inline constexpr const char* kSmallGoNetwork = "hidden=16,heads=2,sage_layers=1,attention_layers=1,segment=16,memory=16";
+// That network placing only: the toys' GO policy.
+inline const std::string kSmallGoPolicy = std::string(kSmallGoNetwork) + ",tasks=placement";
 
 // Two chains of 6 on two paper devices, with its simulator and policy input.
 struct ChainsToy {

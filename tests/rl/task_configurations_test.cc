@@ -16,7 +16,7 @@ using RnnToy = testing::SmallRnnToy;
 
 GoSearchConfig Base() {
   GoSearchConfig c;
-  c.policy = "hidden=16,heads=2,sage_layers=1,attention_layers=1,segment=16,memory=16";
+  c.policy = testing::kSmallGoNetwork;
   c.ppo = "samples=4,epochs=1";
   c.max_steps = 3;  // the separately trained parts get 1 step each
   c.time_limit_s = 0;

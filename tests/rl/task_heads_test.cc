@@ -37,8 +37,7 @@ SimResult TrainGreedy(HeadToy& toy, const std::string& task, int steps, double r
   ppo.epochs = 4;
   ppo.lr = 0.01;
   ppo.include_best = false;  // the policy must learn from its own samples
-  auto policy = GoPolicyConfig::FromString("hidden=16,heads=2,sage_layers=1,attention_layers=1,segment=16,memory=16,"
-                                           "tasks=" + task);
+  auto policy = GoPolicyConfig::FromString(std::string(testing::kSmallGoNetwork) + ",tasks=" + task);
   PpoTrainer trainer(*toy.sim, &batch, toy.input, GoPolicy(*policy), ppo, 7);
   trainer.set_reference_us(reference_us);
   for (int i = 0; i < steps; ++i) trainer.Step();
