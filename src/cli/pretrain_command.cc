@@ -37,6 +37,8 @@ std::vector<FlagSpec> PretrainFlags() {
        "graphs trained together in each step, their gradients averaged (default: one per MPI rank, or the checkpoint's)"},
       {"max-ops", true, "largest training graph of a drawn task, in ops (default 20000)"},
       {"imitate-baselines", false, "per task, the fastest baseline plan joins every batch as a teacher"},
+      {"sample-teacher-levels", false,
+       "with --imitate-baselines: the teacher's placement and fusion are imitated, its priority levels sampled"},
       {"steps", true, "stop after this many steps in all (default: no limit)"},
       {"time-limit", true, "stop this run after this many seconds (default 1800; 0: no limit)"},
       {"seed", true, "random seed (default 0)"},
@@ -107,6 +109,10 @@ int RunPretrainCommand(int argc, char** argv) {
   config.threads = args->Has("threads") ? *threads : ThreadsPerRank();
   config.checkpoint_dir = args->Get("checkpoint");
   config.imitate_baselines = args->Has("imitate-baselines");
+  config.sample_teacher_levels = args->Has("sample-teacher-levels");
+  if (config.sample_teacher_levels && !config.imitate_baselines) {
+    return Fail("--sample-teacher-levels needs --imitate-baselines (it says how the teacher is imitated)");
+  }
   // --policy: network keys and PPO keys, routed as optimize routes them.
   if (args->Has("policy")) {
     auto values = ParseKeyValues(args->Get("policy"), "--policy");

@@ -161,7 +161,7 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
   if (m.trainer) {
     if (!resumed) {
       m.trainer->set_reference_us(reference);
-      if (m.best_score.scored() && m.TrainerImitates()) m.trainer->OfferPlan(m.best, m.best_score);
+      if (m.best_score.scored() && m.TrainerImitates()) m.OfferToTrainer(m.best, m.best_score);
     }
   }
 
@@ -178,7 +178,7 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
     Rng rng(PolishSeed(m.Seed(), -1));
     const LocalSearchStats ls = m.polish->Polish(&plan, &score, rng, 0, [&] { return stopped() || time_up(); });
     m.result.plans_simulated += ls.evaluations;
-    if (m.Offer(plan, score, "polish") && m.TrainerImitates()) m.trainer->OfferPlan(m.best, m.best_score);
+    if (m.Offer(plan, score, "polish") && m.TrainerImitates()) m.OfferToTrainer(m.best, m.best_score);
   }
   // (The units are split by the best plan: the same on every rank.)
   GO_RETURN_IF_ERROR(m.ShareBest());
@@ -229,7 +229,7 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
         return stopped() || time_up();
       });
       m.result.plans_simulated += ls.evaluations;
-      if (m.Offer(plan, score, "polish") && m.TrainerImitates()) m.trainer->OfferPlan(m.best, m.best_score);
+      if (m.Offer(plan, score, "polish") && m.TrainerImitates()) m.OfferToTrainer(m.best, m.best_score);
     } else if (m.sample_polish && m.ppo) {
       m.PolishPolicySample([&] { return stopped() || time_up(); });
     }

@@ -117,6 +117,13 @@ struct GoSearchConfig {
   // schedule (README, "Fine-tuning with the scheduling head afresh"). The zero-shot
   // plan is the pre-trained policy's, before it.
   bool fresh_priority = false;
+  // Plans offered to GO's trainer from outside it (the zero-shot plan, baselines, the
+  // local search) have no priority levels of their own (read at level 0, the warm start
+  // and the imitation teach level 0 for every op): with this, their placement and
+  // fusion are imitated and their levels sampled from the policy
+  // (PpoTrainer::OfferPlanWithSampledLevels; the warm start leaves the scheduling head
+  // alone). A policy pre-trained with sampled teacher levels keeps its schedules so.
+  bool sample_offered_levels = false;
   // PPO steps sample at least this many op decisions in all: samples_per_step grows
   // on graphs of fewer than step_ops / samples_per_step ops (StepSamples), so a step
   // costs about the same on any graph. 0: samples_per_step as given. Fine-tuning a

@@ -192,7 +192,7 @@ StatusOr<bool> GoSearch::Impl::LoadCheckpoint() {
     GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, trainer->CheckpointFiles(), "the state says the trainer saved it"));
     GO_RETURN_IF_ERROR(trainer->LoadCheckpoint(dir));
     // The overall best joins the batches if the trainer's own is worse.
-    if (TrainerImitates()) trainer->OfferPlan(best, best_score);
+    if (TrainerImitates()) OfferToTrainer(best, best_score);
   }
   return true;
 }

@@ -89,7 +89,7 @@ struct GoSearch::Impl {
     PlanScore score = z.score;
     if (!WithDefaults(&plan, &score)) return Status::Ok();
     Offer(plan, score, "zero-shot");
-    if (trainer) trainer->OfferPlan(plan, score);
+    if (trainer) OfferToTrainer(plan, score);
     return Status::Ok();
   }
 
@@ -102,6 +102,16 @@ struct GoSearch::Impl {
   }
   // Plans found by other means join the trainer's batches.
   bool TrainerImitates() const { return trainer != nullptr && !Explores(); }
+  // The trainer is offered a plan found outside it (the zero-shot plan, a baseline's,
+  // the local search's); with sample_offered_levels, GO's trainer imitates its
+  // placement and fusion and samples its priority levels (PpoTrainer::OfferPlanWithSampledLevels).
+  void OfferToTrainer(const Plan& plan, const PlanScore& score) {
+    if (ppo != nullptr && config.sample_offered_levels) {
+      ppo->OfferPlanWithSampledLevels(plan, score);
+    } else {
+      trainer->OfferPlan(plan, score);
+    }
+  }
 
   double Seconds() const {
     return elapsed_offset + std::chrono::duration<double>(go_search_internal::Clock::now() - start).count();
@@ -228,7 +238,7 @@ struct GoSearch::Impl {
     const LocalSearchStats ls = sample_polish->Polish(&descent_plan, &descent_score, rng, config.polish_evaluations, stop);
     result.plans_simulated += ls.evaluations;
     if (Offer(descent_plan, descent_score, "ppo+polish") && !exploring) {
-      trainer->OfferPlan(best, best_score);
+      OfferToTrainer(best, best_score);
       polish->Reset();
     }
   }
@@ -244,7 +254,7 @@ struct GoSearch::Impl {
       GO_RETURN_IF_ERROR(SplitUnitsBy(best));
       trainer->set_reference_us(reference);
     }
-    trainer->OfferPlan(best, best_score);
+    OfferToTrainer(best, best_score);
     if (config.warm_start) trainer->WarmStart(stop);
     return Status::Ok();
   }

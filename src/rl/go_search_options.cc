@@ -39,6 +39,9 @@ const OptionTable<GoSearchConfig> kGoSearchOptions{
      "the budget of those plans: this fraction of each device's memory", AboveAtMost(0, 1)},
     {"fresh_priority", &GoSearchConfig::fresh_priority,
      "with a pre-trained policy: training starts with the scheduling head's output layer afresh"},
+    {"sample_offered_levels", &GoSearchConfig::sample_offered_levels,
+     "plans offered to the GO trainer (zero-shot, baselines, local search): placement and fusion imitated, "
+     "priority levels sampled"},
     {"step_ops", &GoSearchConfig::step_ops,
      "PPO samples per step grow on small graphs to hold at least this many ops in all (0: as given)", AtLeast(0)},
     {"polish_evaluations", &GoSearchConfig::polish_evaluations,
@@ -100,7 +103,7 @@ std::string GoSearchIdentityConfig(const GoSearchConfig& c, const std::string& p
       c.zero_shot_budgeted, c.zero_shot_memory_budget,
       p.batch, p.min_improvement, p.min_block_ops, p.placement_moves, p.fusion_moves, p.priority_moves) +
          (c.fixed_placement.empty() ? "" : ";fixed_placement=" + c.fixed_placement) +
-         (c.fresh_priority ? ";fresh_priority=1" : "");
+         (c.fresh_priority ? ";fresh_priority=1" : "") + (c.sample_offered_levels ? ";sample_offered_levels=1" : "");
 }
 
 StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchConfig c) {

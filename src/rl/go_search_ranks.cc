@@ -68,7 +68,7 @@ Status GoSearch::Impl::ShareBest() {
   if (!scores[winner].BetterThan(best_score)) return Status::Ok();
   GO_ASSIGN_OR_RETURN(const Plan plan, PlanFromJson(text, sim.graph(), "the best plan of rank " + std::to_string(from)));
   Offer(plan, scores[winner], sources[winner]);
-  if (trainer && (TrainerImitates() || sources[winner] == "ppo")) trainer->OfferPlan(best, best_score);
+  if (trainer && (TrainerImitates() || sources[winner] == "ppo")) OfferToTrainer(best, best_score);
   if (polish) polish->Reset();
   return Status::Ok();
 }

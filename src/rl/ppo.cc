@@ -100,6 +100,13 @@ bool PpoTrainer::OfferPlan(const Plan& plan, const PlanScore& score) {
   best_score_ = score;
   best_actions_ = PlanToActions(input_, plan, config_.warm_start_level);
   has_best_actions_ = true;
+  best_levels_sampled_ = false;
+  return true;
+}
+
+bool PpoTrainer::OfferPlanWithSampledLevels(const Plan& plan, const PlanScore& score) {
+  if (!OfferPlan(plan, score)) return false;
+  best_levels_sampled_ = true;
   return true;
 }
 
@@ -108,6 +115,7 @@ void PpoTrainer::set_best(const Plan& plan, const PlanScore& score, const Action
   best_score_ = score;
   best_actions_ = actions != nullptr ? *actions : PlanToActions(input_, plan, config_.warm_start_level);
   has_best_actions_ = true;
+  best_levels_sampled_ = false;
 }
 
 void PpoTrainer::FreezeTrunk() {
@@ -195,7 +203,12 @@ double PpoTrainer::WarmStart(const std::function<bool()>& stop) {
   for (int i = 0; i < config_.warm_start_steps; ++i) {
     if (OnAnyRank(world_, stop && stop())) break;
     const PolicyOutput out = Forward();
-    const Evaluation e = policy_->Evaluate(tensors_, out, {best_actions_});
+    Evaluation e = policy_->Evaluate(tensors_, out, {best_actions_});
+    if (best_levels_sampled_) {
+      // Levels the plan does not have are not imitated: no scheduling task here.
+      e.scheduling_log_prob = torch::zeros_like(e.scheduling_log_prob);
+      e.scheduling_decisions = torch::zeros_like(e.scheduling_decisions);
+    }
     prob = e.LeastTaskProbability();
     if (OnAnyRank(world_, prob >= config_.warm_start_target)) break;
     optimizer_->zero_grad();
@@ -252,7 +265,13 @@ void PpoTrainer::Rollout() {
   const int sampled = static_cast<int>(actions.size());
   if (has_best_actions_) SampleDistance(actions, best_actions_, &stats);
   pending_.best_in_batch = config_.include_best && has_best_actions_ && rank == 0;
-  if (pending_.best_in_batch) actions.push_back(best_actions_);
+  if (pending_.best_in_batch) {
+    actions.push_back(best_actions_);
+    // An offered plan without levels of its own: the first sample's (share >= 1 on rank 0).
+    if (best_levels_sampled_ && !actions.front().priority_level.empty()) {
+      actions.back().priority_level = actions.front().priority_level;
+    }
+  }
   const std::vector<Plan> plans = builder_.BuildAll(actions, batch_->num_threads());
   std::vector<StatusOr<SimResult>> results = batch_->Run(plans);
   plans_simulated_ += static_cast<int64_t>(plans.size());
@@ -281,6 +300,7 @@ void PpoTrainer::Rollout() {
       best_plan_ = plans[static_cast<size_t>(i)];
       best_actions_ = actions[static_cast<size_t>(i)];
       has_best_actions_ = true;
+      best_levels_sampled_ = false;
       stats.improved = true;
     }
   }

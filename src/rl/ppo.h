@@ -67,12 +67,24 @@ class PpoTrainer : public Trainer {
   // Offers a plan found elsewhere (baseline, local search): kept if better than the
   // best. Returns true if it became the best.
   bool OfferPlan(const Plan& plan, const PlanScore& score) override;
+  // OfferPlan for a plan whose priority levels are not to be learned: a teacher's plan
+  // has none (PlanToActions reads every op at warm_start_level, and imitating that
+  // teaches the scheduling head one level for every op). Until a plan of the trainer's
+  // own becomes the best, the best plan's copy in each batch takes the priority levels
+  // of the step's first sample: its placement and fusion are imitated, its levels are
+  // the policy's and are scored like any sample's (rl/pretrain.h,
+  // PretrainConfig::sample_teacher_levels). Checkpoints keep the mark.
+  bool OfferPlanWithSampledLevels(const Plan& plan, const PlanScore& score);
+  // The best plan is an offered one whose levels each batch samples (above).
+  bool best_levels_sampled() const { return best_levels_sampled_; }
   // Supervised steps that raise the policy's probability of the best plan's actions
   // (at most warm_start_steps), each task's mean log-probability per decision
   // weighing the same; stops once every task's mean probability per decision reaches
   // warm_start_target. Returns the least of them (Evaluation::LeastTaskProbability).
   // With PpoConfig::frozen_trunk the trunk is frozen first (FreezeTrunk) and the
-  // steps train the heads alone. stop (may be null) is polled between steps.
+  // steps train the heads alone. stop (may be null) is polled between steps. A best
+  // plan offered with sampled levels (OfferPlanWithSampledLevels) is imitated without
+  // its scheduling task.
   double WarmStart(const std::function<bool()>& stop = nullptr) override;
   PpoStepStats Step() override;
   // Step() in parts, so that several trainers (of several graphs, in one process or
@@ -225,6 +237,7 @@ class PpoTrainer : public Trainer {
     Plan best_plan;
     PlanScore best_score;
     Actions best_actions;
+    bool best_levels_sampled = false;
   };
   StatusOr<SavedState> ReadState(const std::string& dir) const;
   // Applies a read state (not the weights): the trunk cache, counters, best plan.
@@ -261,6 +274,7 @@ class PpoTrainer : public Trainer {
   PlanScore best_score_;
   Actions best_actions_;
   bool has_best_actions_ = false;
+  bool best_levels_sampled_ = false;  // OfferPlanWithSampledLevels
   Plan last_sample_plan_;
   PlanScore last_sample_score_;
   // Between Rollout() and FinishStep(): the step's samples and what their epochs need.

@@ -16,8 +16,9 @@ namespace graphopt {
 namespace {
 
 constexpr const char* kPpoStateFormat = "graphopt-ppo-state";
-// 2: trunk_frozen; 3: trunk_cache; 4: best_plan_file; 5: unit_bias; 6: fusion_bias
-constexpr int kPpoStateVersion = 6;
+// 2: trunk_frozen; 3: trunk_cache; 4: best_plan_file; 5: unit_bias; 6: fusion_bias;
+// 7: best_levels_sampled
+constexpr int kPpoStateVersion = 7;
 constexpr const char* kTrunkFile = "trunk.pt";
 constexpr const char* kUnitBiasFile = "unit_bias.pt";
 constexpr const char* kFusionBiasFile = "fusion_bias.pt";
@@ -107,6 +108,7 @@ Status PpoTrainer::SaveState(const std::string& dir) {
                    {"fusion_bias", fusion_bias},
                    {"best", PlanScoreToJson(best_score_)},
                    {"best_plan_file", best_plan_file},
+                   {"best_levels_sampled", best_levels_sampled_},
                    {"best_actions", nlohmann::json{{"unit_device", best_actions_.unit_device},
                                                    {"priority_level", best_actions_.priority_level},
                                                    {"fuse", best_actions_.fuse}}}};
@@ -151,7 +153,10 @@ Status PpoTrainer::LoadState(const std::string& dir) {
 void PpoTrainer::ApplyState(const SavedState& saved) {
   if (!trunk_frozen_) trunk_ = saved.cached_trunk;
   set_state(saved.state);
-  if (saved.has_best) set_best(saved.best_plan, saved.best_score, &saved.best_actions);
+  if (saved.has_best) {
+    set_best(saved.best_plan, saved.best_score, &saved.best_actions);
+    best_levels_sampled_ = saved.best_levels_sampled;
+  }
 }
 
 StatusOr<PpoTrainer::SavedState> PpoTrainer::ReadState(const std::string& dir) const {
@@ -212,6 +217,10 @@ StatusOr<PpoTrainer::SavedState> PpoTrainer::ReadState(const std::string& dir) c
   GO_ASSIGN_OR_RETURN(const bool best_plan_file, JsonMemberBool(j, "best_plan_file", path));
   if (best_plan_file != recorded_best.scored()) {
     return ParseError(path + ": best_plan_file must be true exactly when a best plan is recorded");
+  }
+  GO_ASSIGN_OR_RETURN(saved.best_levels_sampled, JsonMemberBool(j, "best_levels_sampled", path));
+  if (saved.best_levels_sampled && !recorded_best.scored()) {
+    return ParseError(path + ": best_levels_sampled is true but no best plan is recorded");
   }
   if (recorded_best.scored()) {
     // The best plan, re-simulated: the state's word for its score is not taken.

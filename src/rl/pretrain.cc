@@ -42,7 +42,8 @@ std::string Pretrainer::Impl::Identity() const {
       "stream=%s;steps_per_task=%d;graphs_per_step=%d;units_per_device=%d;imitate_baselines=%d;policy=%s;ppo=%s;"
       "version=%s",
       stream.Identity().c_str(), config.steps_per_task, graphs, config.units_per_device, config.imitate_baselines,
-      policy_config.ToString().c_str(), ppo_config.ToString().c_str(), GraphoptVersion());
+      policy_config.ToString().c_str(), ppo_config.ToString().c_str(), GraphoptVersion()) +
+         (config.sample_teacher_levels ? ";sample_teacher_levels=1" : "");
 }
 
 StatusOr<std::unique_ptr<PretrainEnv>> Pretrainer::Impl::BuildTask(int64_t index, PretrainTaskRecord* record) {
@@ -100,7 +101,13 @@ StatusOr<std::unique_ptr<PretrainEnv>> Pretrainer::Impl::BuildTask(int64_t index
     return InternalError(where + ": creating the trainer: " + e.what());
   }
   env->trainer->set_reference_us(r.reference_us);
-  if (teacher_score.fits()) env->trainer->OfferPlan(teacher, teacher_score);
+  if (teacher_score.fits()) {
+    if (config.sample_teacher_levels) {
+      env->trainer->OfferPlanWithSampledLevels(teacher, teacher_score);
+    } else {
+      env->trainer->OfferPlan(teacher, teacher_score);
+    }
+  }
   if (optimizer) env->trainer->UseOptimizer(optimizer);
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   if (record != nullptr) *record = r;
@@ -194,6 +201,9 @@ StatusOr<std::unique_ptr<Pretrainer>> Pretrainer::Create(PretrainConfig config) 
   if (config.checkpoint_every < 1) return InvalidArgument("pre-training checkpoint_every must be at least 1");
   if (config.max_steps < 0) return InvalidArgument("pre-training max_steps must be >= 0");
   if (config.units_per_device < 0) return InvalidArgument("pre-training units_per_device must be >= 0");
+  if (config.sample_teacher_levels && !config.imitate_baselines) {
+    return InvalidArgument("pre-training sample_teacher_levels needs imitate_baselines (there is no teacher without it)");
+  }
   if (config.graphs_per_step < 0 || config.graphs_per_step > 4096) {
     return InvalidArgument("pre-training graphs per step must be 1 to 4096 (0: one per rank)");
   }
@@ -329,6 +339,7 @@ std::string PretrainReportJson(const PretrainConfig& config, const PretrainResul
          {"ranks", result.ranks},
          {"units_per_device", config.units_per_device},
          {"imitate_baselines", config.imitate_baselines},
+         {"sample_teacher_levels", config.sample_teacher_levels},
          {"policy", config.policy},
          {"ppo", config.ppo},
          {"seed", config.seed},

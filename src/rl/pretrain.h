@@ -71,6 +71,11 @@ struct PretrainConfig {
   // policy's own samples replace it once one is faster). Off: the policy learns from
   // its own samples alone.
   bool imitate_baselines = false;
+  // With imitate_baselines: the teacher's placement and fusion are imitated, not its
+  // priority levels (it has none; read at level 0, the scheduling head learns level 0
+  // for every op and fine-tuning never samples another): its copy in each batch takes
+  // the levels of the step's first sample (PpoTrainer::OfferPlanWithSampledLevels).
+  bool sample_teacher_levels = false;
   uint64_t seed = 0;
   int threads = 0;             // simulator and LibTorch threads (<= 0: every core)
   std::string checkpoint_dir;  // "": no checkpoints

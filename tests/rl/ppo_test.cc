@@ -192,6 +192,70 @@ TEST(PpoTest, AnOfferedBestPlanResumesAsItself) {
   testing::RemoveDir(dir);
 }
 
+// A teacher's plan has no priority levels of its own (PlanToActions reads every op at
+// level 0). Offered as it is, the imitation teaches the scheduling head level 0 for
+// every op; offered with sampled levels, the plan's copy in each batch takes the
+// step's first sample's levels: its placement is imitated as much, and the head goes
+// on sampling other levels. The mark survives a checkpoint (the resumed trainer takes
+// the same next step) and ends when a plan of the trainer's own becomes the best.
+TEST(PpoTest, AnOfferedPlanWithSampledLevelsTeachesItsPlacementNotLevelZero) {
+  ConfigureTorchThreads(1);
+  Toy toy;
+  BatchSimulator batch(toy.sim, 1);
+  PpoConfig config = ToyPpo();
+  config.include_best = true;
+  auto make = [&] {
+    const std::string scheduling = std::string(testing::kSmallGoNetwork) + ",tasks=placement+scheduling,level_prior=0";
+    auto t = std::make_unique<PpoTrainer>(toy.sim, &batch, toy.input, GoPolicy(*GoPolicyConfig::FromString(scheduling)),
+                                          config, 5);
+    t->set_reference_us(TwoChainsOptimumUs(6));
+    return t;
+  };
+  // Each chain on a device of its own: no plan is faster, so the offered plan stays the best.
+  const Plan target = SecondHalfOnDeviceOne(toy.graph);
+  const PlanScore score = PlanScore::Of(*toy.sim.Simulate(target));
+  ASSERT_DOUBLE_EQ(score.step_time_us, TwoChainsOptimumUs(6));
+  auto level0 = make(), sampled = make();
+  ASSERT_TRUE(level0->OfferPlan(target, score));
+  ASSERT_TRUE(sampled->OfferPlanWithSampledLevels(target, score));
+  EXPECT_FALSE(level0->best_levels_sampled());
+  PpoStepStats a0, b0, a, b;
+  for (int i = 0; i < 20; ++i) {
+    a = level0->Step();
+    b = sampled->Step();
+    if (i == 0) a0 = a, b0 = b;
+    if (std::getenv("GRAPHOPT_TEST_VERBOSE")) {
+      std::printf("step %d levels off %.3f / %.3f, units off %.3f / %.3f\n", i, a.levels_off, b.levels_off,
+                  a.units_off, b.units_off);
+    }
+  }
+  EXPECT_TRUE(sampled->best_levels_sampled());
+  EXPECT_EQ(a0.levels_off, b0.levels_off);  // the same first samples
+  EXPECT_LT(a.levels_off, 0.5 * a0.levels_off);
+  EXPECT_GT(b.levels_off, 0.8 * b0.levels_off);
+  EXPECT_LT(b.units_off, 0.5 * b0.units_off);  // the placement is imitated all the same
+
+  const std::string dir = testing::ScratchDir("ppo_sampled_levels");
+  ASSERT_TRUE(sampled->SaveCheckpoint(dir).ok());
+  auto resumed = make();
+  const Status loaded = resumed->LoadCheckpoint(dir);
+  ASSERT_TRUE(loaded.ok()) << loaded.message();
+  EXPECT_TRUE(resumed->best_levels_sampled());
+  const PpoStepStats next = sampled->Step(), again = resumed->Step();
+  EXPECT_EQ(next.loss, again.loss);
+  EXPECT_EQ(next.mean_reward, again.mean_reward);
+  testing::RemoveDir(dir);
+
+  // A plan a sample beats: the sample's actions, levels included, become the best.
+  auto beaten = make();
+  const Plan slow = DefaultPlan(toy.graph);
+  ASSERT_TRUE(beaten->OfferPlanWithSampledLevels(slow, PlanScore::Of(*toy.sim.Simulate(slow))));
+  bool improved = false;
+  for (int i = 0; i < 10 && !improved; ++i) improved = beaten->Step().improved;
+  ASSERT_TRUE(improved);
+  EXPECT_FALSE(beaten->best_levels_sampled());
+}
+
 TEST(PpoTest, FrozenTrunkTrainsTheHeadsAloneAndResumesExactly) {
   ConfigureTorchThreads(1);
   Toy toy;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 #include "models/load.h"
@@ -64,14 +65,18 @@ void ExpectSamePolicies(const std::string& a, const std::string& b) {
 // Interrupted in the middle of a task and at a task's end, then resumed: the same
 // policy and task records as one uninterrupted run (one thread, so bit for bit). With
 // a teacher too (its plan, a baseline's, joins the trainer as its first best plan).
-// With two graphs per step, interrupted inside a round and at its end: likewise.
-void ExpectExactResume(bool teacher, int graphs = 1) {
+// With two graphs per step, interrupted inside a round and at its end: likewise. With
+// the teacher's levels sampled (a policy that schedules too): likewise.
+void ExpectExactResume(bool teacher, int graphs = 1, bool sampled_levels = false) {
   SCOPED_TRACE(teacher ? "with a teacher" : "without a teacher");
   SCOPED_TRACE(std::to_string(graphs) + " graphs per step");
-  auto config = [teacher, graphs](const std::string& dir, int64_t steps) {
+  SCOPED_TRACE(sampled_levels ? "the teacher's levels sampled" : "");
+  auto config = [teacher, graphs, sampled_levels](const std::string& dir, int64_t steps) {
     PretrainConfig c = TinyPretrain(dir, steps);
     c.imitate_baselines = teacher;
     c.graphs_per_step = graphs;
+    c.sample_teacher_levels = sampled_levels;
+    if (sampled_levels) c.policy = std::string(testing::kSmallGoNetwork) + ",tasks=placement+scheduling,level_prior=0";
     return c;
   };
   const std::string whole = ScratchDir("pretrain_whole"), parts = ScratchDir("pretrain_parts");
@@ -145,6 +150,30 @@ TEST(PretrainTest, TwoGraphsPerStepTrainOnBoth) {
       << other.status().message();
   RemoveDir(one);
   RemoveDir(two);
+}
+
+// sample_teacher_levels says how a teacher is imitated: refused without one; a run with
+// it resumes exactly, and its checkpoint is refused by a run without it.
+TEST(PretrainTest, SampledTeacherLevelsNeedATeacherAndResumeExactly) {
+  ConfigureTorchThreads(1);
+  PretrainConfig alone = TinyPretrain("", 1);
+  alone.sample_teacher_levels = true;
+  auto refused = Pretrainer::Create(alone);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("needs imitate_baselines"), std::string::npos)
+      << refused.status().message();
+  ExpectExactResume(true, 1, true);
+  const std::string dir = ScratchDir("pretrain_sampled_levels");
+  PretrainConfig c = TinyPretrain(dir, 2);
+  c.imitate_baselines = true;
+  c.sample_teacher_levels = true;
+  ASSERT_TRUE(Pretrain(c).ok());
+  c.sample_teacher_levels = false;
+  c.max_steps = 3;
+  auto other = Pretrain(c);
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("sample_teacher_levels=1"), std::string::npos) << other.status().message();
+  RemoveDir(dir);
 }
 
 TEST(PretrainTest, ACheckpointOfOtherOptionsOrWithoutItsStateIsRefused) {
@@ -347,6 +376,51 @@ TEST(GoSearchPretrainedTest, FreshPriorityRestartsTheSchedulingHeadAfterTheZeroS
   Status status = refused.ok() ? (*refused)->Run().status() : refused.status();
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("fresh_priority"), std::string::npos) << status.message();
+  RemoveDir(dir);
+}
+
+// sample_offered_levels: the zero-shot plan the trainer imitates has no levels of its
+// own. Without the option the warm start teaches level 0 for every op, and the samples
+// that follow put (almost) every op there; with it, placement and fusion are imitated
+// and the samples keep the policy's levels. The zero-shot plan is the same; the same
+// seed gives the same plan, and a run interrupted and resumed the uninterrupted one's.
+TEST(GoSearchPretrainedTest, SampledOfferedLevelsKeepThePolicysSchedulesThroughTheWarmStart) {
+  ConfigureTorchThreads(1);
+  testing::ChainsToy toy;
+  const std::string dir = ScratchDir("search_sampled_levels");
+  GoPolicy untrained(*GoPolicyConfig::FromString(std::string(testing::kSmallGoNetwork) + ",level_prior=0"));
+  ASSERT_TRUE(SaveGoPolicy(untrained, dir + "/policy.pt").ok());
+  GoSearchConfig c = PretrainedSearch(dir + "/policy.pt", 3);
+  c.warm_start = true;
+  c.explore = 0;  // imitation from the start
+  auto run = [&](bool sampled) {
+    c.sample_offered_levels = sampled;
+    auto search = GoSearch::Create(toy.sim, c);
+    EXPECT_TRUE(search.ok()) << search.status().message();
+    auto r = (*search)->Run();
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return *r;
+  };
+  const GoSearchResult level0 = run(false), sampled = run(true), again = run(true);
+  if (std::getenv("GRAPHOPT_TEST_VERBOSE")) {
+    std::printf("levels off: %.3f level 0, %.3f sampled\n", level0.imitate_distance.levels, sampled.imitate_distance.levels);
+  }
+  EXPECT_EQ(sampled.imitate_distance.steps, 3);
+  EXPECT_LT(level0.imitate_distance.levels, 0.05);
+  EXPECT_GT(sampled.imitate_distance.levels, 0.2);
+  EXPECT_EQ(sampled.zero_shot_score.step_time_us, level0.zero_shot_score.step_time_us);
+  EXPECT_EQ(sampled.plan.priority, again.plan.priority);
+  EXPECT_EQ(sampled.plan.device, again.plan.device);
+
+  c.checkpoint_dir = dir + "/ckpt";
+  c.max_steps = 2;
+  run(true);
+  c.max_steps = 3;
+  const GoSearchResult resumed = run(true);
+  EXPECT_TRUE(resumed.resumed);
+  EXPECT_EQ(resumed.plan.priority, sampled.plan.priority);
+  EXPECT_EQ(resumed.plan.device, sampled.plan.device);
+  EXPECT_EQ(resumed.plans_simulated, sampled.plans_simulated);
   RemoveDir(dir);
 }
 
