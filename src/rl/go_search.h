@@ -122,7 +122,9 @@ struct GoSearchConfig {
   // and the imitation teach level 0 for every op): with this, their placement and
   // fusion are imitated and their levels sampled from the policy
   // (PpoTrainer::OfferPlanWithSampledLevels; the warm start leaves the scheduling head
-  // alone). A policy pre-trained with sampled teacher levels keeps its schedules so.
+  // alone). Off by default: with fresh_priority the levels then survive the
+  // exploration, but the validation graphs were 1.1% slower (README, "Teachers' plans
+  // without their levels").
   bool sample_offered_levels = false;
   // PPO steps sample at least this many op decisions in all: samples_per_step grows
   // on graphs of fewer than step_ops / samples_per_step ops (StepSamples), so a step

@@ -72,9 +72,10 @@ struct PretrainConfig {
   // its own samples alone.
   bool imitate_baselines = false;
   // With imitate_baselines: the teacher's placement and fusion are imitated, not its
-  // priority levels (it has none; read at level 0, the scheduling head learns level 0
-  // for every op and fine-tuning never samples another): its copy in each batch takes
-  // the levels of the step's first sample (PpoTrainer::OfferPlanWithSampledLevels).
+  // priority levels (it has none; read at level 0, imitating it teaches the scheduling
+  // head level 0 for every op): its copy in each batch takes the levels of the step's
+  // first sample (PpoTrainer::OfferPlanWithSampledLevels). Measured without GNMT: the
+  // head still settles on level 0 (README, "Teachers' plans without their levels").
   bool sample_teacher_levels = false;
   uint64_t seed = 0;
   int threads = 0;             // simulator and LibTorch threads (<= 0: every core)
