@@ -110,9 +110,6 @@ int RunPretrainCommand(int argc, char** argv) {
   config.checkpoint_dir = args->Get("checkpoint");
   config.imitate_baselines = args->Has("imitate-baselines");
   config.sample_teacher_levels = args->Has("sample-teacher-levels");
-  if (config.sample_teacher_levels && !config.imitate_baselines) {
-    return Fail("--sample-teacher-levels needs --imitate-baselines (it says how the teacher is imitated)");
-  }
   // --policy: network keys and PPO keys, routed as optimize routes them.
   if (args->Has("policy")) {
     auto values = ParseKeyValues(args->Get("policy"), "--policy");

@@ -295,6 +295,32 @@ GoSearchConfig PretrainedSearch(const std::string& file, int64_t steps) {
   return c;
 }
 
+// The result of a search on `sim` with `c` (a failure fails the test).
+GoSearchResult RunSearch(const Simulator& sim, const GoSearchConfig& c) {
+  auto search = GoSearch::Create(sim, c);
+  EXPECT_TRUE(search.ok()) << search.status().message();
+  if (!search.ok()) return GoSearchResult();
+  auto r = (*search)->Run();
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? *r : GoSearchResult();
+}
+
+// `c` (c.max_steps steps) interrupted one step before its end and resumed from a
+// checkpoint in `dir` ends at `whole`, the uninterrupted run's plan.
+void ExpectResumedSearchEndsAt(const Simulator& sim, GoSearchConfig c, const std::string& dir,
+                               const GoSearchResult& whole) {
+  c.checkpoint_dir = dir;
+  const int64_t steps = c.max_steps;
+  c.max_steps = steps - 1;
+  RunSearch(sim, c);
+  c.max_steps = steps;
+  const GoSearchResult resumed = RunSearch(sim, c);
+  EXPECT_TRUE(resumed.resumed);
+  EXPECT_EQ(resumed.plan.priority, whole.plan.priority);
+  EXPECT_EQ(resumed.plan.device, whole.plan.device);
+  EXPECT_EQ(resumed.plans_simulated, whole.plans_simulated);
+}
+
 // A search from a pre-trained policy starts from the policy's zero-shot plan (a plan
 // of the policy: the policy alone may use it) and keeps the file's network.
 TEST(GoSearchPretrainedTest, StartsFromTheZeroShotPlanAndKeepsTheFilesNetwork) {
@@ -343,11 +369,7 @@ TEST(GoSearchPretrainedTest, FreshPriorityRestartsTheSchedulingHeadAfterTheZeroS
   GoSearchConfig c = PretrainedSearch(dir + "/policy.pt", 3);
   auto run = [&](bool fresh) {
     c.fresh_priority = fresh;
-    auto search = GoSearch::Create(toy.sim, c);
-    EXPECT_TRUE(search.ok()) << search.status().message();
-    auto r = (*search)->Run();
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    return *r;
+    return RunSearch(toy.sim, c);
   };
   const GoSearchResult kept = run(false), fresh = run(true), again = run(true);
   EXPECT_EQ(kept.explore_distance.steps, 3);
@@ -361,15 +383,9 @@ TEST(GoSearchPretrainedTest, FreshPriorityRestartsTheSchedulingHeadAfterTheZeroS
   // Interrupted after 2 steps and resumed (the restarted layer comes back from the
   // checkpoint, not drawn again): the uninterrupted run's plan. A checkpoint of the
   // option is refused without it.
+  c.fresh_priority = true;
+  ExpectResumedSearchEndsAt(toy.sim, c, dir + "/ckpt", fresh);
   c.checkpoint_dir = dir + "/ckpt";
-  c.max_steps = 2;
-  run(true);
-  c.max_steps = 3;
-  const GoSearchResult resumed = run(true);
-  EXPECT_TRUE(resumed.resumed);
-  EXPECT_EQ(resumed.plan.priority, fresh.plan.priority);
-  EXPECT_EQ(resumed.plan.device, fresh.plan.device);
-  EXPECT_EQ(resumed.plans_simulated, fresh.plans_simulated);
   c.fresh_priority = false;
   c.max_steps = 4;
   auto refused = GoSearch::Create(toy.sim, c);
@@ -395,11 +411,7 @@ TEST(GoSearchPretrainedTest, SampledOfferedLevelsKeepThePolicysSchedulesThroughT
   c.explore = 0;  // imitation from the start
   auto run = [&](bool sampled) {
     c.sample_offered_levels = sampled;
-    auto search = GoSearch::Create(toy.sim, c);
-    EXPECT_TRUE(search.ok()) << search.status().message();
-    auto r = (*search)->Run();
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    return *r;
+    return RunSearch(toy.sim, c);
   };
   const GoSearchResult level0 = run(false), sampled = run(true), again = run(true);
   if (std::getenv("GRAPHOPT_TEST_VERBOSE")) {
@@ -411,16 +423,8 @@ TEST(GoSearchPretrainedTest, SampledOfferedLevelsKeepThePolicysSchedulesThroughT
   EXPECT_EQ(sampled.zero_shot_score.step_time_us, level0.zero_shot_score.step_time_us);
   EXPECT_EQ(sampled.plan.priority, again.plan.priority);
   EXPECT_EQ(sampled.plan.device, again.plan.device);
-
-  c.checkpoint_dir = dir + "/ckpt";
-  c.max_steps = 2;
-  run(true);
-  c.max_steps = 3;
-  const GoSearchResult resumed = run(true);
-  EXPECT_TRUE(resumed.resumed);
-  EXPECT_EQ(resumed.plan.priority, sampled.plan.priority);
-  EXPECT_EQ(resumed.plan.device, sampled.plan.device);
-  EXPECT_EQ(resumed.plans_simulated, sampled.plans_simulated);
+  c.sample_offered_levels = true;
+  ExpectResumedSearchEndsAt(toy.sim, c, dir + "/ckpt", sampled);
   RemoveDir(dir);
 }
 
