@@ -97,11 +97,7 @@ StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator,
   if (impl->config.ppo_enabled) {
     try {
       if (impl->config.method == "go") {
-        GO_ASSIGN_OR_RETURN(GoPolicy policy, impl->NewPolicy());
-        auto ppo = std::make_unique<PpoTrainer>(simulator, impl->batch.get(), impl->input, policy, impl->ppo_config,
-                                                impl->config.seed);
-        impl->UseDefaults(ppo.get());
-        GO_RETURN_IF_ERROR(ppo->set_world(impl->world));
+        GO_ASSIGN_OR_RETURN(std::unique_ptr<PpoTrainer> ppo, impl->NewGoTrainer());
         impl->ppo = ppo.get();
         impl->trainer = std::move(ppo);
       } else {
@@ -206,6 +202,7 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
     if (m.trainer) {
       TrainerStepStats s;
       const int64_t before = m.trainer->plans_simulated();
+      if (m.ppo) m.ppo->set_coupled_fraction(m.Explores() ? m.config.explore_coupled : 0);
       try {
         s = m.trainer->Step();
       } catch (const std::exception& e) {

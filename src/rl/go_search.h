@@ -126,6 +126,18 @@ struct GoSearchConfig {
   // exploration, but the validation graphs were 1.1% slower (README, "Teachers' plans
   // without their levels").
   bool sample_offered_levels = false;
+  // With a pre-trained policy, the trunk is frozen from the first step (as the warm
+  // start freezes it; PpoConfig::frozen_trunk), so the exploring steps train the heads
+  // and, with unit_bias, a logit per unit, instead of the whole network at lr: on an
+  // unseen family the pre-trained placement is near uniform and the whole network
+  // barely moves it in 25 steps. Off by default: 0.85% slower on the validation graphs
+  // (README, "The exploring half of fine-tuning").
+  bool frozen_start = false;
+  // The fraction of the exploring steps' samples whose placement is drawn coupled
+  // (PpoTrainer::set_coupled_fraction: the units of a sample move together, as in the
+  // zero-shot pass's coupled samples); imitating steps sample independently. 0 by
+  // default: 0.5 was 1.7% slower on the validation graphs (the same README paragraph).
+  double explore_coupled = 0;
   // PPO steps sample at least this many op decisions in all: samples_per_step grows
   // on graphs of fewer than step_ops / samples_per_step ops (StepSamples), so a step
   // costs about the same on any graph. 0: samples_per_step as given. Fine-tuning a

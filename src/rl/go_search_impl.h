@@ -79,6 +79,18 @@ struct GoSearch::Impl {
     return policy;
   }
 
+  // A GO trainer on `input` with NewPolicy's policy, the defaults of the tasks not
+  // decided and this run's world; with frozen_start and a pre-trained policy, its
+  // trunk frozen. LibTorch's errors are thrown.
+  StatusOr<std::unique_ptr<PpoTrainer>> NewGoTrainer() {
+    GO_ASSIGN_OR_RETURN(GoPolicy policy, NewPolicy());
+    auto fresh = std::make_unique<PpoTrainer>(sim, batch.get(), input, policy, ppo_config, config.seed);
+    UseDefaults(fresh.get());
+    GO_RETURN_IF_ERROR(fresh->set_world(world));
+    if (config.frozen_start && !config.pretrained.empty()) fresh->FreezeTrunk();
+    return fresh;
+  }
+
   // The pre-trained policy's zero-shot plan as the first plan.
   Status PlanZeroShot() {
     GO_ASSIGN_OR_RETURN(const ZeroShotResult z, ZeroShotPlan(sim, config.pretrained, SearchZeroShotOptions(config)));
@@ -200,11 +212,8 @@ struct GoSearch::Impl {
     trainer.reset();
     ppo = nullptr;
     input = std::move(split);
-    GO_ASSIGN_OR_RETURN(GoPolicy policy, NewPolicy());
     try {
-      auto fresh = std::make_unique<PpoTrainer>(sim, batch.get(), input, policy, ppo_config, config.seed);
-      UseDefaults(fresh.get());
-      GO_RETURN_IF_ERROR(fresh->set_world(world));
+      GO_ASSIGN_OR_RETURN(std::unique_ptr<PpoTrainer> fresh, NewGoTrainer());
       ppo = fresh.get();
       trainer = std::move(fresh);
     } catch (const std::exception& e) {

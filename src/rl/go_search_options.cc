@@ -42,6 +42,10 @@ const OptionTable<GoSearchConfig> kGoSearchOptions{
     {"sample_offered_levels", &GoSearchConfig::sample_offered_levels,
      "plans offered to the GO trainer (zero-shot, baselines, local search): placement and fusion imitated, "
      "priority levels sampled"},
+    {"frozen_start", &GoSearchConfig::frozen_start,
+     "with a pre-trained policy: the trunk is frozen from the first step (the heads and unit logits learn)"},
+    {"explore_coupled", &GoSearchConfig::explore_coupled,
+     "fraction of the exploring steps' samples whose units draw their devices from one shared quantile", InRange(0, 1)},
     {"step_ops", &GoSearchConfig::step_ops,
      "PPO samples per step grow on small graphs to hold at least this many ops in all (0: as given)", AtLeast(0)},
     {"polish_evaluations", &GoSearchConfig::polish_evaluations,
@@ -103,7 +107,9 @@ std::string GoSearchIdentityConfig(const GoSearchConfig& c, const std::string& p
       c.zero_shot_budgeted, c.zero_shot_memory_budget,
       p.batch, p.min_improvement, p.min_block_ops, p.placement_moves, p.fusion_moves, p.priority_moves) +
          (c.fixed_placement.empty() ? "" : ";fixed_placement=" + c.fixed_placement) +
-         (c.fresh_priority ? ";fresh_priority=1" : "") + (c.sample_offered_levels ? ";sample_offered_levels=1" : "");
+         (c.fresh_priority ? ";fresh_priority=1" : "") + (c.sample_offered_levels ? ";sample_offered_levels=1" : "") +
+         (c.frozen_start ? ";frozen_start=1" : "") +
+         (c.explore_coupled > 0 ? StrFormat(";explore_coupled=%.17g", c.explore_coupled) : "");
 }
 
 StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchConfig c) {

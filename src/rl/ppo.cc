@@ -260,7 +260,13 @@ void PpoTrainer::Rollout() {
     ScopedFlushDenormal flush;
     pending_.out = StepForward(pending_.heads_only);
     if (caching && !pending_.heads_only) trunk_ = DetachedTrunk(pending_.out);
-    actions = policy_->Sample(tensors_, pending_.out, rng, share, config_.temperature);
+    const int coupled = static_cast<int>(std::lround(coupled_fraction_ * share));
+    if (share > coupled) actions = policy_->Sample(tensors_, pending_.out, rng, share - coupled, config_.temperature);
+    if (coupled > 0) {
+      for (Actions& a : policy_->Sample(tensors_, pending_.out, rng, coupled, config_.temperature, true)) {
+        actions.push_back(std::move(a));
+      }
+    }
   }
   const int sampled = static_cast<int>(actions.size());
   if (has_best_actions_) SampleDistance(actions, best_actions_, &stats);

@@ -31,6 +31,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -163,6 +164,12 @@ class PpoTrainer : public Trainer {
   // The defaults of the tasks not decided go into every plan built from now on
   // (rl/task_defaults.h; it must outlive the trainer).
   void set_task_defaults(const TaskDefaults* defaults) { builder_.set_task_defaults(defaults); }
+  // The fraction (in [0, 1]) of the following steps' samples whose placement is drawn
+  // coupled (policy/coupled_sampling.h: the units of a sample move together, each
+  // unit's device still drawn from its own distribution), the rest independently; the
+  // loss takes their log-probabilities as an independent sample's. Not part of the
+  // trainer's state: its caller sets it before each step (GoSearch: while exploring).
+  void set_coupled_fraction(double fraction) { coupled_fraction_ = std::clamp(fraction, 0.0, 1.0); }
   // The greedy (most likely) plan of the current policy and its score.
   Plan GreedyPlan();
 
@@ -253,6 +260,7 @@ class PpoTrainer : public Trainer {
   GoPolicy policy_;
   std::shared_ptr<torch::optim::Adam> optimizer_;
   bool trunk_frozen_ = false;
+  double coupled_fraction_ = 0;
   // [U, D], added to the heads' placement logits: PpoConfig::unit_bias once the trunk
   // is frozen (UsesUnitBias), else undefined.
   torch::Tensor unit_bias_;

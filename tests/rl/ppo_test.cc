@@ -384,6 +384,30 @@ TEST(PpoTest, TrunkEveryTrainsTheTrunkAtEveryKthStepAndResumesExactly) {
   testing::RemoveDir(dir);
 }
 
+// set_coupled_fraction: an untrained policy's independent samples of 13 units almost
+// never put them all on one device; its coupled samples (one shared quantile) mostly
+// do, so the first batch holds the consolidated plan. The fraction is not state: the
+// same seed and fraction give the same batch.
+TEST(PpoTest, CoupledSamplesMoveTheUnitsTogether) {
+  ConfigureTorchThreads(1);
+  Toy toy = testing::CostlyCutsToy();
+  ASSERT_EQ(toy.input.num_units, 13);  // the input op among them
+  BatchSimulator batch(toy.sim, 1);
+  const double consolidated = toy.sim.Simulate(DefaultPlan(toy.graph))->step_time_us;
+  ASSERT_EQ(toy.sim.Simulate(DefaultPlan(toy.graph, 1))->step_time_us, consolidated);
+  auto first_step = [&](double fraction) {
+    auto trainer = MakeTrainer(toy, &batch, 5);
+    trainer->set_coupled_fraction(fraction);
+    return trainer->Step();
+  };
+  const PpoStepStats independent = first_step(0), coupled = first_step(1), half = first_step(0.5);
+  EXPECT_GT(independent.best_step_us_in_batch, consolidated + 50);
+  EXPECT_EQ(coupled.best_step_us_in_batch, consolidated);
+  EXPECT_EQ(half.best_step_us_in_batch, consolidated);
+  EXPECT_EQ(first_step(0.5).mean_reward, half.mean_reward);
+  EXPECT_NE(half.mean_reward, coupled.mean_reward);
+}
+
 TEST(PpoConfigTest, ParsesOverridesAndRejectsUnknownKeys) {
   auto c = PpoConfig::FromString("samples=4,lr=0.5,include_best=0,imitation=0.25");
   ASSERT_TRUE(c.ok()) << c.status().message();

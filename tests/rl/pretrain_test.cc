@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <utility>
 
 #include "models/load.h"
 #include "policy/go_policy.h"
@@ -321,6 +323,17 @@ void ExpectResumedSearchEndsAt(const Simulator& sim, GoSearchConfig c, const std
   EXPECT_EQ(resumed.plans_simulated, whole.plans_simulated);
 }
 
+// A run of `c` one step longer than the checkpoint in `dir`, written by a run with
+// the option `key` that `c` turns off, is refused naming the option.
+void ExpectCheckpointRefused(const Simulator& sim, GoSearchConfig c, const std::string& dir, const std::string& key) {
+  c.checkpoint_dir = dir;
+  c.max_steps += 1;
+  auto refused = GoSearch::Create(sim, c);
+  const Status status = refused.ok() ? (*refused)->Run().status() : refused.status();
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find(key), std::string::npos) << status.message();
+}
+
 // A search from a pre-trained policy starts from the policy's zero-shot plan (a plan
 // of the policy: the policy alone may use it) and keeps the file's network.
 TEST(GoSearchPretrainedTest, StartsFromTheZeroShotPlanAndKeepsTheFilesNetwork) {
@@ -385,13 +398,8 @@ TEST(GoSearchPretrainedTest, FreshPriorityRestartsTheSchedulingHeadAfterTheZeroS
   // option is refused without it.
   c.fresh_priority = true;
   ExpectResumedSearchEndsAt(toy.sim, c, dir + "/ckpt", fresh);
-  c.checkpoint_dir = dir + "/ckpt";
   c.fresh_priority = false;
-  c.max_steps = 4;
-  auto refused = GoSearch::Create(toy.sim, c);
-  Status status = refused.ok() ? (*refused)->Run().status() : refused.status();
-  ASSERT_FALSE(status.ok());
-  EXPECT_NE(status.message().find("fresh_priority"), std::string::npos) << status.message();
+  ExpectCheckpointRefused(toy.sim, c, dir + "/ckpt", "fresh_priority");
   RemoveDir(dir);
 }
 
@@ -425,6 +433,54 @@ TEST(GoSearchPretrainedTest, SampledOfferedLevelsKeepThePolicysSchedulesThroughT
   EXPECT_EQ(sampled.plan.device, again.plan.device);
   c.sample_offered_levels = true;
   ExpectResumedSearchEndsAt(toy.sim, c, dir + "/ckpt", sampled);
+  RemoveDir(dir);
+}
+
+// frozen_start: the exploring steps from a pre-trained policy train its heads alone
+// (and a logit per unit), the trunk as the file has it; without it, the whole network.
+// The same seed gives the same plan, and a run interrupted and resumed the
+// uninterrupted one's; a checkpoint of the option is refused without it.
+TEST(GoSearchPretrainedTest, FrozenStartTrainsTheHeadsAloneFromTheFirstStep) {
+  ConfigureTorchThreads(1);
+  testing::ChainsToy toy;
+  const std::string dir = ScratchDir("search_frozen_start");
+  GoPolicy pretrained(*GoPolicyConfig::FromString(testing::kSmallGoNetwork));
+  ASSERT_TRUE(SaveGoPolicy(pretrained, dir + "/policy.pt").ok());
+  GoSearchConfig c = PretrainedSearch(dir + "/policy.pt", 3);
+  c.ppo = "unit_bias=1";
+  // Trunk and head parameters of the policy the run's checkpoint holds that differ
+  // from the file's.
+  auto run = [&](bool frozen, const std::string& ckpt) {
+    c.frozen_start = frozen;
+    c.checkpoint_dir = ckpt;
+    const GoSearchResult r = RunSearch(toy.sim, c);
+    EXPECT_EQ(r.explore_distance.steps, 3);
+    auto trained = LoadGoPolicy(ckpt + "/policy.pt");
+    EXPECT_TRUE(trained.ok()) << trained.status().message();
+    std::pair<int, int> changed{0, 0};
+    if (!trained.ok()) return std::make_pair(r, changed);
+    const std::vector<torch::Tensor> heads = (*trained)->HeadParameters();
+    auto original = pretrained->named_parameters();
+    for (const auto& item : (*trained)->named_parameters()) {
+      const bool head = std::any_of(heads.begin(), heads.end(), [&](const torch::Tensor& h) { return h.is_same(item.value()); });
+      if (!torch::equal(original[item.key()], item.value())) ++(head ? changed.second : changed.first);
+    }
+    return std::make_pair(r, changed);
+  };
+  const auto [whole, whole_changed] = run(false, dir + "/whole");
+  const auto [frozen, frozen_changed] = run(true, dir + "/frozen");
+  const auto [again, again_changed] = run(true, dir + "/again");
+  EXPECT_GT(whole_changed.first, 0);
+  EXPECT_EQ(frozen_changed.first, 0);
+  EXPECT_GT(frozen_changed.second, 0);
+  EXPECT_EQ(frozen.zero_shot_score.step_time_us, whole.zero_shot_score.step_time_us);
+  EXPECT_EQ(frozen.plan.device, again.plan.device);
+  EXPECT_EQ(frozen.plan.priority, again.plan.priority);
+
+  c.frozen_start = true;
+  ExpectResumedSearchEndsAt(toy.sim, c, dir + "/ckpt", frozen);
+  c.frozen_start = false;
+  ExpectCheckpointRefused(toy.sim, c, dir + "/ckpt", "frozen_start");
   RemoveDir(dir);
 }
 
