@@ -323,9 +323,21 @@ void ExpectResumedSearchEndsAt(const Simulator& sim, GoSearchConfig c, const std
   EXPECT_EQ(resumed.plans_simulated, whole.plans_simulated);
 }
 
-// A run of `c` one step longer than the checkpoint in `dir`, written by a run with
-// the option `key` that `c` turns off, is refused naming the option.
-void ExpectCheckpointRefused(const Simulator& sim, GoSearchConfig c, const std::string& dir, const std::string& key) {
+// Runs of the same config and seed: the same plan.
+void ExpectSamePlan(const GoSearchResult& a, const GoSearchResult& b) {
+  EXPECT_EQ(a.plan.priority, b.plan.priority);
+  EXPECT_EQ(a.plan.device, b.plan.device);
+  EXPECT_EQ(a.score.step_time_us, b.score.step_time_us);
+}
+
+// `c` with the option `*option` (named `key`) on, interrupted one step before its end
+// and resumed from `dir`, ends at `whole`; a run without the option refuses that
+// checkpoint, naming the option.
+void ExpectOptionResumesAndOwnsItsCheckpoint(const Simulator& sim, GoSearchConfig c, bool GoSearchConfig::*option,
+                                            const std::string& key, const std::string& dir, const GoSearchResult& whole) {
+  c.*option = true;
+  ExpectResumedSearchEndsAt(sim, c, dir, whole);
+  c.*option = false;
   c.checkpoint_dir = dir;
   c.max_steps += 1;
   auto refused = GoSearch::Create(sim, c);
@@ -389,17 +401,11 @@ TEST(GoSearchPretrainedTest, FreshPriorityRestartsTheSchedulingHeadAfterTheZeroS
   EXPECT_EQ(kept.explore_distance.levels, 0.0);
   EXPECT_GT(fresh.explore_distance.levels, 0.0);
   EXPECT_EQ(fresh.zero_shot_score.step_time_us, kept.zero_shot_score.step_time_us);
-  EXPECT_EQ(fresh.plan.priority, again.plan.priority);
-  EXPECT_EQ(fresh.plan.device, again.plan.device);
-  EXPECT_EQ(fresh.score.step_time_us, again.score.step_time_us);
-
+  ExpectSamePlan(fresh, again);
   // Interrupted after 2 steps and resumed (the restarted layer comes back from the
   // checkpoint, not drawn again): the uninterrupted run's plan. A checkpoint of the
   // option is refused without it.
-  c.fresh_priority = true;
-  ExpectResumedSearchEndsAt(toy.sim, c, dir + "/ckpt", fresh);
-  c.fresh_priority = false;
-  ExpectCheckpointRefused(toy.sim, c, dir + "/ckpt", "fresh_priority");
+  ExpectOptionResumesAndOwnsItsCheckpoint(toy.sim, c, &GoSearchConfig::fresh_priority, "fresh_priority", dir + "/ckpt", fresh);
   RemoveDir(dir);
 }
 
@@ -429,8 +435,7 @@ TEST(GoSearchPretrainedTest, SampledOfferedLevelsKeepThePolicysSchedulesThroughT
   EXPECT_LT(level0.imitate_distance.levels, 0.05);
   EXPECT_GT(sampled.imitate_distance.levels, 0.2);
   EXPECT_EQ(sampled.zero_shot_score.step_time_us, level0.zero_shot_score.step_time_us);
-  EXPECT_EQ(sampled.plan.priority, again.plan.priority);
-  EXPECT_EQ(sampled.plan.device, again.plan.device);
+  ExpectSamePlan(sampled, again);
   c.sample_offered_levels = true;
   ExpectResumedSearchEndsAt(toy.sim, c, dir + "/ckpt", sampled);
   RemoveDir(dir);
@@ -474,13 +479,8 @@ TEST(GoSearchPretrainedTest, FrozenStartTrainsTheHeadsAloneFromTheFirstStep) {
   EXPECT_EQ(frozen_changed.first, 0);
   EXPECT_GT(frozen_changed.second, 0);
   EXPECT_EQ(frozen.zero_shot_score.step_time_us, whole.zero_shot_score.step_time_us);
-  EXPECT_EQ(frozen.plan.device, again.plan.device);
-  EXPECT_EQ(frozen.plan.priority, again.plan.priority);
-
-  c.frozen_start = true;
-  ExpectResumedSearchEndsAt(toy.sim, c, dir + "/ckpt", frozen);
-  c.frozen_start = false;
-  ExpectCheckpointRefused(toy.sim, c, dir + "/ckpt", "frozen_start");
+  ExpectSamePlan(frozen, again);
+  ExpectOptionResumesAndOwnsItsCheckpoint(toy.sim, c, &GoSearchConfig::frozen_start, "frozen_start", dir + "/ckpt", frozen);
   RemoveDir(dir);
 }
 
