@@ -187,10 +187,8 @@ TEST(GoSearchTest, ExploringPolicyKeepsItsOwnBestSample) {
 // Once the heuristic plan's polish has converged, the policy's best sample is
 // polished; the plan under polish is saved with the checkpoint and required on resume.
 TEST(GoSearchTest, ExplorationPolishesThePolicysBestSample) {
-  Toy toy;  // longer chains on four devices, where the policy's first samples scatter them
-  toy.graph = testing::TwoChains(24);
-  toy.cluster = testing::PaperCluster(4);
-  toy.sim = std::move(Simulator::Create(toy.graph, toy.cluster, testing::PerfectCostModel()).value());
+  // Longer chains on four devices, where the policy's first samples scatter them.
+  Toy toy = testing::ToyOn(testing::TwoChains(24), testing::PaperCluster(4));
   const std::string dir = ScratchDir("descent");
   auto config = [&](int64_t steps) {
     GoSearchConfig c = ToySearch(dir, steps);
@@ -233,10 +231,7 @@ TEST(GoSearchTest, ExplorationPolishesThePolicysBestSample) {
 // step 1 goes on in step 2 unless a better sample replaced it, never restarted from
 // a worse one as a fresh sample every step was; it survives a checkpoint.
 TEST(GoSearchTest, ImitatingSamplePolishCarriesOneDescentAcrossSteps) {
-  Toy toy;
-  toy.graph = testing::TwoChains(24);
-  toy.cluster = testing::PaperCluster(4);
-  toy.sim = std::move(Simulator::Create(toy.graph, toy.cluster, testing::PerfectCostModel()).value());
+  Toy toy = testing::ToyOn(testing::TwoChains(24), testing::PaperCluster(4));
   const std::string dir = ScratchDir("imitate_descent");
   auto descent = [&] {
     std::ifstream in(dir + "/state.json");

@@ -43,11 +43,7 @@ std::unique_ptr<PpoTrainer> MakeTrainer(Toy& toy, BatchSimulator* batch, uint64_
 // one) is one of 2^8 placements; PPO must find it and make it the greedy plan.
 TEST(PpoTest, LearnsToUseTheFastDevice) {
   ConfigureTorchThreads(1);
-  Toy toy;
-  toy.cluster = SlowAndFastCluster();
-  toy.graph = TwoChains(3);
-  toy.sim = std::move(Simulator::Create(toy.graph, toy.cluster, PerfectCostModel()).value());
-  toy.input = *BuildPolicyInput(toy.graph, toy.cluster, toy.sim.cost_model());
+  Toy toy = testing::ToyOn(TwoChains(3), SlowAndFastCluster());
   BatchSimulator batch(toy.sim, 1);
   auto trainer = MakeTrainer(toy, &batch, 3);
   const double initial = toy.sim.Simulate(trainer->GreedyPlan())->step_time_us;

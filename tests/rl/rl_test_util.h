@@ -55,18 +55,25 @@ struct ChainsToy {
   PolicyInput input = *BuildPolicyInput(graph, cluster, sim.cost_model());
 };
 
+// A toy on `graph` and `cluster` instead of the two chains: its simulator (the paper
+// machine's perfect cost model) and policy input.
+inline ChainsToy ToyOn(Graph graph, Cluster cluster) {
+  ChainsToy toy;
+  toy.graph = std::move(graph);
+  toy.cluster = std::move(cluster);
+  toy.sim = std::move(Simulator::Create(toy.graph, toy.cluster, PerfectCostModel()).value());
+  toy.input = *BuildPolicyInput(toy.graph, toy.cluster, toy.sim.cost_model());
+  return toy;
+}
+
 // A chain of 12 MatMuls of 100 us on two paper devices, every tensor taking 100 us
 // to cross between them: the consolidated placements (all on device 0, or all on 1)
 // are the fastest plans.
 inline ChainsToy CostlyCutsToy() {
-  ChainsToy toy;
   PaperGraph g("costly-cuts");
   TensorId t = g.Input("in", 100000);
   for (int i = 0; i < 12; ++i) t = g.Compute("c" + std::to_string(i), {t}, 100, 100000);
-  toy.graph = std::move(g.graph());
-  toy.sim = std::move(Simulator::Create(toy.graph, toy.cluster, PerfectCostModel()).value());
-  toy.input = *BuildPolicyInput(toy.graph, toy.cluster, toy.sim.cost_model());
-  return toy;
+  return ToyOn(std::move(g.graph()), PaperCluster(2));
 }
 
 // An empty folder of its own for a test (removed first if a run left it behind).
