@@ -34,9 +34,10 @@ namespace {
 
 constexpr const char* kDefaultResults = "results/placement.json";
 constexpr const char* kDefaultTasksResults = "results/tasks.json";
-// Op decisions sampled per step by the finetune method (GoSearchConfig::step_ops): 4x
-// optimize --finetune-steps' kFinetuneStepOps.
-constexpr int64_t kFinetuneMethodStepOps = int64_t{1} << 22;
+// Op decisions sampled per step by the finetune method (GoSearchConfig::step_ops): 6x
+// optimize --finetune-steps' kFinetuneStepOps (1.5 x 2^22; README, "Fine-tuning: a
+// frozen trunk and more samples").
+constexpr int64_t kFinetuneMethodStepOps = int64_t{6} << 20;
 // Between the JSON texts of a rank's message (JSON escapes it inside strings).
 constexpr char kRecordSeparator = '\x1e';
 
@@ -67,9 +68,10 @@ std::vector<FlagSpec> BenchFlags() {
       {"transfer", true, "the transfer table: --pretrained DIR with the methods single, tf-default, expert, metis, "
                          "scotch, heft, zero-shot and finetune (unless --methods is given)"},
       {"finetune-steps", true,
-       "PPO steps of the finetune method (default 50), the policy alone; each step samples at least 2^22 ops in all "
-       "(more samples on small graphs; finetune-options step_ops=0: 32 a step); after half of them it imitates its "
-       "best sample (finetune-options warm_start=0: it does not) with a learned logit per unit (unit_bias=0: without)"},
+       "PPO steps of the finetune method (default 50), the policy alone, on the pre-trained trunk (finetune-options "
+       "frozen_start=0: the whole network learns until the imitation); each step samples at least 6 x 2^20 ops in all "
+       "(more samples on small graphs; step_ops=0: 32 a step); after half of them it imitates its best sample "
+       "(warm_start=0: it does not) with a learned logit per unit (unit_bias=0: without)"},
       {"zero-shot-samples", true, "samples of the zero-shot method besides the greedy plan (default: optimize's zero_shot_samples)"},
       {"zero-shot-coupled", true, "samples of the zero-shot method with coupled placement, besides those (default: optimize's zero_shot_coupled)"},
       {"zero-shot-single", true, "plans of the zero-shot method on the fastest accelerator alone (default: optimize's zero_shot_single)"},
@@ -294,11 +296,11 @@ int RunBenchCommand(int argc, char** argv) {
     config->seed = static_cast<uint64_t>(*seed);
     config->threads = ThreadsPerRank();
     if (finetune) {
-      // The policy alone from the pre-trained policy, for a number of steps: it learns
-      // from its own samples for half of them, then imitates its best sample (the self
-      // warm start: the heads on the frozen trunk, with a learned placement logit per
-      // unit, PpoConfig::unit_bias), 2^22 ops a step (README, "Fine-tuning with a
-      // learned logit per unit").
+      // The policy alone from the pre-trained policy, for a number of steps: the heads
+      // and a learned placement logit per unit (PpoConfig::unit_bias) on the frozen
+      // pre-trained trunk learn from their own samples for half of them, then imitate
+      // the best sample (the self warm start), 1.5 x 2^22 ops a step (README,
+      // "Fine-tuning: a frozen trunk and more samples").
       auto steps = args->GetIntInRange("finetune-steps", 50, 1, int64_t{1} << 40);
       if (!steps.ok()) return Fail(steps.status().message());
       config->max_steps = *steps;
@@ -306,6 +308,7 @@ int RunBenchCommand(int argc, char** argv) {
       config->baselines = config->polish = false;
       config->warm_start = true;
       config->step_ops = kFinetuneMethodStepOps;
+      config->frozen_start = true;
       config->ppo = "unit_bias=1";
     }
     const std::string options_flag = method + "-options";
