@@ -37,13 +37,17 @@ const std::vector<std::string>& PlacementContextNames() {
   return names;
 }
 
-torch::Tensor GoPolicyImpl::PlacementContext(const PolicyTensors& in, const torch::Tensor& unit_device) {
+namespace {
+
+// The placement-context features of every op under each placement of unit_device
+// [B, U]: emit(s, i, c) receives sample s's features c[kNumPlacementContext] of op
+// (node) i, ops in node order within a sample, samples spread over threads.
+template <typename Emit>
+void ForEachPlacementContext(const PolicyTensors& in, const torch::Tensor& unit_device, Emit&& emit) {
   const PolicyInput& p = *in.input;
   const torch::Tensor ud = unit_device.contiguous();
   const int64_t b = ud.size(0), n = p.num_ops, u = p.num_units, d = p.num_devices;
-  torch::Tensor context = torch::zeros({b, n, kNumPlacementContext});
   const int64_t* udp = ud.data_ptr<int64_t>();
-  float* cp = context.data_ptr<float>();
   int allowed = 0;
   for (uint8_t a : p.device_allowed) allowed += a ? 1 : 0;
   double total_time = 0;
@@ -51,6 +55,7 @@ torch::Tensor GoPolicyImpl::PlacementContext(const PolicyTensors& in, const torc
   at::parallel_for(0, b, 1, [&](int64_t s0, int64_t s1) {
     std::vector<int32_t> device(static_cast<size_t>(n));
     std::vector<double> time(static_cast<size_t>(d)), params(static_cast<size_t>(d));
+    std::vector<float> time_share(static_cast<size_t>(d)), memory_share(static_cast<size_t>(d));
     for (int64_t s = s0; s < s1; ++s) {
       std::fill(time.begin(), time.end(), 0.0);
       std::fill(params.begin(), params.end(), 0.0);
@@ -70,20 +75,60 @@ torch::Tensor GoPolicyImpl::PlacementContext(const PolicyTensors& in, const torc
           same += device[static_cast<size_t>(index[static_cast<size_t>(e)])] == dev ? 1 : 0;
         return static_cast<float>(same) / static_cast<float>(end - begin);
       };
+      // The per-device features, once per device.
+      for (int64_t k = 0; k < d; ++k) {
+        time_share[static_cast<size_t>(k)] =
+            total_time > 0 ? static_cast<float>(std::log1p(time[static_cast<size_t>(k)] / total_time * allowed)) : 0.0f;
+        const double memory = static_cast<double>(p.device_memory_bytes[static_cast<size_t>(k)]);
+        memory_share[static_cast<size_t>(k)] =
+            memory > 0 ? static_cast<float>(std::min(4.0, params[static_cast<size_t>(k)] / memory)) : 0.0f;
+      }
+      float c[kNumPlacementContext];
       for (int64_t i = 0; i < n; ++i) {
         const int32_t dev = device[static_cast<size_t>(i)];
-        float* c = cp + (s * n + i) * kNumPlacementContext;
         c[0] = same_fraction(p.pred_offsets, p.pred_index, i, dev);
         c[1] = same_fraction(p.succ_offsets, p.succ_index, i, dev);
         const int32_t producer = p.fusion_producer[static_cast<size_t>(i)];
         c[2] = producer >= 0 && device[static_cast<size_t>(producer)] == dev ? 1.0f : 0.0f;
-        c[3] = total_time > 0 ? static_cast<float>(std::log1p(time[static_cast<size_t>(dev)] / total_time * allowed))
-                              : 0.0f;
-        const double memory = static_cast<double>(p.device_memory_bytes[static_cast<size_t>(dev)]);
-        c[4] = memory > 0 ? static_cast<float>(std::min(4.0, params[static_cast<size_t>(dev)] / memory)) : 0.0f;
+        c[3] = time_share[static_cast<size_t>(dev)];
+        c[4] = memory_share[static_cast<size_t>(dev)];
+        emit(s, i, static_cast<const float*>(c));
       }
     }
   });
+}
+
+}  // namespace
+
+torch::Tensor GoPolicyImpl::PlacementContext(const PolicyTensors& in, const torch::Tensor& unit_device) {
+  const int64_t b = unit_device.size(0), n = in.input->num_ops;
+  torch::Tensor context = torch::zeros({b, n, kNumPlacementContext});
+  float* cp = context.data_ptr<float>();
+  ForEachPlacementContext(in, unit_device, [&](int64_t s, int64_t i, const float* c) {
+    std::copy(c, c + kNumPlacementContext, cp + (s * n + i) * kNumPlacementContext);
+  });
+  return context;
+}
+
+torch::Tensor GoPolicyImpl::UnitPlacementContext(const PolicyTensors& in, const torch::Tensor& unit_device) {
+  const PolicyInput& p = *in.input;
+  const int64_t b = unit_device.size(0), u = p.num_units;
+  // Summed in float in each unit's member order, as SegmentMean sums, then scaled.
+  torch::Tensor context = torch::zeros({b, u, kNumPlacementContext});
+  float* cp = context.data_ptr<float>();
+  ForEachPlacementContext(in, unit_device, [&](int64_t s, int64_t i, const float* c) {
+    float* o = cp + (s * u + p.node_unit[static_cast<size_t>(i)]) * kNumPlacementContext;
+    for (int k = 0; k < kNumPlacementContext; ++k) o[k] += c[k];
+  });
+  for (int64_t s = 0; s < b; ++s) {
+    for (int64_t k = 0; k < u; ++k) {
+      const int32_t count = p.unit_offsets[static_cast<size_t>(k) + 1] - p.unit_offsets[static_cast<size_t>(k)];
+      if (count == 0) continue;
+      const float inv = 1.0f / static_cast<float>(count);
+      float* o = cp + (s * u + k) * kNumPlacementContext;
+      for (int c = 0; c < kNumPlacementContext; ++c) o[c] *= inv;
+    }
+  }
   return context;
 }
 
@@ -148,12 +193,7 @@ TaskLogits GoPolicyImpl::DecodeUnitTasks(const PolicyTensors& in, const PolicyOu
   torch::Tensor feedback;  // [B, U, head_hidden] or undefined
   if (placed && config_.task_feedback) {
     // The unit's context is the mean of its ops' placement contexts.
-    const torch::Tensor node_context = PlacementContext(in, unit_device);  // [B, N, C]
-    const torch::Tensor context =
-        SegmentMean(node_context.permute({1, 0, 2}).reshape({n, b * kNumPlacementContext}), in.unit_offsets,
-                    in.unit_nodes)
-            .view({u, b, kNumPlacementContext})
-            .permute({1, 0, 2});
+    const torch::Tensor context = UnitPlacementContext(in, unit_device);  // [B, U, C]
     feedback = GatherRows(feedback_(out.device_embeddings), unit_device.reshape({-1})).view({b, u, config_.head_hidden}) +
                context_(context);
   }

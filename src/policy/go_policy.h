@@ -257,6 +257,9 @@ class GoPolicyImpl : public torch::nn::Module {
   // Placement-context features [B, N, kNumPlacementContext] of placements
   // unit_device [B, U] (no gradient: they are functions of discrete decisions).
   static torch::Tensor PlacementContext(const PolicyTensors& in, const torch::Tensor& unit_device);
+  // Their mean over each unit's ops [B, U, kNumPlacementContext], the same floats as
+  // SegmentMean of PlacementContext without its [B, N] tensor.
+  static torch::Tensor UnitPlacementContext(const PolicyTensors& in, const torch::Tensor& unit_device);
 
  private:
   struct Sage {

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <iterator>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "policy/features.h"
@@ -53,18 +54,32 @@ std::vector<Actions> GreedyBudgeted(const PolicyInput& input, const float* probs
   return greedy;
 }
 
-// One forward pass of the policy on `sim`'s machine and the plans that `decode`
+// The action sets of one forward pass of the policy on a machine, with the input
+// and the builder that make plans of them (kept together on the heap: the builder
+// refers to the input). Plans are made when simulated (BatchSimulator::RunMade):
+// holding every plan of a pass at once took hundreds of megabytes on large graphs.
+struct Decoded {
+  PolicyInput input;
+  std::vector<Actions> actions;
+  std::unique_ptr<PlanBuilder> builder;
+
+  Plan Build(size_t i) const { return builder->Build(actions[i]); }
+};
+
+// One forward pass of the policy on `sim`'s machine and the action sets that `decode`
 // (input, tensors, output) -> actions makes of it; the pass's time (decoding
 // included) is added to *forward_seconds.
 template <typename Decode>
-StatusOr<std::vector<Plan>> DecodedPlans(GoPolicy& policy, const Simulator& sim, const ZeroShotOptions& options,
-                                         int threads, int* num_units, double* forward_seconds, Decode&& decode) {
-  GO_ASSIGN_OR_RETURN(const PolicyInput input,
+StatusOr<std::unique_ptr<Decoded>> DecodedActions(GoPolicy& policy, const Simulator& sim,
+                                                  const ZeroShotOptions& options, int* num_units,
+                                                  double* forward_seconds, Decode&& decode) {
+  auto decoded = std::make_unique<Decoded>();
+  GO_ASSIGN_OR_RETURN(decoded->input,
                       BuildPolicyInput(sim.graph(), sim.cluster(), sim.cost_model(),
                                        UnitsPerDeviceOptions(sim.cluster(), options.units_per_device,
                                                              policy->config().layer_units)));
+  const PolicyInput& input = decoded->input;
   if (num_units != nullptr) *num_units = input.num_units;
-  std::vector<Actions> actions;
   const auto forward_start = std::chrono::steady_clock::now();
   try {
     torch::NoGradGuard no_grad;
@@ -72,13 +87,14 @@ StatusOr<std::vector<Plan>> DecodedPlans(GoPolicy& policy, const Simulator& sim,
     policy->eval();
     const PolicyTensors tensors = ToTensors(input);
     const PolicyOutput out = policy->forward(tensors);
-    actions = decode(input, tensors, out);
+    decoded->actions = decode(input, tensors, out);
   } catch (const c10::Error& e) {
     return InternalError(std::string("zero-shot forward pass: ") + e.what_without_backtrace());
   }
   *forward_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - forward_start).count();
-  const PlanBuilder builder(sim.graph(), sim.cluster(), sim.cost_model(), input, PpoConfig().critical_path_priorities);
-  return builder.BuildAll(actions, threads);
+  decoded->builder = std::make_unique<PlanBuilder>(sim.graph(), sim.cluster(), sim.cost_model(), input,
+                                                   PpoConfig().critical_path_priorities);
+  return decoded;
 }
 
 // The policy's placement distributions at the zero-shot temperature, [units x devices].
@@ -86,12 +102,14 @@ torch::Tensor PlacementProbs(const PolicyOutput& out, const ZeroShotOptions& opt
   return torch::softmax(out.placement_logits / options.temperature, 1).contiguous();
 }
 
-// The plans of one forward pass of the policy on `sim`'s machine: the greedy plan,
-// then `independent` samples, then `coupled` ones, then `budgeted` memory-budgeted
-// ones (the greedy budgeted placement first); their sources appended to `sources`.
-StatusOr<std::vector<Plan>> PolicyPlans(GoPolicy& policy, const Simulator& sim, const ZeroShotOptions& options,
-                                        int independent, int coupled, int budgeted, int64_t pass, int threads,
-                                        int* num_units, double* forward_seconds, std::vector<Source>* sources) {
+// The action sets of one forward pass of the policy on `sim`'s machine: the greedy
+// plan's, then `independent` samples, then `coupled` ones, then `budgeted`
+// memory-budgeted ones (the greedy budgeted placement first); their sources appended
+// to `sources`.
+StatusOr<std::unique_ptr<Decoded>> PolicyActions(GoPolicy& policy, const Simulator& sim,
+                                                 const ZeroShotOptions& options, int independent, int coupled,
+                                                 int budgeted, int64_t pass, int* num_units, double* forward_seconds,
+                                                 std::vector<Source>* sources) {
   if ((policy->config().tasks & kTaskPlacement) == 0) budgeted = 0;
   auto decode = [&](const PolicyInput& input, const PolicyTensors& tensors, const PolicyOutput& out) {
     std::vector<Actions> actions;
@@ -128,13 +146,13 @@ StatusOr<std::vector<Plan>> PolicyPlans(GoPolicy& policy, const Simulator& sim, 
     }
     return actions;
   };
-  return DecodedPlans(policy, sim, options, threads, num_units, forward_seconds, decode);
+  return DecodedActions(policy, sim, options, num_units, forward_seconds, decode);
 }
 
 // The greedy budgeted placements of the kLowerRungs rungs below the budgeted plans',
 // scheduling and fusion decoded given each (a forward pass of its own).
-StatusOr<std::vector<Plan>> LowerRungPlans(GoPolicy& policy, const Simulator& sim, const ZeroShotOptions& options,
-                                           int threads, double* forward_seconds) {
+StatusOr<std::unique_ptr<Decoded>> LowerRungActions(GoPolicy& policy, const Simulator& sim,
+                                                    const ZeroShotOptions& options, double* forward_seconds) {
   auto decode = [&](const PolicyInput& input, const PolicyTensors& tensors, const PolicyOutput& out) {
     const UnitMemory unit_memory = EstimateUnitMemory(sim.graph(), sim.cost_model(), input);
     const torch::Tensor probs = PlacementProbs(out, options);
@@ -142,7 +160,7 @@ StatusOr<std::vector<Plan>> LowerRungPlans(GoPolicy& policy, const Simulator& si
         tensors, out, GreedyBudgeted(input, probs.data_ptr<float>(), unit_memory, options, kBudgetRungs, kLowerRungs),
         nullptr);
   };
-  return DecodedPlans(policy, sim, options, threads, nullptr, forward_seconds, decode);
+  return DecodedActions(policy, sim, options, nullptr, forward_seconds, decode);
 }
 
 }  // namespace
@@ -164,47 +182,48 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
   ZeroShotResult result;
   BatchSimulator batch(sim, options.threads);
   std::vector<Source> sources;
-  GO_ASSIGN_OR_RETURN(std::vector<Plan> plans,
-                      PolicyPlans(policy, sim, options, options.samples, options.coupled_samples,
-                                  options.budgeted_plans, 0, batch.num_threads(), &result.num_units,
-                                  &result.forward_seconds, &sources));
+  GO_ASSIGN_OR_RETURN(const std::unique_ptr<Decoded> main,
+                      PolicyActions(policy, sim, options, options.samples, options.coupled_samples,
+                                    options.budgeted_plans, 0, &result.num_units, &result.forward_seconds, &sources));
   const DeviceId fastest = options.single_device_plans > 0 ? FastestAccelerator(sim) : kNoId;
+  // The one-device machine: the fastest accelerator and the host CPUs.
+  std::vector<DeviceId> kept;
+  std::unique_ptr<Simulator> one;
+  std::unique_ptr<Decoded> single;
   if (fastest != kNoId) {
-    // The one-device machine: the fastest accelerator and the host CPUs.
-    std::vector<DeviceId> kept = {fastest};
+    kept = {fastest};
     for (DeviceId d = 0; d < sim.cluster().num_devices(); ++d) {
       if (sim.cluster().device(d).kind == DeviceKind::kCpu) kept.push_back(d);
     }
-    GO_ASSIGN_OR_RETURN(const Simulator one, Simulator::Create(sim.graph(), sim.cluster().Part(kept), sim.cost_model()));
+    GO_ASSIGN_OR_RETURN(Simulator part, Simulator::Create(sim.graph(), sim.cluster().Part(kept), sim.cost_model()));
+    one = std::make_unique<Simulator>(std::move(part));
     std::vector<Source> single_sources;
-    GO_ASSIGN_OR_RETURN(std::vector<Plan> single,
-                        PolicyPlans(policy, one, options, options.single_device_plans - 1, 0, 0, 1, batch.num_threads(),
-                                    nullptr, &result.forward_seconds, &single_sources));
-    for (Plan& p : single) {
-      for (DeviceId& d : p.device) d = kept[static_cast<size_t>(d)];
-      plans.push_back(std::move(p));
-      sources.push_back(Source::kSingleDevice);
-    }
+    GO_ASSIGN_OR_RETURN(single, PolicyActions(policy, *one, options, options.single_device_plans - 1, 0, 0, 1,
+                                              nullptr, &result.forward_seconds, &single_sources));
+    sources.insert(sources.end(), single->actions.size(), Source::kSingleDevice);
   }
+  // Plan i: the main pass's action sets, then the single-device pass's (its devices
+  // mapped back onto the machine).
+  auto make = [&](size_t i) {
+    if (i < main->actions.size()) return main->Build(i);
+    Plan p = single->Build(i - main->actions.size());
+    for (DeviceId& d : p.device) d = kept[static_cast<size_t>(d)];
+    return p;
+  };
   // The greedy plan, the independent samples and the memory-budgeted plans first; if
   // one of them fits, every later plan (coupled, single-device) that runs out of
   // memory loses to it, and so does one still running past its step time: those stop
   // at their overflow or at that time. The results keep the plans' order, so ties are
   // broken as with every plan simulated in full.
   std::vector<size_t> first_index, later_index;
-  for (size_t i = 0; i < plans.size(); ++i) {
+  for (size_t i = 0; i < sources.size(); ++i) {
     const bool first = sources[i] == Source::kGreedy || sources[i] == Source::kSample || sources[i] == Source::kBudgeted;
     (first ? first_index : later_index).push_back(i);
   }
   auto run = [&](const std::vector<size_t>& index, const SimOptions& sim_options) {
-    std::vector<Plan> part;
-    part.reserve(index.size());
-    for (const size_t i : index) part.push_back(std::move(plans[i]));
-    std::vector<StatusOr<SimResult>> part_results = batch.Run(part, sim_options);
-    for (size_t k = 0; k < index.size(); ++k) plans[index[k]] = std::move(part[k]);
-    return part_results;
+    return batch.RunMade(index.size(), [&](size_t k) { return make(index[k]); }, sim_options);
   };
-  std::vector<StatusOr<SimResult>> results(plans.size(), StatusOr<SimResult>(InternalError("not simulated")));
+  std::vector<StatusOr<SimResult>> results(sources.size(), StatusOr<SimResult>(InternalError("not simulated")));
   std::vector<StatusOr<SimResult>> first_results = run(first_index, SimOptions());
   SimOptions later;
   for (const StatusOr<SimResult>& r : first_results) {
@@ -221,46 +240,51 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
     std::vector<StatusOr<SimResult>> later_results = run(later_index, later);
     for (size_t k = 0; k < later_index.size(); ++k) results[later_index[k]] = std::move(later_results[k]);
   }
-  result.num_plans = static_cast<int>(plans.size());
-  for (size_t i = 0; i < plans.size(); ++i) {
+  result.num_plans = static_cast<int>(sources.size());
+  size_t best = sources.size();
+  for (size_t i = 0; i < sources.size(); ++i) {
     if (!results[i].ok()) continue;
     const PlanScore score = PlanScore::Of(*results[i]);
     const Source source = sources[i];
-    PlanScore* best = source == Source::kSample         ? &result.best_sample_score
-                      : source == Source::kCoupled      ? &result.best_coupled_score
-                      : source == Source::kBudgeted     ? &result.best_budgeted_score
-                      : source == Source::kSingleDevice ? &result.best_single_device_score
-                                                        : &result.greedy_score;
-    if (score.BetterThan(*best)) *best = score;
+    PlanScore* best_of_source = source == Source::kSample         ? &result.best_sample_score
+                                : source == Source::kCoupled      ? &result.best_coupled_score
+                                : source == Source::kBudgeted     ? &result.best_budgeted_score
+                                : source == Source::kSingleDevice ? &result.best_single_device_score
+                                                                  : &result.greedy_score;
+    if (score.BetterThan(*best_of_source)) *best_of_source = score;
     if (score.BetterThan(result.score)) {
       result.score = score;
-      result.plan = plans[i];
+      best = i;
       result.from_greedy = source == Source::kGreedy;
       result.from_coupled = source == Source::kCoupled;
       result.from_budgeted = source == Source::kBudgeted;
       result.from_single_device = source == Source::kSingleDevice;
     }
   }
+  if (best < sources.size()) result.plan = make(best);  // made again: plans are dropped once simulated
   // No plan fits: the budgeted placement steps further down (greedy, kLowerRungs
   // rungs), where the estimate's left-out tensors no longer overflow a device.
   if (options.budgeted_plans > 0 && (policy->config().tasks & kTaskPlacement) != 0 && result.score.scored() &&
       !result.score.fits()) {
-    GO_ASSIGN_OR_RETURN(std::vector<Plan> lower,
-                        LowerRungPlans(policy, sim, options, batch.num_threads(), &result.forward_seconds));
-    std::vector<StatusOr<SimResult>> lower_results = batch.Run(lower);
-    result.lower_rung_plans = static_cast<int>(lower.size());
+    GO_ASSIGN_OR_RETURN(const std::unique_ptr<Decoded> lower,
+                        LowerRungActions(policy, sim, options, &result.forward_seconds));
+    const std::vector<StatusOr<SimResult>> lower_results =
+        batch.RunMade(lower->actions.size(), [&](size_t i) { return lower->Build(i); });
+    result.lower_rung_plans = static_cast<int>(lower->actions.size());
     result.num_plans += result.lower_rung_plans;
-    for (size_t i = 0; i < lower.size(); ++i) {
+    size_t lower_best = lower->actions.size();
+    for (size_t i = 0; i < lower->actions.size(); ++i) {
       if (!lower_results[i].ok()) continue;
       const PlanScore score = PlanScore::Of(*lower_results[i]);
       if (score.BetterThan(result.best_budgeted_score)) result.best_budgeted_score = score;
       if (score.BetterThan(result.score)) {
         result.score = score;
-        result.plan = std::move(lower[i]);
+        lower_best = i;
         result.from_greedy = result.from_coupled = result.from_single_device = false;
         result.from_budgeted = true;
       }
     }
+    if (lower_best < lower->actions.size()) result.plan = lower->Build(lower_best);
   }
   if (!result.score.scored()) return FailedPrecondition("zero-shot: no plan of the policy could be simulated");
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -19,9 +19,13 @@ BatchSimulator::~BatchSimulator() {
 
 void BatchSimulator::Work(int index) {
   SimScratch& scratch = scratch_[static_cast<size_t>(index)];
-  const size_t n = plans_->size();
-  for (size_t i = next_.fetch_add(1); i < n; i = next_.fetch_add(1)) {
-    (*results_)[i] = simulator_.Simulate((*plans_)[i], *options_, &scratch);
+  for (size_t i = next_.fetch_add(1); i < count_; i = next_.fetch_add(1)) {
+    if (plans_ != nullptr) {
+      (*results_)[i] = simulator_.Simulate((*plans_)[i], *options_, &scratch);
+    } else {
+      const Plan plan = (*make_)(i);
+      (*results_)[i] = simulator_.Simulate(plan, *options_, &scratch);
+    }
   }
 }
 
@@ -41,9 +45,22 @@ void BatchSimulator::WorkerLoop(int index) {
 }
 
 std::vector<StatusOr<SimResult>> BatchSimulator::Run(const std::vector<Plan>& plans, const SimOptions& options) {
-  std::vector<StatusOr<SimResult>> results(plans.size(), StatusOr<SimResult>(Cancelled("plan not simulated")));
-  if (plans.empty()) return results;
-  plans_ = &plans;
+  return RunBatch(plans.size(), &plans, nullptr, options);
+}
+
+std::vector<StatusOr<SimResult>> BatchSimulator::RunMade(size_t count, const std::function<Plan(size_t)>& make,
+                                                         const SimOptions& options) {
+  return RunBatch(count, nullptr, &make, options);
+}
+
+std::vector<StatusOr<SimResult>> BatchSimulator::RunBatch(size_t count, const std::vector<Plan>* plans,
+                                                          const std::function<Plan(size_t)>* make,
+                                                          const SimOptions& options) {
+  std::vector<StatusOr<SimResult>> results(count, StatusOr<SimResult>(Cancelled("plan not simulated")));
+  if (count == 0) return results;
+  plans_ = plans;
+  make_ = make;
+  count_ = count;
   options_ = &options;
   results_ = &results;
   next_.store(0);
@@ -57,6 +74,8 @@ std::vector<StatusOr<SimResult>> BatchSimulator::Run(const std::vector<Plan>& pl
   std::unique_lock<std::mutex> lock(mu_);
   done_cv_.wait(lock, [&] { return running_ == 0; });
   plans_ = nullptr;
+  make_ = nullptr;
+  count_ = 0;
   options_ = nullptr;
   results_ = nullptr;
   return results;

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -29,10 +30,18 @@ class BatchSimulator {
   int num_threads() const { return static_cast<int>(scratch_.size()); }
   // Simulates every plan; results[i] is plans[i]'s result or its error.
   std::vector<StatusOr<SimResult>> Run(const std::vector<Plan>& plans, const SimOptions& options = {});
+  // Simulates the `count` plans make(0), ..., make(count - 1), each made by the
+  // thread that simulates it and dropped after, so that no batch of plans is held
+  // at once; results[i] is make(i)'s result. `make` must be thread-safe.
+  std::vector<StatusOr<SimResult>> RunMade(size_t count, const std::function<Plan(size_t)>& make,
+                                           const SimOptions& options = {});
 
  private:
   void WorkerLoop(int index);
   void Work(int index);
+  // Run and RunMade: `plans` or `make` (the other null).
+  std::vector<StatusOr<SimResult>> RunBatch(size_t count, const std::vector<Plan>* plans,
+                                            const std::function<Plan(size_t)>* make, const SimOptions& options);
 
   const Simulator& simulator_;
   std::vector<SimScratch> scratch_;  // [0] is the calling thread's
@@ -44,7 +53,9 @@ class BatchSimulator {
   int running_ = 0;
   bool stop_ = false;
   // The current batch.
-  const std::vector<Plan>* plans_ = nullptr;
+  const std::vector<Plan>* plans_ = nullptr;  // or, for RunMade, make_ and count_
+  const std::function<Plan(size_t)>* make_ = nullptr;
+  size_t count_ = 0;
   const SimOptions* options_ = nullptr;
   std::vector<StatusOr<SimResult>>* results_ = nullptr;
   std::atomic<size_t> next_{0};

@@ -422,6 +422,24 @@ TEST(GoPolicyTest, SchedulingAndFusionSeeThePlacement) {
   }
 }
 
+TEST(GoPolicyTest, UnitPlacementContextIsTheMeanOverEachUnitsOps) {
+  Fixture f = MakeFixture(GpuCluster(3));
+  ASSERT_GT(f.input.num_units, 2);
+  const int64_t u = f.input.num_units, n = f.input.num_ops;
+  std::vector<int64_t> devices(static_cast<size_t>(4 * u));
+  for (size_t i = 0; i < devices.size(); ++i) devices[i] = static_cast<int64_t>(i * 7 / 5 % 3);
+  const torch::Tensor placements = Longs(devices).view({4, u});
+  const torch::Tensor per_op = GoPolicyImpl::PlacementContext(f.tensors, placements);
+  const torch::Tensor per_unit = GoPolicyImpl::UnitPlacementContext(f.tensors, placements);
+  ASSERT_EQ(per_unit.sizes(), (std::vector<int64_t>{4, u, kNumPlacementContext}));
+  const torch::Tensor expected = SegmentMean(per_op.permute({1, 0, 2}).reshape({n, 4 * kNumPlacementContext}),
+                                             f.tensors.unit_offsets, f.tensors.unit_nodes)
+                                     .view({u, 4, kNumPlacementContext})
+                                     .permute({1, 0, 2});
+  EXPECT_TRUE(torch::equal(per_unit, expected));
+  EXPECT_GT(per_unit.abs().sum().item<float>(), 0.0f);
+}
+
 TEST(GoPolicyTest, FeedbackAttentionVariantRuns) {
   GoPolicyConfig config = PerOpConfig();
   config.feedback_attention = true;

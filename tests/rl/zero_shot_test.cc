@@ -91,6 +91,10 @@ TEST_F(ZeroShotCoupledTest, SingleDevicePlansRunEveryOpOnTheFastestAccelerator) 
                                           << single->best_single_device_score.ToString();
   EXPECT_LT(single->score.step_time_us, plain->score.step_time_us);
   for (DeviceId d : single->plan.device) EXPECT_EQ(d, 1);
+  // The plan returned (made again after the simulations) is the one scored.
+  auto again = sim->Simulate(single->plan);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(PlanScore::Of(*again).step_time_us, single->score.step_time_us);
   // On a machine of one accelerator there is no second pass.
   auto one = ZeroShotPlan(*Simulator::Create(toy_.graph, *ClusterFromSpec("1xV100")), path(), o);
   ASSERT_TRUE(one.ok()) << one.status().message();

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -524,6 +525,8 @@ TEST(SimulatorInvariantTest, LongChainOnOneDeviceHasNoIdleWait) {
   EXPECT_NEAR(r.lower_bound_us, sum, 1e-9 * sum);  // the chain is its own critical path
 }
 
+// Batches give each plan's sequential result, in place, whether the plans are
+// passed in or made by the simulating threads (RunMade).
 TEST(SimulatorInvariantTest, BatchResultsEqualSequentialResults) {
   const RandomCase c = RandomCases()[2];
   auto sim = Simulator::Create(c.graph, c.cluster);
@@ -533,8 +536,12 @@ TEST(SimulatorInvariantTest, BatchResultsEqualSequentialResults) {
   for (int i = 0; i < 24; ++i) plans.push_back(RandomPlan(c.graph, c.cluster, {}, rng));
   plans[5].device[1] = 99;  // one invalid plan: its error comes back in place
   BatchSimulator batch(*sim, 2);
-  for (int round = 0; round < 2; ++round) {
-    const auto results = batch.Run(plans);
+  std::atomic<int> made{0};
+  for (int round = 0; round < 3; ++round) {
+    const auto results = round < 2 ? batch.Run(plans) : batch.RunMade(plans.size(), [&](size_t i) {
+      ++made;
+      return plans[i];
+    });
     ASSERT_EQ(results.size(), plans.size());
     for (size_t i = 0; i < plans.size(); ++i) {
       auto expected = sim->Simulate(plans[i]);
@@ -544,6 +551,8 @@ TEST(SimulatorInvariantTest, BatchResultsEqualSequentialResults) {
       EXPECT_EQ(results[i]->device_peak_memory, expected->device_peak_memory);
     }
   }
+  EXPECT_EQ(made.load(), static_cast<int>(plans.size()));
+  EXPECT_TRUE(batch.RunMade(0, [&](size_t i) { return plans[i]; }).empty());
   EXPECT_FALSE(SimulateBatch(*sim, plans, {}, 3)[5].ok());
 }
 
