@@ -11,7 +11,6 @@
 #include "core/files.h"
 #include "core/strings.h"
 #include "policy/archive_io.h"
-#include "policy/huge_pages.h"
 #include "policy/kernels.h"
 #include "policy/seq2seq.h"  // WithTorchSeed
 
@@ -88,7 +87,6 @@ PolicyTensors ToTensors(const PolicyInput& input, bool mask_unit_memory) {
 void ConfigureTorchThreads(int n) {
   if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   at::set_num_threads(n);
-  UseHugePagesForLargeTensors();
 }
 
 // ---------------------------------------------------------------------------

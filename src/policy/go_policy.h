@@ -167,9 +167,8 @@ struct Evaluation {
   double LeastTaskProbability() const;
 };
 
-// Sets the number of intra-op threads of LibTorch (n <= 0: all hardware threads;
-// LibTorch's default here is 1) and puts its large tensors on huge pages
-// (policy/huge_pages.h): what every command that runs the policy calls first.
+// Sets the number of intra-op threads of LibTorch (n <= 0: all hardware threads).
+// LibTorch's default here is 1.
 void ConfigureTorchThreads(int n);
 
 // The GO network (architecture above). Owns its parameters; holds no per-graph
