@@ -107,6 +107,18 @@ cat > "$SEEDS/cluster/links.json" <<'EOF'
  "links": [{"from": "gpu:0", "to": 1, "bandwidth_gb_s": 50, "latency_us": 5, "bidirectional": true},
            {"from": 2, "to": "gpu:0", "bandwidth_gb_s": 12, "latency_us": 20}]}
 EOF
+cat > "$SEEDS/cluster/ports.json" <<'EOF'
+{"format": "graphopt-cluster", "version": 2, "name": "ports",
+ "devices": [{"name": "gpu:0", "peak_tflops": 15.7, "memory_bandwidth_gb_s": 900, "memory_gib": 16,
+              "launch_overhead_us": 5},
+             {"name": "gpu:1", "peak_tflops": 15.7, "memory_bandwidth_gb_s": 900, "memory_gib": 16,
+              "launch_overhead_us": 5}],
+ "ports": [{"name": "gpu:0 pcie out", "bandwidth_gb_s": 15.75}, {"name": "bus", "bandwidth_gb_s": 8}],
+ "default_link": {"bandwidth_gb_s": 15.75, "latency_us": 10},
+ "links": [{"from": "gpu:0", "to": "gpu:1", "bandwidth_gb_s": 50, "latency_us": 5, "bidirectional": true,
+            "ports": [1]},
+           {"from": 0, "to": 1, "bandwidth_gb_s": 12, "latency_us": 20, "ports": ["gpu:0 pcie out", "bus"]}]}
+EOF
 
 # --- Runs ----------------------------------------------------------------------------
 max_len() {

@@ -91,5 +91,10 @@ int ApplyGreedyFusion(const Graph& graph, Plan* plan);
 int ApplyGreedyFusionOfKinds(const Graph& graph, const std::function<bool(OpKind)>& fusible, Plan* plan);
 // TensorFlow's default fusion (TfDefaultPlan's): greedy fusion of elementwise ops only.
 int ApplyDefaultFusion(const Graph& graph, Plan* plan);
+// The framework's defaults for everything but the placement: ready order (priority 0
+// everywhere) and ApplyDefaultFusion on the plan's devices. What a placement is
+// measured with in a placement table, and what an optimizer that does not decide
+// scheduling and fusion leaves them at.
+void ApplyFrameworkDefaults(const Graph& graph, Plan* plan);
 
 }  // namespace graphopt

@@ -2,7 +2,8 @@
 //
 // Ops are visited in topological order; an op joins the fused group of its fusion
 // producer (sim/plan.h FusionProducer) when its kind can fuse, the producer is on the
-// same device, and joining keeps the graph of groups acyclic. The groups and the
+// same device, the kernel stays one a compiler emits (sim/fusion_rules.h: the same
+// rules the legalizer applies), and joining keeps the graph of groups acyclic. The groups and the
 // edges between them are the ones ValidatePlan checks: every op is in the group of
 // its root, an edge joins the groups of a producer and a non-free consumer (free ops
 // wait for nothing, so they are never on a cycle and are left out).
@@ -39,7 +40,8 @@ namespace {
 
 class GreedyFuser {
  public:
-  GreedyFuser(const Graph& graph, Plan* plan) : graph_(graph), plan_(plan), adj_(graph.BuildAdjacency()) {
+  GreedyFuser(const Graph& graph, Plan* plan)
+      : graph_(graph), plan_(plan), adj_(graph.BuildAdjacency()), rules_(graph) {
     const size_t n = static_cast<size_t>(graph.num_ops());
     root_.resize(n);
     io_.resize(n);
@@ -48,7 +50,9 @@ class GreedyFuser {
     free_.resize(n);
     stamp_.assign(n, 0);
     target_stamp_.assign(n, 0);
+    summary_.resize(n);
     for (size_t i = 0; i < n; ++i) {
+      summary_[i] = rules_.Start(static_cast<OpId>(i));
       root_[i] = static_cast<OpId>(i);
       free_[i] = IsFree(graph.op(static_cast<OpId>(i)).kind) ? 1 : 0;
     }
@@ -66,8 +70,10 @@ class GreedyFuser {
       if (plan_->device[static_cast<size_t>(p)] != plan_->device[static_cast<size_t>(v)]) continue;
       if (SharedScalar(v)) continue;
       const OpId g = root_[static_cast<size_t>(p)];
+      if (rules_.Check(summary_[static_cast<size_t>(g)], v) != FusionRule::kOk) continue;
       if (!WithinOperandCap(v, g)) continue;
       if (!TryJoin(v, g)) continue;
+      rules_.Join(&summary_[static_cast<size_t>(g)], v);
       io_[static_cast<size_t>(g)] = std::move(joined_);
       plan_->fuse_with_producer[static_cast<size_t>(v)] = 1;
       ++fused;
@@ -224,6 +230,8 @@ class GreedyFuser {
   const Graph& graph_;
   Plan* plan_;
   const Adjacency adj_;
+  const FusionRules rules_;
+  std::vector<FusionGroupSummary> summary_;  // by group root: what the kernel rules read
   std::vector<OpId> root_;         // group root of every op (a group never merges into another)
   std::vector<OpId> next_member_;  // members of a group: a list starting at its root
   std::vector<GroupIo> io_;        // by group root, filled when the group first grows
@@ -253,6 +261,11 @@ int ApplyDefaultFusion(const Graph& graph, Plan* plan) {
 int ApplyGreedyFusion(const Graph& graph, Plan* plan) {
   return ApplyGreedyFusionOfKinds(
       graph, [](OpKind) { return true; }, plan);
+}
+
+void ApplyFrameworkDefaults(const Graph& graph, Plan* plan) {
+  ApplyDefaultFusion(graph, plan);  // completes the plan
+  std::fill(plan->priority.begin(), plan->priority.end(), 0.0);
 }
 
 }  // namespace graphopt

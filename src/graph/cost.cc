@@ -106,7 +106,14 @@ OpCost ComputeForwardCost(const Graph& g, const Op& op) {
       cost.flops = 8.0 * n_in;
       break;
     case OpKind::kBatchNorm:
+      // Training mode (every graph here is a training step): the statistics of a
+      // channel span the whole batch, so the kernel reads its input twice, once for
+      // the mean and variance and once to normalize (XLA expands batch-norm-training
+      // into a reduction and an elementwise pass; cuDNN's training kernel does the
+      // same). A LayerNorm's statistics span one row, which a kernel keeps on chip
+      // (a persistent reduction): one pass.
       cost.flops = 4.0 * n_in;
+      if (!op.inputs.empty()) cost.bytes_read += g.tensor(op.inputs[0]).bytes();
       break;
     case OpKind::kMaxPool:
     case OpKind::kAvgPool: {

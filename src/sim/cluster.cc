@@ -1,6 +1,6 @@
 #include "sim/cluster.h"
 
-#include <cctype>
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -16,163 +16,9 @@ constexpr double kGB = 1e9;                        // GB/s in link and memory ba
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;  // memory capacities
 constexpr double kTera = 1e12;
 
-// ---------------------------------------------------------------------------
-// Published figures. Peak FLOP/s are dense FP32 without tensor cores (the graphs
-// are FP32); memory bandwidths and capacities are the datasheet values; PCIe and
-// NVLink bandwidths are per direction.
-//
-// Launch overheads and link latencies are not vendor figures (no vendor publishes
-// them): 5 us per GPU kernel is the usual measured cost of a CUDA launch plus a
-// framework's per-op dispatch, 2 us per CPU op the dispatch of an op to a thread
-// pool; 10 us per PCIe transfer and 5 us per NVLink transfer are typical measured
-// small-copy latencies of cudaMemcpy-style copies.
-// ---------------------------------------------------------------------------
-constexpr double kGpuLaunchUs = 5.0;
-constexpr double kCpuLaunchUs = 2.0;
-constexpr double kPcieLatencyUs = 10.0;
-constexpr double kNvlinkLatencyUs = 5.0;
-
-// PCI Express 3.0 x16: 8 GT/s per lane x 16 lanes x 128b/130b encoding / 8 bits
-// = 15.75 GB/s per direction (PCI-SIG PCIe 3.0 specification).
-constexpr double kPcie3x16 = 15.75 * kGB;
-// PCI Express 5.0 x16: 32 GT/s x 16 x 128/130 / 8 = 63.0 GB/s per direction (PCI-SIG
-// PCIe 5.0; the H100 datasheet lists 128 GB/s for both directions together).
-constexpr double kPcie5x16 = 63.0 * kGB;
-// NVLink 2.0 (V100): 25 GB/s per direction per link (NVIDIA Tesla V100 datasheet:
-// 6 links, 300 GB/s total bidirectional).
-constexpr double kNvlink2PerLink = 25.0 * kGB;
-// NVLink 4.0 through NVSwitch (H100 SXM5): 900 GB/s total bidirectional per GPU
-// (NVIDIA H100 datasheet) = 450 GB/s per direction to the switch fabric.
-constexpr double kNvlink4PerGpu = 450.0 * kGB;
-
-Device Gpu(int index, const char* model, double tflops, double bandwidth_gb_s, double memory_gib) {
-  Device d;
-  d.name = "gpu:" + std::to_string(index);
-  d.kind = DeviceKind::kGpu;
-  d.model = model;
-  d.peak_flops = tflops * kTera;
-  d.memory_bandwidth = bandwidth_gb_s * kGB;
-  d.memory_bytes = static_cast<int64_t>(memory_gib * kGiB);
-  d.launch_overhead_us = kGpuLaunchUs;
-  return d;
-}
-
-// NVIDIA Tesla V100 PCIe datasheet: 14 TFLOP/s FP32, 900 GB/s HBM2, 16 GB.
-Device V100Pcie(int i) { return Gpu(i, "V100-PCIe-16GB", 14.0, 900, 16); }
-// NVIDIA Tesla V100 SXM2 datasheet: 15.7 TFLOP/s FP32, 900 GB/s HBM2, 16 GB.
-Device V100Sxm2(int i) { return Gpu(i, "V100-SXM2-16GB", 15.7, 900, 16); }
-// NVIDIA Tesla P100 PCIe datasheet: 9.3 TFLOP/s FP32, 732 GB/s HBM2, 16 GB.
-Device P100Pcie(int i) { return Gpu(i, "P100-PCIe-16GB", 9.3, 732, 16); }
-// NVIDIA Tesla K40 datasheet: 4.29 TFLOP/s FP32 (base clock), 288 GB/s GDDR5, 12 GB.
-Device K40(int i) { return Gpu(i, "K40", 4.29, 288, 12); }
-// NVIDIA H100 SXM5 datasheet: 67 TFLOP/s FP32, 3.35 TB/s HBM3, 80 GB.
-Device H100Sxm5(int i) { return Gpu(i, "H100-SXM5-80GB", 67.0, 3350, 80); }
-
-Device Cpu(const char* model, double tflops, double bandwidth_gb_s, double memory_gib) {
-  Device d;
-  d.name = "cpu:0";
-  d.kind = DeviceKind::kCpu;
-  d.model = model;
-  d.peak_flops = tflops * kTera;
-  d.memory_bandwidth = bandwidth_gb_s * kGB;
-  d.memory_bytes = static_cast<int64_t>(memory_gib * kGiB);
-  d.launch_overhead_us = kCpuLaunchUs;
-  return d;
-}
-
-// The host of the V100 and P100 presets, a DGX-1-class server: 2 x Intel Xeon
-// E5-2698 v4 (Intel ARK: 20 cores at 2.2 GHz; AVX2 with two FMA units = 32 FP32 FLOP
-// per cycle per core: 2 x 20 x 2.2e9 x 32 = 2.82 TFLOP/s), 4 DDR4-2133 channels per
-// socket (2 x 4 x 17.07 GB/s = 136.5 GB/s) and 512 GB (NVIDIA DGX-1 datasheet).
-Device Dgx1Host() { return Cpu("2x Xeon E5-2698 v4", 2.816, 136.5, 512); }
-// The host of the K40 preset, as in the first learned-placement experiments: one
-// Intel Xeon E5-2699 v3 (Intel ARK: 18 Haswell cores at 2.3 GHz, 32 FP32 FLOP per
-// cycle: 1.32 TFLOP/s; 4 DDR4-2133 channels: 68.3 GB/s). Memory size is not
-// published for that machine: 128 GB is our assumption.
-Device HaswellHost() { return Cpu("Xeon E5-2699 v3", 1.325, 68.3, 128); }
-// The host of the H100 preset (NVIDIA DGX H100 datasheet): 2 x Intel Xeon Platinum
-// 8480C (56 cores at 2.0 GHz, AVX-512 with two FMA units = 64 FP32 FLOP per cycle:
-// 2 x 56 x 2.0e9 x 64 = 14.3 TFLOP/s), 8 DDR5-4800 channels per socket (2 x 307.2
-// GB/s) and 2 TB.
-Device DgxH100Host() { return Cpu("2x Xeon Platinum 8480C", 14.336, 614.4, 2048); }
-
-std::vector<Device> Gpus(int n, Device (*make)(int), const Device& host) {
-  std::vector<Device> devices;
-  for (int i = 0; i < n; ++i) devices.push_back(make(i));
-  devices.push_back(host);
-  return devices;
-}
-
-// Every pair over PCIe 3.0 x16 through the host.
-Cluster PcieCluster(const std::string& name, int n, Device (*make)(int), const Device& host) {
-  Cluster c(name, Gpus(n, make, host));
-  c.SetAllLinks(Link{kPcie3x16, kPcieLatencyUs});
-  return c;
-}
-
-// NVIDIA DGX-1 with V100 (hybrid cube-mesh, DGX-1 system architecture whitepaper):
-// GPUs 0-3 and 4-7 form two fully connected quads and GPU i is joined to GPU i+4;
-// each GPU's six NVLink 2.0 links are spread so that some pairs have two links.
-// Pairs without NVLink go over PCIe through the host CPUs.
-Cluster Dgx1V100() {
-  Cluster c("8xV100-nvlink", Gpus(8, V100Sxm2, Dgx1Host()));
-  c.SetAllLinks(Link{kPcie3x16, kPcieLatencyUs});
-  // {a, b, number of NVLinks}
-  const int kNvlinks[][3] = {{0, 1, 1}, {0, 2, 1}, {0, 3, 2}, {0, 4, 2}, {1, 2, 2}, {1, 3, 1}, {1, 5, 2}, {2, 3, 2},
-                             {2, 6, 1}, {3, 7, 1}, {4, 5, 1}, {4, 6, 1}, {4, 7, 2}, {5, 6, 2}, {5, 7, 1}, {6, 7, 2}};
-  for (const auto& l : kNvlinks) c.SetLinkBothWays(l[0], l[1], Link{l[2] * kNvlink2PerLink, kNvlinkLatencyUs});
-  return c;
-}
-
-// NVIDIA DGX H100: eight H100 SXM5 on NVSwitch, every pair at the full per-GPU
-// NVLink bandwidth; the host over PCIe 5.0 x16.
-Cluster DgxH100() {
-  Cluster c("8xH100-nvlink", Gpus(8, H100Sxm5, DgxH100Host()));
-  c.SetAllLinks(Link{kNvlink4PerGpu, kNvlinkLatencyUs});
-  const DeviceId host = 8;
-  for (DeviceId g = 0; g < 8; ++g) c.SetLinkBothWays(g, host, Link{kPcie5x16, kPcieLatencyUs});
-  return c;
-}
-
-struct Preset {
-  const char* name;
-  Cluster (*make)();
-};
-
-const Preset kPresets[] = {
-    {"1xV100", [] { return PcieCluster("1xV100", 1, V100Pcie, Dgx1Host()); }},
-    {"2xP100", [] { return PcieCluster("2xP100", 2, P100Pcie, Dgx1Host()); }},
-    {"4xV100", [] { return PcieCluster("4xV100", 4, V100Pcie, Dgx1Host()); }},
-    {"8xV100", [] { return PcieCluster("8xV100", 8, V100Pcie, Dgx1Host()); }},
-    {"8xV100-nvlink", Dgx1V100},
-    {"4xK40+cpu", [] { return PcieCluster("4xK40+cpu", 4, K40, HaswellHost()); }},
-    {"8xH100-nvlink", DgxH100},
-    {"cpu", [] { return Cluster("cpu", {Dgx1Host()}); }},
-};
-
-// A cluster spec "NxKIND[+NxKIND...]" (e.g. "2xV100+1xP100"): the GPUs in the
-// order written, every pair over PCIe 3.0 x16 through the DGX-1-class host, which is
-// the last device. KIND is a PCIe GPU of the presets: V100, P100, K40, H100 (the
-// H100's PCIe form is not modeled; the SXM5 figures are used).
-struct GpuKind {
-  const char* name;
-  Device (*make)(int);
-};
-const GpuKind kGpuKinds[] = {{"V100", V100Pcie}, {"P100", P100Pcie}, {"K40", K40}, {"H100", H100Sxm5}};
-
-std::string GpuKindNames() {
-  std::string known;
-  for (const GpuKind& k : kGpuKinds) known += (known.empty() ? "" : ", ") + std::string(k.name);
-  return known;
-}
-
-// Whether `text` looks like a spec rather than a preset or a file name.
-bool LooksLikeSpec(const std::string& text) {
-  return !text.empty() && text.find('x') != std::string::npos && text.find('/') == std::string::npos &&
-         FileExtension(text) != "json" && std::isdigit(static_cast<unsigned char>(text[0]));
-}
-
 using Json = nlohmann::json;
+
+constexpr int64_t kClusterVersion = 2;  // what ClusterToJson writes
 
 // Reads a number field in the field's own units (GB/s, TFLOP/s, ...) and checks that
 // value * scale lies in the physical range [lo, hi] (SI units, see cluster.h).
@@ -223,6 +69,77 @@ StatusOr<DeviceId> ReadDeviceRef(const Json& obj, const char* key, const Cluster
   return ParseError(where + ": \"" + key + "\" must be a device name or index");
 }
 
+// The "ports" array of a version-2 file.
+Status ReadPorts(const Json& jp, const std::string& source, Cluster* cluster) {
+  if (!jp.is_array()) return ParseError(source + ": \"ports\" must be an array");
+  if (jp.size() > static_cast<size_t>(kMaxPorts)) {
+    return ParseError(source + ": \"ports\" lists " + std::to_string(jp.size()) + " ports, more than the " +
+                      std::to_string(kMaxPorts) + " a cluster may have");
+  }
+  std::set<std::string> names;
+  for (size_t i = 0; i < jp.size(); ++i) {
+    std::string where = source + ": ports[" + std::to_string(i) + "]";
+    if (!jp[i].is_object()) return ParseError(where + ": must be an object");
+    if (!jp[i].contains("name") || !jp[i]["name"].is_string() || jp[i]["name"].get<std::string>().empty()) {
+      return ParseError(where + ": needs a non-empty string \"name\"");
+    }
+    const std::string name = jp[i]["name"].get<std::string>();
+    where += " (" + name + ")";
+    if (!names.insert(name).second) return ParseError(where + ": duplicate port name");
+    double gb_s = 0;
+    GO_RETURN_IF_ERROR(ReadNumber(jp[i], "bandwidth_gb_s", where, kGB, kMinBandwidth, kMaxBandwidth, &gb_s));
+    cluster->AddPort(name, gb_s * kGB);
+  }
+  return Status::Ok();
+}
+
+// A link's "ports": port names or indices into "ports", each once.
+StatusOr<std::vector<int32_t>> ReadLinkPorts(const Json& jp, const Cluster& cluster, const std::string& where) {
+  if (!jp.is_array()) return ParseError(where + ": \"ports\" must be an array of port names or indices");
+  std::vector<int32_t> ports;
+  for (size_t i = 0; i < jp.size(); ++i) {
+    const std::string field = where + ": \"ports\"[" + std::to_string(i) + "]";
+    int32_t p = -1;
+    if (jp[i].is_number_integer()) {
+      GO_RETURN_IF_ERROR(JsonIntTo<int32_t>(jp[i], field + " (" + std::to_string(cluster.num_ports()) + " ports)", &p, 0,
+                                            cluster.num_ports() - 1));
+    } else if (jp[i].is_string()) {
+      p = cluster.FindPort(jp[i].get<std::string>());
+      if (p < 0) return ParseError(field + " names unknown port " + jp[i].dump() + " (not in \"ports\")");
+    } else {
+      return ParseError(field + " must be a port name or index, got " + jp[i].dump());
+    }
+    if (std::find(ports.begin(), ports.end(), p) != ports.end()) {
+      return ParseError(field + ": port \"" + cluster.port(p).name + "\" listed twice");
+    }
+    ports.push_back(p);
+  }
+  return ports;
+}
+
+// Version 1 had no ports: each device gets one each way ("NAME out" / "NAME in"), as
+// fast as its fastest outgoing (incoming) link, which all its links cross.
+void AddPerDevicePorts(Cluster* cluster) {
+  const int n = cluster->num_devices();
+  if (n < 2) return;
+  std::vector<int32_t> out(static_cast<size_t>(n)), in(static_cast<size_t>(n));
+  for (DeviceId d = 0; d < n; ++d) {
+    double out_bw = 0, in_bw = 0;
+    for (DeviceId e = 0; e < n; ++e) {
+      if (e == d) continue;
+      out_bw = std::max(out_bw, cluster->link(d, e).bandwidth);
+      in_bw = std::max(in_bw, cluster->link(e, d).bandwidth);
+    }
+    out[static_cast<size_t>(d)] = cluster->AddPort(cluster->device(d).name + " out", out_bw);
+    in[static_cast<size_t>(d)] = cluster->AddPort(cluster->device(d).name + " in", in_bw);
+  }
+  for (DeviceId a = 0; a < n; ++a) {
+    for (DeviceId b = 0; b < n; ++b) {
+      if (a != b) cluster->SetLinkPorts(a, b, {out[static_cast<size_t>(a)], in[static_cast<size_t>(b)]});
+    }
+  }
+}
+
 }  // namespace
 
 const char* DeviceKindName(DeviceKind kind) { return kind == DeviceKind::kCpu ? "cpu" : "gpu"; }
@@ -248,6 +165,38 @@ void Cluster::SetAllLinks(const Link& link) {
   }
 }
 
+int32_t Cluster::AddPort(std::string name, double bandwidth) {
+  ports_.push_back(Port{std::move(name), bandwidth});
+  return static_cast<int32_t>(ports_.size()) - 1;
+}
+
+int32_t Cluster::FindPort(const std::string& name) const {
+  for (size_t i = 0; i < ports_.size(); ++i) {
+    if (ports_[i].name == name) return static_cast<int32_t>(i);
+  }
+  return -1;
+}
+
+void Cluster::SetLinkPorts(DeviceId from, DeviceId to, std::vector<int32_t> ports) {
+  GO_CHECK(from >= 0 && from < num_devices() && to >= 0 && to < num_devices() && from != to);
+  if (link_ports_.empty()) {
+    if (ports.empty()) return;
+    link_ports_.resize(links_.size());
+  }
+  link_ports_[static_cast<size_t>(from * num_devices() + to)] = std::move(ports);
+}
+
+const std::vector<int32_t>& Cluster::link_ports(DeviceId from, DeviceId to) const {
+  static const std::vector<int32_t> kNone;
+  return link_ports_.empty() ? kNone : link_ports_[static_cast<size_t>(from * num_devices() + to)];
+}
+
+double Cluster::PathBandwidth(DeviceId from, DeviceId to) const {
+  double bandwidth = link(from, to).bandwidth;
+  for (int32_t p : link_ports(from, to)) bandwidth = std::min(bandwidth, port(p).bandwidth);
+  return bandwidth;
+}
+
 Cluster Cluster::Part(const std::vector<DeviceId>& devices) const {
   std::vector<Device> kept;
   std::string ids;
@@ -257,10 +206,26 @@ Cluster Cluster::Part(const std::vector<DeviceId>& devices) const {
     ids += (ids.empty() ? "" : ",") + std::to_string(d);
   }
   Cluster part(name_ + "[" + ids + "]", std::move(kept));
+  // The ports the kept links cross, renumbered in their order here.
+  std::vector<int32_t> renumber(ports_.size(), -1);
+  for (size_t i = 0; i < devices.size(); ++i) {
+    for (size_t j = 0; j < devices.size(); ++j) {
+      if (i == j) continue;
+      for (int32_t p : link_ports(devices[i], devices[j])) renumber[static_cast<size_t>(p)] = 0;
+    }
+  }
+  for (size_t p = 0; p < ports_.size(); ++p) {
+    if (renumber[p] == 0) renumber[p] = part.AddPort(ports_[p].name, ports_[p].bandwidth);
+  }
   for (size_t i = 0; i < devices.size(); ++i) {
     for (size_t j = 0; j < devices.size(); ++j) {
       GO_CHECK(i == j || devices[i] != devices[j]);
-      if (i != j) part.SetLink(static_cast<DeviceId>(i), static_cast<DeviceId>(j), link(devices[i], devices[j]));
+      if (i == j) continue;
+      const DeviceId a = static_cast<DeviceId>(i), b = static_cast<DeviceId>(j);
+      part.SetLink(a, b, link(devices[i], devices[j]));
+      std::vector<int32_t> ports = link_ports(devices[i], devices[j]);
+      for (int32_t& p : ports) p = renumber[static_cast<size_t>(p)];
+      part.SetLinkPorts(a, b, std::move(ports));
     }
   }
   return part;
@@ -298,8 +263,10 @@ std::string Cluster::Summary() const {
     parts += (j - i > 1 ? std::to_string(j - i) + " x " : "") + devices_[i].model;
     i = j;
   }
+  std::string ports;
+  if (num_ports() > 0) ports = ", " + std::to_string(num_ports()) + " port" + (num_ports() == 1 ? "" : "s");
   return name_ + ": " + parts + " (" + std::to_string(num_devices()) + " device" + (num_devices() == 1 ? "" : "s") +
-         ")";
+         ports + ")";
 }
 
 Status Cluster::Validate() const {
@@ -334,67 +301,46 @@ Status Cluster::Validate() const {
       }
     }
   }
+  if (num_ports() > kMaxPorts) {
+    return InvalidArgument(StrFormat("cluster %s: %d ports, more than %d", name_.c_str(), num_ports(), kMaxPorts));
+  }
+  std::set<std::string> port_names;
+  for (const Port& p : ports_) {
+    const std::string where = "cluster " + name_ + ": port " + (p.name.empty() ? "<unnamed>" : "\"" + p.name + "\"");
+    if (p.name.empty()) return InvalidArgument(where + ": empty name");
+    if (!port_names.insert(p.name).second) return InvalidArgument(where + ": duplicate name");
+    if (!(p.bandwidth >= kMinBandwidth && p.bandwidth <= kMaxBandwidth)) {
+      return InvalidArgument(StrFormat("%s: bandwidth %g B/s outside [%g, %g]", where.c_str(), p.bandwidth,
+                                       kMinBandwidth, kMaxBandwidth));
+    }
+  }
+  if (!link_ports_.empty() && link_ports_.size() != links_.size()) {
+    return InvalidArgument("cluster " + name_ + ": link ports do not match the devices");
+  }
+  for (DeviceId a = 0; a < num_devices(); ++a) {
+    for (DeviceId b = 0; b < num_devices(); ++b) {
+      const std::vector<int32_t>& ports = link_ports(a, b);
+      const std::string where = "cluster " + name_ + ": link " + device(a).name + " -> " + device(b).name;
+      if (a == b && !ports.empty()) return InvalidArgument(where + ": a device has no link to itself");
+      for (size_t i = 0; i < ports.size(); ++i) {
+        if (ports[i] < 0 || ports[i] >= num_ports()) {
+          return InvalidArgument(where + ": port " + std::to_string(ports[i]) + " out of range (" +
+                                 std::to_string(num_ports()) + " ports)");
+        }
+        if (std::find(ports.begin(), ports.begin() + static_cast<std::ptrdiff_t>(i), ports[i]) !=
+            ports.begin() + static_cast<std::ptrdiff_t>(i)) {
+          return InvalidArgument(where + ": crosses port \"" + port(ports[i]).name + "\" twice");
+        }
+      }
+    }
+  }
   return Status::Ok();
-}
-
-std::vector<std::string> ClusterPresetNames() {
-  std::vector<std::string> names;
-  for (const Preset& p : kPresets) names.push_back(p.name);
-  return names;
-}
-
-StatusOr<Cluster> ClusterPreset(const std::string& name) {
-  for (const Preset& p : kPresets) {
-    if (name == p.name) return p.make();
-  }
-  std::string known;
-  for (const Preset& p : kPresets) known += (known.empty() ? "" : ", ") + std::string(p.name);
-  return NotFound("unknown cluster \"" + name + "\" (presets: " + known + "; or give a cluster .json file)");
-}
-
-StatusOr<Cluster> ClusterFromSpec(const std::string& spec) {
-  const std::string where = "cluster spec \"" + spec + "\"";
-  std::vector<Device> gpus;
-  for (const std::string& part : Split(spec, '+')) {
-    const size_t x = part.find('x');
-    const std::string count_text = x == std::string::npos ? "" : part.substr(0, x);
-    const std::string kind = x == std::string::npos ? part : part.substr(x + 1);
-    const StatusOr<int64_t> parsed = ParseInt(count_text, where);
-    const int64_t count = parsed.ok() ? *parsed : 0;
-    if (count < 1 || count > kMaxDevices - 1) {
-      return InvalidArgument(where + ": \"" + part + "\" is not COUNTxKIND with COUNT in [1, " +
-                             std::to_string(kMaxDevices - 1) + "] (e.g. 2xV100+1xP100)");
-    }
-    const GpuKind* found = nullptr;
-    for (const GpuKind& k : kGpuKinds) {
-      if (kind == k.name) found = &k;
-    }
-    if (found == nullptr) return InvalidArgument(where + ": unknown GPU kind \"" + kind + "\" (known: " + GpuKindNames() + ")");
-    if (static_cast<int64_t>(gpus.size()) + count > kMaxDevices - 1) {
-      return InvalidArgument(where + ": more than " + std::to_string(kMaxDevices - 1) + " GPUs");
-    }
-    for (int64_t i = 0; i < count; ++i) gpus.push_back(found->make(static_cast<int>(gpus.size())));
-  }
-  if (gpus.empty()) return InvalidArgument(where + ": no GPUs");
-  gpus.push_back(Dgx1Host());
-  Cluster c(spec, std::move(gpus));
-  c.SetAllLinks(Link{kPcie3x16, kPcieLatencyUs});
-  return c;
-}
-
-StatusOr<Cluster> LoadCluster(const std::string& name_or_path) {
-  for (const Preset& p : kPresets) {
-    if (name_or_path == p.name) return p.make();
-  }
-  if (FileExists(name_or_path) || FileExtension(name_or_path) == "json") return ReadClusterJson(name_or_path);
-  if (LooksLikeSpec(name_or_path)) return ClusterFromSpec(name_or_path);
-  return ClusterPreset(name_or_path);
 }
 
 std::string ClusterToJson(const Cluster& cluster) {
   Json j;
   j["format"] = "graphopt-cluster";
-  j["version"] = 1;
+  j["version"] = kClusterVersion;
   j["name"] = cluster.name();
   Json devices = Json::array();
   for (const Device& d : cluster.devices()) {
@@ -407,15 +353,24 @@ std::string ClusterToJson(const Cluster& cluster) {
                        {"launch_overhead_us", d.launch_overhead_us}});
   }
   j["devices"] = devices;
+  Json ports = Json::array();
+  for (const Port& p : cluster.ports()) ports.push_back({{"name", p.name}, {"bandwidth_gb_s", p.bandwidth / kGB}});
+  j["ports"] = ports;
   Json links = Json::array();
   for (DeviceId a = 0; a < cluster.num_devices(); ++a) {
     for (DeviceId b = 0; b < cluster.num_devices(); ++b) {
       if (a == b) continue;
       const Link& l = cluster.link(a, b);
-      links.push_back({{"from", cluster.device(a).name},
-                       {"to", cluster.device(b).name},
-                       {"bandwidth_gb_s", l.bandwidth / kGB},
-                       {"latency_us", l.latency_us}});
+      Json jl = {{"from", cluster.device(a).name},
+                 {"to", cluster.device(b).name},
+                 {"bandwidth_gb_s", l.bandwidth / kGB},
+                 {"latency_us", l.latency_us}};
+      if (!cluster.link_ports(a, b).empty()) {
+        Json names = Json::array();
+        for (int32_t p : cluster.link_ports(a, b)) names.push_back(cluster.port(p).name);
+        jl["ports"] = names;
+      }
+      links.push_back(jl);
     }
   }
   j["links"] = links;
@@ -428,9 +383,17 @@ StatusOr<Cluster> ClusterFromJson(const std::string& text, const std::string& so
   if (j.contains("format") && j["format"] != "graphopt-cluster") {
     return ParseError(source + ": \"format\" is " + j["format"].dump() + ", expected \"graphopt-cluster\"");
   }
-  if (j.contains("version") && (!j["version"].is_number_integer() || j["version"].get<int64_t>() != 1)) {
-    return ParseError(source + ": unsupported cluster version " + j["version"].dump() +
-                      " (this build reads version 1)");
+  int64_t version = 1;  // files from before "version" existed are version 1
+  if (j.contains("version")) {
+    const Json& v = j["version"];
+    if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > kClusterVersion) {
+      return ParseError(source + ": unsupported cluster version " + v.dump() + " (this build reads versions 1 to " +
+                        std::to_string(kClusterVersion) + ")");
+    }
+    version = v.get<int64_t>();
+  }
+  if (version < 2 && j.contains("ports")) {
+    return ParseError(source + ": \"ports\" needs version 2 (the file says version " + std::to_string(version) + ")");
   }
   std::string name = source;
   if (j.contains("name")) {
@@ -490,6 +453,7 @@ StatusOr<Cluster> ClusterFromJson(const std::string& text, const std::string& so
     cluster.SetAllLinks(l);
     set.assign(set.size(), true);
   }
+  if (j.contains("ports")) GO_RETURN_IF_ERROR(ReadPorts(j["ports"], source, &cluster));
   if (j.contains("links")) {
     if (!j["links"].is_array()) return ParseError(source + ": \"links\" must be an array");
     for (size_t i = 0; i < j["links"].size(); ++i) {
@@ -503,10 +467,17 @@ StatusOr<Cluster> ClusterFromJson(const std::string& text, const std::string& so
       if (jl.contains("bidirectional")) {
         GO_ASSIGN_OR_RETURN(both, JsonBool(jl["bidirectional"], where + ": \"bidirectional\""));
       }
+      std::vector<int32_t> ports;
+      if (jl.contains("ports")) {
+        if (version < 2) return ParseError(where + ": \"ports\" needs version 2");
+        GO_ASSIGN_OR_RETURN(ports, ReadLinkPorts(jl["ports"], cluster, where));
+      }
       cluster.SetLink(from, to, l);
+      cluster.SetLinkPorts(from, to, ports);
       set[static_cast<size_t>(from * n + to)] = true;
       if (both) {
         cluster.SetLink(to, from, l);
+        cluster.SetLinkPorts(to, from, ports);
         set[static_cast<size_t>(to * n + from)] = true;
       }
     }
@@ -519,6 +490,7 @@ StatusOr<Cluster> ClusterFromJson(const std::string& text, const std::string& so
       }
     }
   }
+  if (version < 2) AddPerDevicePorts(&cluster);
   Status valid = cluster.Validate();
   if (!valid.ok()) return valid.WithContext(source);
   return cluster;

@@ -34,28 +34,49 @@ std::string StrCat(const Parts&... parts) {
   return out.str();
 }
 
+// Every fused op that breaks a kernel rule (sim/fusion_rules.h), with the rule in words.
+std::vector<std::string> FusionRuleBreaks(const Graph& graph, const Plan& plan) {
+  std::vector<std::string> broken;
+  if (std::none_of(plan.fuse_with_producer.begin(), plan.fuse_with_producer.end(), [](uint8_t f) { return f; })) {
+    return broken;
+  }
+  const FusionRules rules(graph);
+  const std::vector<FusionRules::Break> breaks = rules.FindBreaks(plan.fuse_with_producer);
+  std::vector<OpId> root(plan.fuse_with_producer.size(), kNoId);
+  for (OpId o : rules.producer_first_order()) {
+    const size_t i = static_cast<size_t>(o);
+    const OpId p = rules.fusion_producer(o);
+    root[i] = plan.fuse_with_producer[i] && p != kNoId ? root[static_cast<size_t>(p)] : o;
+  }
+  for (const FusionRules::Break& b : breaks) {
+    // The verdict against the rest of the kernel, in words.
+    FusionGroupSummary rest = rules.Start(b.root);
+    for (OpId o = 0; o < graph.num_ops(); ++o) {
+      if (o != b.op && o != b.root && root[static_cast<size_t>(o)] == b.root) rules.Join(&rest, o);
+    }
+    broken.push_back(rules.Explain(rest, b.root, b.op).reason);
+    if (broken.size() > kMaxNamedOps) break;  // NameList shows no more
+  }
+  return broken;
+}
+
 }  // namespace
 
 FusionDecision CanFuseKind(OpKind kind) {
-  switch (CategoryOf(kind)) {
-    case OpCategory::kElementwise:
-    case OpCategory::kView:
-    case OpCategory::kReduction:
-    case OpCategory::kPool:
-    case OpCategory::kDataMovement:
-    case OpCategory::kLoss:
-    case OpCategory::kUpdate:
+  switch (FusionRoleOf(kind)) {
+    case FusionRole::kFree:
+      return {false, std::string(OpKindName(kind)) + " runs no kernel", FusionRule::kKind};
+    case FusionRole::kContraction:
+      return {false, std::string(OpKindName(kind)) + " is a library kernel that cannot absorb its producer",
+              FusionRule::kKind};
+    case FusionRole::kOpaque:
+      return {false,
+              kind == OpKind::kGeneric ? std::string("a Generic op has unknown semantics")
+                                       : std::string(OpKindName(kind)) + " is a kernel of its own",
+              FusionRule::kKind};
+    default:
       return {};
-    case OpCategory::kSource:
-    case OpCategory::kMetadata:
-      return {false, std::string(OpKindName(kind)) + " runs no kernel"};
-    case OpCategory::kContraction:
-    case OpCategory::kRecurrent:
-      return {false, std::string(OpKindName(kind)) + " is a library kernel that cannot absorb its producer"};
-    case OpCategory::kGeneric:
-      return {false, "a Generic op has unknown semantics"};
   }
-  return {false, "unknown kind"};
 }
 
 OpId FusionProducer(const Graph& graph, OpId op) {
@@ -69,7 +90,9 @@ OpId FusionProducer(const Graph& graph, OpId op) {
 FusionDecision CanFuseIntoProducer(const Graph& graph, OpId op) {
   FusionDecision kind = CanFuseKind(graph.op(op).kind);
   if (!kind) return kind;
-  if (FusionProducer(graph, op) == kNoId) return {false, "it has no producer that runs a kernel"};
+  if (FusionProducer(graph, op) == kNoId) {
+    return {false, "it has no producer that runs a kernel", FusionRule::kProducer};
+  }
   return {};
 }
 
@@ -164,6 +187,12 @@ Status ValidatePlan(const Graph& graph, const Cluster& cluster, const Plan& orig
   if (!bad_kind.empty()) problems.push_back(StrCat(bad_kind.size(), " op(s) that cannot fuse: ", NameList(bad_kind)));
   if (!cross_device.empty()) {
     problems.push_back(StrCat(cross_device.size(), " fusion(s) across devices: ", NameList(cross_device)));
+  }
+  if (any_fusion && bad_kind.empty() && cross_device.empty()) {
+    std::vector<std::string> broken = FusionRuleBreaks(graph, plan);
+    if (!broken.empty()) {
+      problems.push_back(StrCat(broken.size(), " fused op(s) in a kernel no compiler emits: ", NameList(broken)));
+    }
   }
   if (any_fusion && bad_kind.empty()) {
     std::vector<std::string> cyclic;
@@ -262,7 +291,20 @@ StatusOr<Plan> PlanFromJson(const std::string& text, const Graph& graph, const s
   return plan;
 }
 
+Status CheckFusionRules(const Graph& graph, const Plan& plan) {
+  if (plan.fuse_with_producer.empty()) return Status::Ok();
+  if (plan.fuse_with_producer.size() != static_cast<size_t>(graph.num_ops())) {
+    return InvalidArgument(StrCat("plan: \"fuse_with_producer\" has ", plan.fuse_with_producer.size(),
+                                  " entries but graph ", graph.name(), " has ", graph.num_ops(), " ops"));
+  }
+  const std::vector<std::string> broken = FusionRuleBreaks(graph, plan);
+  if (broken.empty()) return Status::Ok();
+  return InvalidArgument(StrCat("plan for graph ", graph.name(), ": fused op(s) in a kernel no compiler emits: ",
+                                NameList(broken)));
+}
+
 Status WritePlanJson(const Graph& graph, const Plan& plan, const std::string& path) {
+  GO_RETURN_IF_ERROR(CheckFusionRules(graph, plan));
   return WriteFileAtomic(path, PlanToJson(graph, plan));
 }
 

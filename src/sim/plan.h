@@ -10,10 +10,12 @@
 // of i's first input that is not a free op (source or metadata); see FusionProducer.
 // Flagged ops join the group of that producer, transitively, so a group is a tree of
 // ops rooted at one unflagged op and runs as one kernel. A fusion is legal when the
-// op's kind can fuse (CanFuseKind: elementwise, views, reductions, pools, data
-// movement, losses and updates; not contractions, recurrent layers, generic or free
-// ops), it has a fusion producer on the same device, and the groups stay acyclic (no
-// path leaves a group and comes back into it).
+// op has a fusion producer on the same device, the kernel it joins is one a compiler
+// would emit (sim/fusion_rules.h: the rules of XLA's GPU fusion and TorchInductor's
+// scheduler, with their sources: loop fusion over one iteration space, one reduction
+// per kernel, contractions with an elementwise epilogue only, updates with same-size
+// elementwise ops only), and the groups stay acyclic (no path leaves a group and
+// comes back into it).
 //
 // A plan may leave any of the three vectors empty: the defaults are device 0 (the
 // first accelerator of every preset), priority 0 and no fusion. A non-empty vector
@@ -30,6 +32,7 @@
 
 #include "graph/graph.h"
 #include "sim/cluster.h"
+#include "sim/fusion_rules.h"
 
 namespace graphopt {
 
@@ -37,13 +40,6 @@ struct Plan {
   std::vector<DeviceId> device;
   std::vector<double> priority;
   std::vector<uint8_t> fuse_with_producer;
-};
-
-// Why a fusion is or is not allowed: ok, or a reason for the error message.
-struct FusionDecision {
-  bool ok = true;
-  std::string reason;
-  explicit operator bool() const { return ok; }
 };
 
 // Whether an op of this kind may fuse into its producer (kind only).
@@ -62,15 +58,16 @@ Status CompletePlan(const Graph& graph, Plan* plan);
 // Checks a plan against a graph and a cluster. Every problem found is reported, each
 // naming the offending ops (the first few of them): vector lengths, devices out of
 // range, non-finite priorities, colocation groups split over devices, illegal
-// fusions (kind, no producer, producer on another device) and fused groups that
-// form a cycle.
+// fusions (kind, no producer, producer on another device, a kernel no compiler
+// emits: the rule it breaks, sim/fusion_rules.h) and fused groups that form a cycle.
 Status ValidatePlan(const Graph& graph, const Cluster& cluster, const Plan& plan);
 
 // Puts every colocation group on the device of its lowest-id op. Completes the plan
 // first (these three abort on vectors of the wrong length: a caller's bug).
 void RespectColocation(const Graph& graph, Plan* plan);
-// Clears every illegal fusion flag: kind, producer, device, then cycles of fused
-// groups: the flags where a cycle re-enters a group, round after round until no cycle
+// Clears every illegal fusion flag: kind, producer, device and the kernel rules of
+// sim/fusion_rules.h (ops visited after their fusion producers, each joining only a
+// kernel it keeps legal: the first ops to join win), then cycles of fused groups: the flags where a cycle re-enters a group, round after round until no cycle
 // is left (sim/plan_legalizer.cc; groups on no cycle keep every flag). Returns the
 // number of flags cleared.
 int DropIllegalFusions(const Graph& graph, Plan* plan);
@@ -80,12 +77,19 @@ int DropIllegalFusions(const Graph& graph, Plan* plan);
 // a PlanLegalizer (sim/plan_legalizer.h) once: same results, far faster.)
 void MakePlanValid(const Graph& graph, const Cluster& cluster, Plan* plan);
 
+// Whether every fused kernel of the plan is one a compiler emits (sim/fusion_rules.h);
+// the error names each op that breaks a rule, the rule and its kernel. Fusion flags
+// without a producer are ValidatePlan's to report.
+Status CheckFusionRules(const Graph& graph, const Plan& plan);
+
 std::string PlanToJson(const Graph& graph, const Plan& plan);
 // Parses a plan for `graph`; `source` names the file in errors. The header
 // ("format": "graphopt-plan", "version": 1) and "graph" (the graph's name) are
 // required; device ids must be integers in [0, 2^31) (the cluster's range is
 // checked by ValidatePlan), priorities finite numbers.
 StatusOr<Plan> PlanFromJson(const std::string& text, const Graph& graph, const std::string& source);
+// Writes the plan atomically; refuses (CheckFusionRules) a plan whose fused kernels
+// break a rule, so that no plan file holds a kernel no compiler emits.
 Status WritePlanJson(const Graph& graph, const Plan& plan, const std::string& path);
 StatusOr<Plan> ReadPlanJson(const std::string& path, const Graph& graph);
 

@@ -20,7 +20,7 @@ struct PlanLegalizer::CycleScratch {
   std::vector<uint8_t> on_stack;
 };
 
-PlanLegalizer::PlanLegalizer(const Graph& graph) : graph_(&graph), n_(graph.num_ops()) {
+PlanLegalizer::PlanLegalizer(const Graph& graph) : graph_(&graph), n_(graph.num_ops()), rules_(graph) {
   const size_t n = static_cast<size_t>(n_);
   fusion_producer_.resize(n);
   can_fuse_kind_.resize(n);
@@ -67,15 +67,33 @@ int PlanLegalizer::DropIllegalFusions(Plan* plan) const {
   const Status complete = CompletePlan(*graph_, plan);
   GO_CHECK_MSG(complete.ok(), complete.message());
   int cleared = 0;
-  for (OpId o = 0; o < n_; ++o) {
-    uint8_t& flag = plan->fuse_with_producer[static_cast<size_t>(o)];
-    if (!flag) continue;
-    const OpId p = fusion_producer_[static_cast<size_t>(o)];
-    if (!can_fuse_kind_[static_cast<size_t>(o)] || p == kNoId ||
-        plan->device[static_cast<size_t>(p)] != plan->device[static_cast<size_t>(o)]) {
-      flag = 0;
-      ++cleared;
+  // Kind, producer, device and the kernel rules, each op after its fusion producer so
+  // that its producer's kernel is known (a kernel only ever grows here).
+  thread_local std::vector<OpId> root;
+  thread_local std::vector<FusionGroupSummary> group;
+  root.resize(static_cast<size_t>(n_));
+  group.resize(static_cast<size_t>(n_));
+  for (OpId o : rules_.producer_first_order()) {
+    const size_t i = static_cast<size_t>(o);
+    uint8_t& flag = plan->fuse_with_producer[i];
+    const OpId p = fusion_producer_[i];
+    if (flag) {
+      if (!can_fuse_kind_[i] || p == kNoId || plan->device[static_cast<size_t>(p)] != plan->device[i]) {
+        flag = 0;
+        ++cleared;
+      } else {
+        FusionGroupSummary& g = group[static_cast<size_t>(root[static_cast<size_t>(p)])];
+        if (rules_.Check(g, o) == FusionRule::kOk) {
+          rules_.Join(&g, o);
+          root[i] = root[static_cast<size_t>(p)];
+          continue;
+        }
+        flag = 0;
+        ++cleared;
+      }
     }
+    root[i] = o;
+    group[i] = rules_.Start(o);
   }
   // Breaking the cycles. A cycle of groups enters some group at a flagged op from a
   // producer in another group of the same component (were every group on it entered

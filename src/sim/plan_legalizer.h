@@ -1,4 +1,5 @@
-// PlanLegalizer: makes raw plans legal (sim/plan.h's rules) fast, for the trainers
+// PlanLegalizer: makes raw plans legal (sim/plan.h's rules, sim/fusion_rules.h's
+// kernels) fast, for the trainers
 // and the local search that legalize every plan they build.
 //
 // The rules read the graph op by op (kinds, fusion producers, input producers,
@@ -21,6 +22,7 @@
 
 #include "graph/graph.h"
 #include "sim/cluster.h"
+#include "sim/fusion_rules.h"
 #include "sim/plan.h"
 
 namespace graphopt {
@@ -50,6 +52,7 @@ class PlanLegalizer {
 
   const Graph* graph_;
   int n_ = 0;
+  FusionRules rules_;
   std::vector<OpId> fusion_producer_;   // FusionProducer per op
   std::vector<uint8_t> can_fuse_kind_;  // CanFuseKind per op
   std::vector<int32_t> colocation_;     // colocation group per op, kNoId if none

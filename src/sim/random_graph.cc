@@ -87,7 +87,11 @@ Graph RandomLayeredGraph(const RandomGraphOptions& options, uint64_t seed) {
         continue;
       }
       int64_t out_bytes = tensor_bytes();
-      if (category == OpCategory::kView) out_bytes = g.tensor(op.inputs[0]).bytes();
+      // Views and elementwise maps keep their first input's size, as in real graphs
+      // (what fusion's one iteration space asks of a kernel).
+      if (category == OpCategory::kView || category == OpCategory::kElementwise) {
+        out_bytes = g.tensor(op.inputs[0]).bytes();
+      }
       if (IsFree(op.kind)) out_bytes = 16;
       op.outputs = {NewTensor(g, op.name, out_bytes)};
       if (category != OpCategory::kView && !IsFree(op.kind)) {

@@ -6,8 +6,9 @@
 // with an ApplyGradient update in its group), and layers of contractions, recurrent
 // cells, elementwise ops, reductions, concats, views and the odd metadata op, each
 // reading 1..max_inputs tensors of the previous few layers, with explicit costs
-// (FLOPs and bytes). Shapes are 1-D and not kept consistent between kinds: the
-// graph is for the simulator, not for VerifyGraph's shape rules.
+// (FLOPs and bytes). Shapes are 1-D; elementwise maps and views keep their first
+// input's size, other kinds take random sizes: the graph is for the simulator, not
+// for VerifyGraph's shape rules.
 #pragma once
 
 #include <cstdint>

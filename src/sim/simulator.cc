@@ -50,6 +50,7 @@ StatusOr<Simulator> Simulator::Create(const Graph& graph, const Cluster& cluster
   s.cluster_ = cluster;
   s.cost_model_ = cost_model;
   s.lower_bound_ = bound;
+  s.fusion_rules_ = std::make_shared<const FusionRules>(graph);
   const int n = graph.num_ops(), nt = graph.num_tensors(), num_devices = cluster.num_devices();
   s.num_ops_ = n;
   s.num_tensors_ = nt;
@@ -148,7 +149,37 @@ StatusOr<Simulator> Simulator::Create(const Graph& graph, const Cluster& cluster
       if (a == b) continue;
       const Link& l = cluster.link(a, b);
       s.link_latency_us_[static_cast<size_t>(a) * ud + static_cast<size_t>(b)] = l.latency_us;
-      s.link_us_per_byte_[static_cast<size_t>(a) * ud + static_cast<size_t>(b)] = kUsPerSecond / l.bandwidth;
+      s.link_us_per_byte_[static_cast<size_t>(a) * ud + static_cast<size_t>(b)] =
+          kUsPerSecond / cluster.PathBandwidth(a, b);
+    }
+  }
+  // Ports, both ways in compressed rows, if any link crosses one.
+  for (DeviceId a = 0; a < num_devices; ++a) {
+    for (DeviceId b = 0; b < num_devices; ++b) s.has_ports_ |= a != b && !cluster.link_ports(a, b).empty();
+  }
+  if (s.has_ports_) {
+    const size_t np = static_cast<size_t>(cluster.num_ports());
+    s.num_ports_ = cluster.num_ports();
+    s.link_port_begin_.assign(ud * ud + 1, 0);
+    s.port_link_begin_.assign(np + 1, 0);
+    for (size_t l = 0; l < ud * ud; ++l) {
+      const DeviceId a = static_cast<DeviceId>(l / ud), b = static_cast<DeviceId>(l % ud);
+      if (a != b) {
+        for (int32_t p : cluster.link_ports(a, b)) {
+          s.link_port_.push_back(p);
+          ++s.port_link_begin_[static_cast<size_t>(p) + 1];
+        }
+      }
+      s.link_port_begin_[l + 1] = static_cast<int32_t>(s.link_port_.size());
+    }
+    for (size_t p = 0; p < np; ++p) s.port_link_begin_[p + 1] += s.port_link_begin_[p];
+    s.port_link_.assign(s.link_port_.size(), 0);
+    std::vector<int32_t> fill(s.port_link_begin_.begin(), s.port_link_begin_.end() - 1);
+    for (size_t l = 0; l < ud * ud; ++l) {
+      for (int32_t i = s.link_port_begin_[l]; i < s.link_port_begin_[l + 1]; ++i) {
+        s.port_link_[static_cast<size_t>(fill[static_cast<size_t>(s.link_port_[static_cast<size_t>(i)])]++)] =
+            static_cast<int32_t>(l);
+      }
     }
   }
   return s;

@@ -2,10 +2,14 @@
 // simulation of the machine model.
 //
 // Semantics (DESIGN.md, "Contracts"):
-// - Kernels. An unfused op is a kernel; a fused group (plan.h) is one kernel: one
+// - Kernels. An unfused op is a kernel; a fused group (plan.h) is one kernel that a
+//   compiler would emit (sim/fusion_rules.h; a plan with any other is refused): one
 //   launch, the members' compute summed, internal tensors never touch memory, a
 //   tensor from outside that several members read is read once, a tensor read both
-//   inside and outside is written once (cost model: CostModel::FusedKernelTimeUs). A kernel is ready when every input tensor
+//   inside and outside is written once (cost model: CostModel::FusedKernelTimeUs).
+//   Every pass a member makes over memory counts: a training-mode BatchNorm reads its
+//   input twice (graph/cost.cc), and inside a kernel its second pass still reads its
+//   input, internal or not. A kernel is ready when every input tensor
 //   of its members that comes from outside the group is present on its device.
 // - Streams. Each device runs one kernel at a time and, when idle, starts the ready
 //   kernel of highest priority (a group's priority is its members' maximum); ties go
@@ -19,9 +23,19 @@
 //   without a kernel or the stream, and alias their input (no new memory). A fused
 //   group is always a kernel, even one made of views only.
 // - Transfers. A tensor needed on another device is sent once per destination, when
-//   its producer ends, over the link (source, destination): latency + bytes /
-//   bandwidth, one transfer at a time per link direction; the waiting transfer whose
-//   destination consumers have the highest priority goes first, ties in send order.
+//   its producer ends, over the link (source, destination), and occupies that link
+//   direction and every port the link crosses (cluster.h: a GPU's PCIe or NVLink
+//   port, a PCIe switch uplink) for latency + bytes / PathBandwidth (the smallest
+//   bandwidth of the link and its ports). A link and a port each carry one transfer at
+//   a time: a port is not shared fairly but taken in turn, as a GPU's copy engine
+//   runs the copies of one direction one after another (cluster.h argues the choice;
+//   the last of k equal transfers ends at k x bytes / bandwidth either way). Whenever
+//   links and ports are free, transfers start as if one at a time: the waiting
+//   transfer whose destination consumers have the highest priority, among those whose
+//   link and ports are all free, goes first; ties go to the one sent earlier, then to
+//   the lower tensor id, then to the lower destination device id (an order of
+//   simulated times and ids only, so ties are canonical). A transfer whose link or a
+//   port is busy waits until they free.
 // - Memory. Parameters (a Variable's tensor, an update op's optimizer state: op
 //   param_bytes; a Variable holds max(param_bytes, its output bytes)) are resident on
 //   their device all step. Any other tensor is allocated when its producing kernel
@@ -48,10 +62,17 @@
 #include "graph/graph.h"
 #include "sim/cluster.h"
 #include "sim/cost_model.h"
+#include "sim/fusion_rules.h"
 #include "sim/lower_bound.h"
 #include "sim/plan.h"
 
 namespace graphopt {
+
+// The simulator's rules, as results files record them: 1 let any ops fuse and gave
+// every pair of devices its own link; 2 keeps to the kernels compilers emit
+// (sim/fusion_rules.h), shares ports and switches (sim/cluster.h) and reads a
+// training-mode BatchNorm's input twice.
+inline constexpr int kJudge = 2;
 
 struct SimOptions {
   // Record every kernel, transfer and memory change (for the trace export). Costs
@@ -171,6 +192,7 @@ class Simulator {
   Cluster cluster_;
   CostModel cost_model_;
   LowerBound lower_bound_;
+  std::shared_ptr<const FusionRules> fusion_rules_;  // the kernels a fused plan may form
   int num_ops_ = 0;
   int num_tensors_ = 0;
   int num_devices_ = 0;
@@ -194,7 +216,17 @@ class Simulator {
   std::vector<int64_t> resident_bytes_;  // param_bytes (Variables: max with their output bytes)
   // Per link [from * D + to].
   std::vector<double> link_latency_us_;
-  std::vector<double> link_us_per_byte_;
+  std::vector<double> link_us_per_byte_;  // from Cluster::PathBandwidth
+  // Ports (cluster.h), in compressed rows; all empty when no link crosses a port, so
+  // that such clusters pay nothing for them. Link l crosses ports link_port_[i] for i
+  // in [link_port_begin_[l], link_port_begin_[l + 1]); port p is crossed by links
+  // port_link_[i] for i in [port_link_begin_[p], port_link_begin_[p + 1]).
+  bool has_ports_ = false;
+  int num_ports_ = 0;
+  std::vector<int32_t> link_port_begin_;
+  std::vector<int32_t> link_port_;
+  std::vector<int32_t> port_link_begin_;
+  std::vector<int32_t> port_link_;
 };
 
 // Reusable buffers of one simulation; one per thread. Opaque.

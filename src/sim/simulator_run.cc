@@ -200,7 +200,7 @@ struct Simulator::Run {
   // Makes tensor t, produced by kernel r on device d, available to its consumers:
   // local ones at once, remote ones through one transfer per destination device.
   // Tells the input slots of remote readers which received copy they read.
-  void Publish(TensorId t, OpId r, DeviceId d) {
+  void Publish(TensorId t, OpId r, DeviceId d, double now) {
     int32_t holds = 0;
     const int32_t stamp = ++st.stamp_counter;
     const TensorInfo& ti = tensors[t];
@@ -242,7 +242,7 @@ struct Simulator::Run {
       st.num_readers += copy.refs;
       const int32_t link = d * num_devices + dc;
       auto& q = st.queue[static_cast<size_t>(link)];
-      q.push_back({OrderedBits(st.dest_priority[static_cast<size_t>(dc)]), st.seq++,
+      q.push_back({OrderedBits(st.dest_priority[static_cast<size_t>(dc)]), OrderedBits(now), t,
                    st.dest_copy[static_cast<size_t>(dc)], ti.bytes});
       std::push_heap(q.begin(), q.end(), TransferLess());
       if (!st.link_dirty[static_cast<size_t>(link)]) {
@@ -275,7 +275,7 @@ struct Simulator::Run {
       }
       for (int32_t i = mi.out_begin; i < mi.out_end; ++i) {
         const TensorId t = sim.out_[static_cast<size_t>(i)];
-        Publish(t, r, d);
+        Publish(t, r, d, now);
         Release(t, now);
       }
     }
@@ -309,6 +309,10 @@ struct Simulator::Run {
     const double duration = sim.link_latency_us_[ul] + static_cast<double>(bytes) * sim.link_us_per_byte_[ul];
     Alloc(to, bytes, now);
     st.link_busy[ul] = 1;
+    if (sim.has_ports_) {
+      for (int32_t i = sim.link_port_begin_[ul]; i < sim.link_port_begin_[ul + 1]; ++i)
+        st.port_busy[static_cast<size_t>(sim.link_port_[static_cast<size_t>(i)])] = 1;
+    }
     result.link_bytes[ul] += bytes;
     ++result.num_transfers;
     st.events.push_back({OrderedBits(now + duration), now + duration, st.seq++, ~k});
@@ -336,10 +340,115 @@ struct Simulator::Run {
       st.link_dirty[static_cast<size_t>(link)] = 1;
       st.dirty_links.push_back(link);
     }
+    if (sim.has_ports_) FreePorts(static_cast<size_t>(link));
     Release(t, now);
     for (int32_t i = copy.readers_begin; i < copy.readers_end; ++i) {
       const OpId rc = st.readers[static_cast<size_t>(i)];
       if (--ops[rc].pending == 0) MakeReady(rc);
+    }
+  }
+
+  // The ports of link ul free; Dispatch offers those with waiters to their best waiter.
+  void FreePorts(size_t ul) {
+    for (int32_t i = sim.link_port_begin_[ul]; i < sim.link_port_begin_[ul + 1]; ++i) {
+      const int32_t p = sim.link_port_[static_cast<size_t>(i)];
+      st.port_busy[static_cast<size_t>(p)] = 0;
+      if (!st.port_waiters[static_cast<size_t>(p)].empty()) st.freed_ports.push_back(p);
+    }
+  }
+
+  // The first busy port of link ul, or -1 if all are free.
+  int32_t BusyPort(size_t ul) const {
+    for (int32_t i = sim.link_port_begin_[ul]; i < sim.link_port_begin_[ul + 1]; ++i) {
+      const int32_t p = sim.link_port_[static_cast<size_t>(i)];
+      if (st.port_busy[static_cast<size_t>(p)]) return p;
+    }
+    return -1;
+  }
+
+  // Link `link`, whose first waiting transfer is `top`, waits on busy port p.
+  void WaitOnPort(int32_t link, int32_t p, const TransferEntry& top) {
+    st.link_waiting[static_cast<size_t>(link)] = p + 1;
+    st.link_wait_copy[static_cast<size_t>(link)] = top.copy;
+    auto& heap = st.port_waiters[static_cast<size_t>(p)];
+    heap.push_back({top.priority, top.sent, top.tensor, link, top.copy, -1});
+    std::push_heap(heap.begin(), heap.end(), LinkCandidateLess());
+  }
+
+  void PushCandidate(const LinkCandidate& c) {
+    st.link_candidates.push_back(c);
+    std::push_heap(st.link_candidates.begin(), st.link_candidates.end(), LinkCandidateLess());
+  }
+
+  // Makes the best waiter of free port p whose other ports are free a candidate;
+  // waiters found blocked by another busy port on the way wait on that one instead.
+  void OfferPort(int32_t p) {
+    auto& heap = st.port_waiters[static_cast<size_t>(p)];
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), LinkCandidateLess());
+      LinkCandidate w = heap.back();
+      heap.pop_back();
+      const size_t ul = static_cast<size_t>(w.link);
+      if (st.link_waiting[ul] != p + 1 || st.link_wait_copy[ul] != w.copy) continue;  // stale
+      const int32_t busy = BusyPort(ul);
+      if (busy >= 0) {
+        WaitOnPort(w.link, busy, st.queue[ul].front());
+        continue;
+      }
+      st.link_waiting[ul] = 0;
+      w.port = p;
+      PushCandidate(w);
+      return;
+    }
+  }
+
+  // Starts transfers as if, over and over, the waiting transfer of highest priority
+  // (then earliest sent) among the idle links whose ports are all free took its link
+  // and ports. The candidates: the dirty idle links with free ports, and the best
+  // such waiter of each freed port; whenever a candidate finds a port taken, it waits
+  // on that port and its freed port, if still free, offers itself to its next waiter.
+  // So every link that could start is a candidate or has a better one standing for
+  // its port, and the best candidate that can start is the best of all.
+  void DispatchThroughPorts(double now) {
+    for (int32_t link : st.dirty_links) {
+      const size_t ul = static_cast<size_t>(link);
+      st.link_dirty[ul] = 0;
+      const auto& q = st.queue[ul];
+      if (st.link_busy[ul] || q.empty()) continue;
+      if (st.link_waiting[ul] != 0) {  // a new first transfer: wait with its key
+        if (q.front().copy != st.link_wait_copy[ul]) WaitOnPort(link, st.link_waiting[ul] - 1, q.front());
+        continue;
+      }
+      const int32_t busy = BusyPort(ul);
+      if (busy >= 0) {
+        WaitOnPort(link, busy, q.front());
+        continue;
+      }
+      const TransferEntry& top = q.front();
+      PushCandidate({top.priority, top.sent, top.tensor, link, top.copy, -1});
+    }
+    st.dirty_links.clear();
+    for (int32_t p : st.freed_ports) {
+      if (!st.port_busy[static_cast<size_t>(p)]) OfferPort(p);
+    }
+    st.freed_ports.clear();
+    auto& candidates = st.link_candidates;
+    while (!candidates.empty()) {
+      std::pop_heap(candidates.begin(), candidates.end(), LinkCandidateLess());
+      const LinkCandidate c = candidates.back();
+      candidates.pop_back();
+      const size_t ul = static_cast<size_t>(c.link);
+      auto& q = st.queue[ul];
+      const int32_t busy = BusyPort(ul);
+      if (busy >= 0) {  // taken by a link started before it
+        WaitOnPort(c.link, busy, q.front());
+        if (c.port >= 0 && !st.port_busy[static_cast<size_t>(c.port)]) OfferPort(c.port);
+        continue;
+      }
+      std::pop_heap(q.begin(), q.end(), TransferLess());
+      const TransferEntry e = q.back();
+      q.pop_back();
+      StartTransfer(e.copy, c.link, e.bytes, now);
     }
   }
 
@@ -355,6 +464,10 @@ struct Simulator::Run {
       StartKernel(r, d, now);
     }
     st.dirty_devices.clear();
+    if (sim.has_ports_) {
+      DispatchThroughPorts(now);
+      return;
+    }
     for (int32_t link : st.dirty_links) {
       const size_t ul = static_cast<size_t>(link);
       st.link_dirty[ul] = 0;
@@ -497,6 +610,24 @@ StatusOr<SimResult> Simulator::Simulate(const Plan& plan, const SimOptions& opti
       }
     }
   }
+  // Every fused kernel must be one a compiler emits (sim/fusion_rules.h).
+  if (fused) {
+    const FusionRules& rules = *fusion_rules_;
+    st.groups.resize(un);
+    for (size_t o = 0; o < un; ++o) {
+      if (ops[o].root == static_cast<OpId>(o)) st.groups[o] = rules.Start(static_cast<OpId>(o));
+    }
+    for (size_t o = 0; o < un; ++o) {
+      if (ops[o].root != static_cast<OpId>(o)) rules.Join(&st.groups[static_cast<size_t>(ops[o].root)], static_cast<OpId>(o));
+    }
+    for (size_t o = 0; o < un; ++o) {
+      const OpId r = ops[o].root;
+      if (r != static_cast<OpId>(o) && st.groups[static_cast<size_t>(r)].members > 1 &&
+          rules.CheckInWholeGroup(st.groups[static_cast<size_t>(r)], static_cast<OpId>(o)) != FusionRule::kOk) {
+        return invalid();
+      }
+    }
+  }
   int64_t num_kernels = 0;
   for (size_t o = 0; o < un; ++o) num_kernels += ops[o].root == static_cast<OpId>(o);
 
@@ -524,6 +655,15 @@ StatusOr<SimResult> Simulator::Simulate(const Plan& plan, const SimOptions& opti
     st.queue[l].clear();
     st.link_busy[l] = 0;
     st.link_dirty[l] = 0;
+  }
+  if (has_ports_) {
+    st.port_busy.assign(static_cast<size_t>(num_ports_), 0);
+    st.port_waiters.resize(static_cast<size_t>(num_ports_));
+    for (auto& waiters : st.port_waiters) waiters.clear();
+    st.link_waiting.assign(ud * ud, 0);
+    st.link_wait_copy.assign(ud * ud, -1);
+    st.freed_ports.clear();
+    st.link_candidates.clear();
   }
 
   Run run(*this, st, result, options.record_timeline);

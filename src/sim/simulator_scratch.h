@@ -35,16 +35,43 @@ struct ReadyLess {
   }
 };
 
-// A transfer waiting for its link: higher destination priority first, then send order.
+// A transfer waiting for its link: higher destination priority first, then the one
+// sent earlier, then the lower tensor id (a link has one destination). The order
+// depends on the simulated times and the graph only, not on the order in which
+// events at one time are handled.
 struct TransferEntry {
   uint64_t priority;  // OrderedBits
-  uint32_t seq;
+  uint64_t sent;      // OrderedBits of the send time
+  TensorId tensor;
   int32_t copy;
   int64_t bytes;
 };
 struct TransferLess {
   bool operator()(const TransferEntry& a, const TransferEntry& b) const {
-    return a.priority < b.priority || (a.priority == b.priority && a.seq > b.seq);
+    if (a.priority != b.priority) return a.priority < b.priority;
+    if (a.sent != b.sent) return a.sent > b.sent;
+    return a.tensor > b.tensor;
+  }
+};
+
+// A link with transfers waiting, keyed by its first one (the top of its queue, copy
+// `copy`): links compete for ports in the order of those transfers, ties (one tensor
+// to two destinations) to the lower link id, which is the lower destination. `port`
+// is the freed port it was taken from as a candidate, or -1.
+struct LinkCandidate {
+  uint64_t priority;  // OrderedBits
+  uint64_t sent;
+  TensorId tensor;
+  int32_t link;
+  int32_t copy;
+  int32_t port;
+};
+struct LinkCandidateLess {
+  bool operator()(const LinkCandidate& a, const LinkCandidate& b) const {
+    if (a.priority != b.priority) return a.priority < b.priority;
+    if (a.sent != b.sent) return a.sent > b.sent;
+    if (a.tensor != b.tensor) return a.tensor > b.tensor;
+    return a.link > b.link;
   }
 };
 
@@ -90,6 +117,7 @@ struct SimScratchState {
   std::vector<int32_t> member_begin;
   std::vector<OpId> members;
   std::vector<OpId> path;
+  std::vector<FusionGroupSummary> groups;  // per fused group root: its kernel's summary
   std::vector<sim_internal::CopyState> copies;
   std::vector<int32_t> in_copy;
   std::vector<OpId> readers;
@@ -106,6 +134,18 @@ struct SimScratchState {
   std::vector<uint8_t> link_busy;
   std::vector<uint8_t> link_dirty;
   std::vector<int32_t> dirty_links;
+  // Clusters with ports only. An idle link with transfers waiting is dirty, or waits
+  // on one busy port: link_waiting = that port + 1, and port_waiters[port], a heap of
+  // links by key, holds it with its first transfer link_wait_copy (entries whose link
+  // no longer waits there with that transfer first are stale, dropped when popped). A
+  // freed port with waiters goes to freed_ports until Dispatch offers it to its best
+  // waiter.
+  std::vector<uint8_t> port_busy;
+  std::vector<std::vector<sim_internal::LinkCandidate>> port_waiters;
+  std::vector<int32_t> link_waiting;
+  std::vector<int32_t> link_wait_copy;
+  std::vector<int32_t> freed_ports;
+  std::vector<sim_internal::LinkCandidate> link_candidates;  // a heap
   // Destination devices of one tensor being published.
   std::vector<int32_t> stamp;
   std::vector<int32_t> dest_copy;

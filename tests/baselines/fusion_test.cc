@@ -201,10 +201,10 @@ TEST(FusionTest, AKernelReadsAndWritesAtMost64Tensors) {
   EXPECT_EQ(DropIllegalFusions(g, &plan), 0);
 }
 
-TEST(FusionTest, EveryRefusalWouldCloseACycle) {
+TEST(FusionTest, EveryRefusalWouldBreakARuleOrCloseACycle) {
   // The check is exact: an op left unfused though its kind, producer and device allow
-  // it would put a group on a cycle if flagged on top of the greedy result (these
-  // graphs never reach the operand cap).
+  // it would break a kernel rule (sim/fusion_rules.h) or put a group on a cycle if
+  // flagged on top of the greedy result (these graphs never reach the operand cap).
   int refusals = 0;
   for (uint64_t seed = 0; seed < 10; ++seed) {
     RandomGraphOptions options;
@@ -222,6 +222,23 @@ TEST(FusionTest, EveryRefusalWouldCloseACycle) {
     }
   }
   EXPECT_GT(refusals, 0);
+}
+
+// matmul -> batch norm -> relu -> softmax: the norm starts a kernel of its own (a
+// contraction takes only an elementwise epilogue), the relu joins it, the softmax
+// would be its second reduction.
+TEST(FusionTest, GreedyFusionFollowsTheKernelRules) {
+  GraphBuilder b("rules");
+  const TensorId m = b.MatMul(b.Input("x", {64, 64}), b.Variable("w", {64, 64}));
+  const TensorId n = b.BatchNorm(m, b.Variable("scale", {64}), b.Variable("bias", {64}));
+  const TensorId r = b.Relu(n);
+  const TensorId s = b.Softmax(r);
+  const Graph g = b.Finish();
+  Plan plan = DefaultPlan(g);
+  EXPECT_EQ(ApplyGreedyFusion(g, &plan), 1);
+  EXPECT_EQ(Flag(plan, Producer(g, n)), 0);
+  EXPECT_EQ(Flag(plan, Producer(g, r)), 1);
+  EXPECT_EQ(Flag(plan, Producer(g, s)), 0);
 }
 
 TEST(FusionTest, LargeGraphFusesLegally) {

@@ -8,10 +8,13 @@
 namespace graphopt {
 namespace {
 
-// relu(matmul(x, w)) -> reduce_sum: one elementwise op and one reduction that could fuse.
+// relu(transpose(matmul(x, w))) -> reduce_sum: one elementwise op and one reduction
+// that could fuse into the transpose's kernel (a matmul takes neither a transpose nor
+// a reduction).
 Graph SmallGraph() {
   GraphBuilder b("small");
-  const TensorId r = b.Relu(b.MatMul(b.Input("x", {64, 64}), b.Variable("w", {64, 64})));
+  const TensorId m = b.MatMul(b.Input("x", {64, 64}), b.Variable("w", {64, 64}));
+  const TensorId r = b.Relu(b.Transpose(m, {1, 0}));
   b.Reduce(OpKind::kReduceSum, r, {1}, false);
   return b.Finish();
 }

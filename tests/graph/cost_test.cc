@@ -169,6 +169,20 @@ TEST(CostTest, ReductionsSoftmaxAndNormsScaleWithInput) {
   EXPECT_DOUBLE_EQ(ProducerOf(b, b.BatchNorm(img, sc, bi)).cost.flops, 4.0 * 96);
 }
 
+// Training-mode batch norm: statistics, then normalize: its input read twice (96
+// floats), scale and bias once (3 floats each); a LayerNorm's row stays on chip.
+TEST(CostTest, BatchNormReadsItsInputTwiceLayerNormOnce) {
+  GraphBuilder b("t");
+  TensorId img = b.Input("img", {2, 3, 4, 4});
+  TensorId sc = b.Variable("sc", {3});
+  TensorId bi = b.Variable("bi", {3});
+  EXPECT_EQ(ProducerOf(b, b.BatchNorm(img, sc, bi)).cost.bytes_read, (2 * 96 + 3 + 3) * 4);
+  TensorId x = b.Input("x", {4, 25});
+  TensorId g = b.Variable("g", {25});
+  TensorId be = b.Variable("be", {25});
+  EXPECT_EQ(ProducerOf(b, b.LayerNorm(x, g, be)).cost.bytes_read, (100 + 25 + 25) * 4);
+}
+
 TEST(CostTest, PoolingCountsTheWindow) {
   GraphBuilder b("t");
   TensorId x = b.Input("x", {1, 2, 6, 6});

@@ -1,8 +1,10 @@
 // The simulator against a slow reference written from the semantics in
 // simulator.h alone: quadratic scans instead of heaps, tensor lifetimes computed
 // after the fact instead of reference counts. Random graphs with random real-valued
-// costs and distinct random priorities, so that ties (whose order is an
-// implementation detail) practically never happen.
+// costs and distinct random priorities, so that ties between kernels (whose order is
+// an implementation detail) practically never happen; ties between transfers (one
+// consumer's priority on two tensors, sent at once to its device's port) do, and
+// follow the canonical order of simulator.h.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "core/rng.h"
 #include "sim/random_graph.h"
@@ -116,12 +119,14 @@ class Reference {
     res.link_bytes.assign(static_cast<size_t>(nd_ * nd_), 0);
     std::vector<double> device_free(static_cast<size_t>(nd_), 0);
     std::vector<bool> device_busy(static_cast<size_t>(nd_), false), link_busy(static_cast<size_t>(nd_ * nd_), false);
+    std::vector<bool> port_busy(static_cast<size_t>(c_.num_ports()), false);
     struct Pending {
       double priority;
       int64_t seq;
       OpId r;
       TensorId t;
       DeviceId to;
+      double sent;  // transfers: the send time
     };
     std::vector<Pending> ready, queue;
     struct Ev {
@@ -146,7 +151,7 @@ class Reference {
             auto it = dests.emplace(Dev(c), -kInf).first;
             it->second = std::max(it->second, kprio_[root_[static_cast<size_t>(c)]]);
           }
-          for (auto [to, p] : dests) queue.push_back({p, seq++, kNoId, t, to});
+          for (auto [to, p] : dests) queue.push_back({p, seq++, kNoId, t, to, time});
         }
       }
     };
@@ -171,7 +176,7 @@ class Reference {
             again = true;
           } else {
             state_[r] = 1;
-            ready.push_back({kprio_[r], seq++, r, kNoId, kNoId});
+            ready.push_back({kprio_[r], seq++, r, kNoId, kNoId, 0.0});
           }
         }
       }
@@ -197,27 +202,34 @@ class Reference {
         device_busy[static_cast<size_t>(d)] = true;
         events.push_back({now + dur, seq++, r, kNoId, d, d});
       }
-      for (DeviceId a = 0; a < nd_; ++a) {
-        for (DeviceId b = 0; b < nd_; ++b) {
-          if (a == b || link_busy[static_cast<size_t>(a * nd_ + b)]) continue;
-          auto best = queue.end();
-          for (auto it = queue.begin(); it != queue.end(); ++it) {
-            if (Dev(g_.tensor(it->t).producer) != a || it->to != b) continue;
-            if (best == queue.end() || it->priority > best->priority ||
-                (it->priority == best->priority && it->seq < best->seq))
-              best = it;
-          }
-          if (best == queue.end()) continue;
-          const TensorId t = best->t;
-          queue.erase(best);
-          const Link& l = c_.link(a, b);
-          const int64_t bytes = g_.tensor(t).bytes();
-          sent_[{t, b}] = now;
-          res.link_bytes[static_cast<size_t>(a * nd_ + b)] += bytes;
-          link_busy[static_cast<size_t>(a * nd_ + b)] = true;
-          events.push_back(
-              {now + l.latency_us + static_cast<double>(bytes) * (1e6 / l.bandwidth), seq++, kNoId, t, a, b});
+      // Transfers: over and over, among the waiting transfers whose link is idle and
+      // whose ports are all free, start the one of highest priority (then the earliest
+      // sent, the lowest tensor id, the lowest destination).
+      while (true) {
+        auto best = queue.end();
+        for (auto it = queue.begin(); it != queue.end(); ++it) {
+          const DeviceId a = Dev(g_.tensor(it->t).producer), b = it->to;
+          if (link_busy[static_cast<size_t>(a * nd_ + b)]) continue;
+          bool free = true;
+          for (int32_t p : c_.link_ports(a, b)) free &= !port_busy[static_cast<size_t>(p)];
+          if (!free) continue;
+          if (best == queue.end() ||
+              std::make_tuple(-it->priority, it->sent, it->t, it->to) <
+                  std::make_tuple(-best->priority, best->sent, best->t, best->to))
+            best = it;
         }
+        if (best == queue.end()) break;
+        const TensorId t = best->t;
+        const DeviceId a = Dev(g_.tensor(t).producer), b = best->to;
+        queue.erase(best);
+        const Link& l = c_.link(a, b);
+        const int64_t bytes = g_.tensor(t).bytes();
+        sent_[{t, b}] = now;
+        res.link_bytes[static_cast<size_t>(a * nd_ + b)] += bytes;
+        link_busy[static_cast<size_t>(a * nd_ + b)] = true;
+        for (int32_t p : c_.link_ports(a, b)) port_busy[static_cast<size_t>(p)] = true;
+        events.push_back({now + l.latency_us + static_cast<double>(bytes) * (1e6 / c_.PathBandwidth(a, b)), seq++,
+                          kNoId, t, a, b});
       }
       if (events.empty()) break;
       // Every end at the next time, in start order, before anything starts.
@@ -234,6 +246,7 @@ class Reference {
           publish(e.r, now);
         } else {
           link_busy[static_cast<size_t>(e.from * nd_ + e.to)] = false;
+          for (int32_t p : c_.link_ports(e.from, e.to)) port_busy[static_cast<size_t>(p)] = false;
           present_[{e.t, e.to}] = now;
           arrived_[{e.t, e.to}] = now;
         }
@@ -348,7 +361,9 @@ class Reference {
 
 TEST(ReferenceTest, SimulatorAgreesWithTheSlowReference) {
   int compared = 0, fused_plans = 0;
-  const char* clusters[] = {"4xV100", "8xV100-nvlink", "4xK40+cpu"};
+  // Presets with every kind of port (PCIe slots, switch uplinks, NVLink pairs without
+  // ports, NVSwitch ports), and one without ports (links only).
+  const char* clusters[] = {"4xV100", "8xV100-nvlink", "4xK40+cpu", "8xV100", "8xH100-nvlink", "4xV100"};
   for (uint64_t seed = 1; seed <= 24; ++seed) {
     RandomGraphOptions o;
     o.num_ops = 60 + static_cast<int>(seed) * 8;
@@ -360,7 +375,14 @@ TEST(ReferenceTest, SimulatorAgreesWithTheSlowReference) {
         if (!IsFree(g.op(op).kind) && rng.Bernoulli(0.3)) g.mutable_op(op).measured_time_us = 40 * rng.UniformDouble();
       }
     }
-    const Cluster cluster = *ClusterPreset(clusters[seed % 3]);
+    Cluster cluster = *ClusterPreset(clusters[seed % 6]);
+    if (seed % 6 == 5) {
+      for (DeviceId a = 0; a < cluster.num_devices(); ++a) {
+        for (DeviceId b = 0; b < cluster.num_devices(); ++b) {
+          if (a != b) cluster.SetLinkPorts(a, b, {});
+        }
+      }
+    }
     const CostModel cm;
     auto sim = Simulator::Create(g, cluster, cm);
     ASSERT_TRUE(sim.ok());

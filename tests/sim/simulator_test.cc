@@ -153,15 +153,16 @@ TEST(SimulatorTest, PriorityChangesStepTime) {
   (void)b;
 }
 
-// input (1000 B) -> a (Relu, writes 3000 B) -> b (Relu, reads 3000, writes 1000 B);
-// memory-bound: 1000 bytes = 1 us.
+// input (1000 B) -> a (Pad, writes 3000 B) -> b (ReduceSum over a's whole output,
+// reads 3000, writes 1000 B): a loop op and the reduction it feeds, one kernel a
+// compiler emits; memory-bound: 1000 bytes = 1 us.
 struct ElementwisePair {
   PaperGraph g;
   OpId a, b;
   ElementwisePair() {
     const TensorId in = g.Input("input", 1000);
-    a = g.Add("a", OpKind::kRelu, {in}, {3000}, 0, 1000, 3000);
-    b = g.Add("b", OpKind::kRelu, {g.Out(a)}, {1000}, 0, 3000, 1000);
+    a = g.Add("a", OpKind::kPad, {in}, {3000}, 0, 1000, 3000);
+    b = g.Add("b", OpKind::kReduceSum, {g.Out(a)}, {1000}, 0, 3000, 1000);
   }
 };
 
