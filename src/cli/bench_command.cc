@@ -58,6 +58,10 @@ std::vector<FlagSpec> BenchFlags() {
                             "); the .md, .csv and .svg reports are written next to it"},
       {"fusion", false, "also score every method's placement with greedy fusion (columns NAME+fusion; tf-default "
                         "already fuses)"},
+      {"decisions", true, "which decisions of each method the table keeps: placement (every column's placement with "
+                          "the framework's defaults: ready order, greedy legal fusion of elementwise ops; the default), "
+                          "all (learned methods' own plans against baselines with greedy legal fusion and "
+                          "critical-path priorities; the default of --transfer) or as-produced (the default of --tasks)"},
       {"seed", true, "seed of the randomized partitioners (default 0)"},
       {"time-limit", true, "seconds per row for each learned method (go, colocrl, hdp; default 120)"},
       {"go-options", true, "options of the go method, as graphopt optimize --policy takes them"},
@@ -353,11 +357,31 @@ int RunBenchCommand(int argc, char** argv) {
   if (zero_shot) learned.push_back("zero-shot");
   if (!learned.empty()) return Fail("method " + learned[0] + " needs the training library (LibTorch was not found)");
 #endif
+  auto decisions = TableDecisionsFromName(
+      args->Get("decisions", tasks ? "as-produced" : args->Has("transfer") ? "all" : "placement"));
+  if (!decisions.ok()) return Fail("--decisions: " + decisions.status().message());
+  // The table and judge of this run: every results text it writes says them.
+  SuiteResults header;
+  header.decisions = TableDecisionsName(*decisions);
+  header.judge = kJudge;
+  auto one_row = [&header](const RowResult& row) {
+    SuiteResults s = header;
+    s.rows = {row};
+    return s;
+  };
   auto existing = ReadResultsFile(paths.json);
   if (!existing.ok()) {
     return Fail(existing.status().message() + " (move the file away or pass another --results to start a new one)");
   }
+  {
+    const Status mergeable = CheckMergeable(header, *existing, paths.json);
+    if (!mergeable.ok()) return Fail(mergeable.message());
+  }
   SuiteResults merged = std::move(*existing);
+  if (merged.rows.empty()) {
+    merged.decisions = header.decisions;
+    merged.judge = header.judge;
+  }
 
   // Under mpirun, rank 0 hands the rows out to the ranks as they become free, the
   // costliest first by estimate, gathers every finished row and alone writes and
@@ -368,6 +392,7 @@ int RunBenchCommand(int argc, char** argv) {
   options.methods = std::move(*methods);
   options.cluster_override = args->Get("cluster");
   options.seed = static_cast<uint64_t>(*seed);
+  options.decisions = *decisions;
   options.show_progress = world.root();
   const std::vector<double> costs = world.distributed() && world.root() ? EstimateRowSeconds(options.rows, options.methods)
                                                                         : std::vector<double>(rows->size(), 0.0);
@@ -384,7 +409,7 @@ int RunBenchCommand(int argc, char** argv) {
   // Merges a finished row (and the convergence of its learned runs) into the outputs
   // and rewrites them all, so an interrupted run keeps what it finished.
   auto merge_row = [&](const RowResult& row, const std::vector<ConvergenceSeries>& series) -> Status {
-    for (const std::string& note : MergeResults(SuiteResults{{row}}, &merged)) {
+    for (const std::string& note : MergeResults(one_row(row), &merged)) {
       std::fprintf(stderr, "note: %s\n", note.c_str());
     }
     SortRowsInSuiteOrder(row_order, &merged);
@@ -418,7 +443,7 @@ int RunBenchCommand(int argc, char** argv) {
 #endif
     const nlohmann::json lines{{"learned", learned_here}, {"effects", task_effects}};
     task_effects.clear();
-    return ResultsToJson(SuiteResults{{row}}) + kRecordSeparator + ConvergenceToJson(series) + kRecordSeparator +
+    return ResultsToJson(one_row(row)) + kRecordSeparator + ConvergenceToJson(series) + kRecordSeparator +
            lines.dump();
   };
   // Rank 0: merges a finished row, from whichever rank ran it.

@@ -93,10 +93,29 @@ std::vector<MethodSummary> SummarizeMethods(const SuiteResults& results) {
   return summaries;
 }
 
+std::string TableCaption(const SuiteResults& results) {
+  std::string what;
+  if (results.decisions == "placement") {
+    what = "**Placement table**: every column's placement runs with the same scheduling and fusion, the framework's "
+           "defaults (ready order; greedy fusion of elementwise ops into their producers under the kernel rules), "
+           "the learned placers' included.";
+  } else if (results.decisions == "all") {
+    what = "**Full-optimizer table**: the learned methods' own placement, schedule and fusion; every baseline's "
+           "placement with greedy legal fusion of every kind and critical-path priorities.";
+  } else {
+    what = "Each column's plan as its method made it (the column's name says what it decided).";
+  }
+  const std::string judge =
+      results.judge >= 2 ? StrFormat(" Judge %d: fused kernels as compilers emit them, shared ports and switches.", results.judge)
+                         : StrFormat(" Judge %d: the old lenient simulator (any ops fused, every pair of devices on "
+                                     "its own link).", results.judge);
+  return what + judge;
+}
+
 std::string ResultsMarkdown(const SuiteResults& results) {
   const std::vector<std::string> columns = MethodColumns(results);
-  std::string out =
-      "Simulated time of one training step in ms, with the speedup over the human expert placement in parentheses "
+  std::string out = TableCaption(results) +
+      " Simulated time of one training step in ms, with the speedup over the human expert placement in parentheses "
       "(higher is better). **Bold**: the fastest plan of the row. OOM: the plan does not fit in device memory. "
       "Lower bound: no plan can be faster on that cluster; best / bound: the fastest plan's step time over the lower "
       "bound. Geometric means run over the rows where both the method and the expert fit.\n\n";

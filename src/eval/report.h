@@ -42,6 +42,9 @@ std::vector<MethodSummary> SummarizeMethods(const SuiteResults& results);
 // the best plan's distance to it; then the geometric mean of the speedups and the
 // number of plans that fit. A legend line precedes the table; footnotes follow it.
 std::string ResultsMarkdown(const SuiteResults& results);
+// The first sentences of a table: which decisions its columns kept and which judge
+// (the simulator's rules) measured it.
+std::string TableCaption(const SuiteResults& results);
 
 // CSV, one line per (row, method) with a header:
 //   row,label,model,cluster,devices,ops,method,status,step_time_us,speedup_vs_expert,

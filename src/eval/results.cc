@@ -18,7 +18,7 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr const char* kFormat = "graphopt-results";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;
 
 // Sort key of a method column: (group, index in its list or 0, name).
 struct ColumnKey {
@@ -206,6 +206,14 @@ std::vector<std::string> MergeResults(const SuiteResults& update, SuiteResults* 
   return notes;
 }
 
+Status CheckMergeable(const SuiteResults& update, const SuiteResults& base, const std::string& path) {
+  if (base.rows.empty() || (update.decisions == base.decisions && update.judge == base.judge)) return Status::Ok();
+  return InvalidArgument(path + " holds a table of decisions \"" + base.decisions + "\" measured by judge " +
+                         std::to_string(base.judge) + "; this run is of decisions \"" + update.decisions +
+                         "\" by judge " + std::to_string(update.judge) +
+                         ": its columns would not compare with the file's (give another --results file)");
+}
+
 std::string ResultsToJson(const SuiteResults& results) {
   Json rows = Json::array();
   for (const RowResult& row : results.rows) {
@@ -227,6 +235,8 @@ std::string ResultsToJson(const SuiteResults& results) {
   Json j = Json::object();
   j["format"] = kFormat;
   j["version"] = kVersion;
+  j["decisions"] = results.decisions;
+  j["judge"] = results.judge;
   j["rows"] = std::move(rows);
   return j.dump(2) + "\n";
 }
@@ -238,13 +248,26 @@ StatusOr<SuiteResults> ResultsFromJson(const std::string& text, const std::strin
     return ParseError(source + ": \"format\" is " + (j.contains("format") ? j["format"].dump() : std::string("missing")) +
                       ", expected \"" + kFormat + "\"");
   }
-  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int64_t>() != kVersion) {
+  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int64_t>() < 1 ||
+      j["version"].get<int64_t>() > kVersion) {
     return ParseError(source + ": unsupported results version " + (j.contains("version") ? j["version"].dump() : std::string("(missing)")) +
-                      " (this build reads version 1)");
+                      " (this build reads versions 1 and 2)");
   }
   if (!j.contains("rows") || !j["rows"].is_array()) return ParseError(source + ": \"rows\" must be an array");
   const Reader reader(source);
   SuiteResults results;
+  if (j["version"].get<int64_t>() >= 2) {
+    if (!j.contains("decisions") || !j["decisions"].is_string() ||
+        (j["decisions"] != "placement" && j["decisions"] != "all" && j["decisions"] != "as-produced")) {
+      return ParseError(source + ": \"decisions\" must be \"placement\", \"all\" or \"as-produced\"");
+    }
+    results.decisions = j["decisions"].get<std::string>();
+    if (!j.contains("judge") || !j["judge"].is_number_integer() || j["judge"].get<int64_t>() < 1 ||
+        j["judge"].get<int64_t>() > 1000) {
+      return ParseError(source + ": \"judge\" must be an integer from 1 to 1000");
+    }
+    results.judge = static_cast<int>(j["judge"].get<int64_t>());
+  }
   std::set<std::string> seen;
   for (size_t i = 0; i < j["rows"].size(); ++i) {
     GO_ASSIGN_OR_RETURN(RowResult row, RowFromJson(j["rows"][i], reader, i));

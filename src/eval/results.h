@@ -6,8 +6,14 @@
 // without rerunning the baselines. A row whose model or cluster changed is replaced
 // whole: columns measured on another setup are not comparable.
 //
-// JSON ("graphopt-results", version 1):
-//   {"format": "graphopt-results", "version": 1,
+// A results file says which table it is and which judge measured it: "decisions"
+// (eval/suite.h TableDecisions: "placement", "all" or "as-produced") and "judge" (the
+// simulator's rules, sim/simulator.h kJudge). Runs of another table or judge do not
+// merge into it (CheckMergeable). Version 1 files (before those fields) read as
+// "as-produced" measured by judge 1.
+//
+// JSON ("graphopt-results", version 2):
+//   {"format": "graphopt-results", "version": 2, "decisions": "placement", "judge": 2,
 //    "rows": [{"row": "gnmt-4", "label": "GNMT 4-layer", "model": "gnmt:layers=4",
 //              "cluster": "4xV100", "devices": 4, "ops": 24185,
 //              "lower_bound_us": 105600.0, "setup_seconds": 0.41, "seconds": 1.2,
@@ -63,6 +69,8 @@ struct RowResult {
 
 struct SuiteResults {
   std::vector<RowResult> rows;
+  std::string decisions = "as-produced";  // which decisions each column kept
+  int judge = 1;                          // the simulator's rules that measured it
 
   const RowResult* FindRow(const std::string& row) const;
 };
@@ -86,6 +94,9 @@ bool MethodColumnLess(const std::string& a, const std::string& b);
 // suite into a part of it gives the suite's order. Returns one note per row whose old
 // columns were dropped because its setup changed.
 std::vector<std::string> MergeResults(const SuiteResults& update, SuiteResults* base);
+// Whether `update` may merge into `base` (`path` names base's file in the error): the
+// same table and judge, or a base with no rows (which then takes update's).
+Status CheckMergeable(const SuiteResults& update, const SuiteResults& base, const std::string& path);
 
 std::string ResultsToJson(const SuiteResults& results);
 // Parses a results file; `source` names the file in errors.

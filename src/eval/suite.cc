@@ -28,9 +28,10 @@ SuiteRow Row(std::string name, std::string label, std::string model, int devices
   return SuiteRow{std::move(name), std::move(label), std::move(model), devices, *preset};
 }
 
-// Produces and simulates one method's plan; failures become the result's error.
+// Produces and simulates one method's plan, with the table's defaults; failures
+// become the result's error.
 MethodResult RunMethod(const MethodSpec& method, const Graph& graph, const Cluster& cluster, const Simulator& sim,
-                       uint64_t seed) {
+                       uint64_t seed, TableDecisions decisions) {
   MethodResult result;
   BaselineOptions options;
   options.seed = seed;
@@ -44,6 +45,7 @@ MethodResult RunMethod(const MethodSpec& method, const Graph& graph, const Clust
       result.error = plan.status().message();
       return result;
     }
+    ApplyTableDecisions(decisions, !method.plan, sim, &*plan);
     StatusOr<SimResult> simulated = sim.Simulate(*plan);
     if (!simulated.ok()) {
       result.error = "simulating the plan: " + simulated.status().message();
@@ -133,6 +135,39 @@ StatusOr<MethodSpec> ParseMethod(const std::string& name) {
   return spec;
 }
 
+const char* TableDecisionsName(TableDecisions decisions) {
+  switch (decisions) {
+    case TableDecisions::kPlacement: return "placement";
+    case TableDecisions::kAll: return "all";
+    case TableDecisions::kAsProduced: return "as-produced";
+  }
+  return "unknown";
+}
+
+StatusOr<TableDecisions> TableDecisionsFromName(const std::string& name) {
+  for (TableDecisions d : {TableDecisions::kPlacement, TableDecisions::kAll, TableDecisions::kAsProduced}) {
+    if (name == TableDecisionsName(d)) return d;
+  }
+  return InvalidArgument("unknown table decisions \"" + name + "\" (placement, all or as-produced)");
+}
+
+void ApplyTableDecisions(TableDecisions decisions, bool baseline, const Simulator& simulator, Plan* plan) {
+  const Graph& graph = simulator.graph();
+  switch (decisions) {
+    case TableDecisions::kPlacement:
+      ApplyFrameworkDefaults(graph, plan);
+      break;
+    case TableDecisions::kAll:
+      if (baseline) {
+        ApplyGreedyFusion(graph, plan);
+        SetCriticalPathPriorities(graph, simulator.cluster(), simulator.cost_model(), plan);
+      }
+      break;
+    case TableDecisions::kAsProduced:
+      break;
+  }
+}
+
 StatusOr<std::vector<SuiteRow>> ModelRows(const std::vector<std::string>& models, const std::string& cluster) {
   StatusOr<Cluster> loaded = LoadCluster(cluster);
   if (!loaded.ok()) return loaded.status().WithContext("cluster of the model rows");
@@ -210,6 +245,8 @@ StatusOr<SuiteResults> RunSuite(const SuiteOptions& options, const RowDoneCallba
   std::unique_ptr<ProgressBar> progress;
   if (options.show_progress) progress = std::make_unique<ProgressBar>("bench", total);
   SuiteResults results;
+  results.decisions = TableDecisionsName(options.decisions);
+  results.judge = kJudge;
   int64_t done = 0;
   for (size_t r = 0; r < options.rows.size(); ++r) {
     const SuiteRow& row = options.rows[r];
@@ -235,7 +272,7 @@ StatusOr<SuiteResults> RunSuite(const SuiteOptions& options, const RowDoneCallba
     result.setup_seconds = SecondsSince(row_start);
     for (const MethodSpec& method : methods) {
       if (progress) progress->Update(done, where + ": " + method.name);
-      result.methods[method.name] = RunMethod(method, *graph, cluster, *sim, options.seed);
+      result.methods[method.name] = RunMethod(method, *graph, cluster, *sim, options.seed, options.decisions);
       ++done;
     }
     result.seconds = SecondsSince(row_start);

@@ -76,8 +76,31 @@ StatusOr<MethodSpec> ParseMethod(const std::string& name);
 // whose definition already includes its fusion (the variant would be the same plan).
 StatusOr<std::vector<MethodSpec>> ParseMethods(const std::string& names, bool add_fusion);
 
+// Which of each method's decisions a table keeps: the rest take the same defaults for
+// every column, so that a table compares like with like (its caption says which).
+enum class TableDecisions : uint8_t {
+  // Placement only: every column's plan keeps its devices and runs with the
+  // framework's defaults, ready order and TensorFlow's greedy fusion of elementwise
+  // ops under the kernel rules (ApplyFrameworkDefaults), the learned placers' too.
+  kPlacement,
+  // Every decision: a learned method's own schedule and fusion against each baseline
+  // given greedy legal fusion of every kind and critical-path priorities.
+  kAll,
+  // Each plan as its method made it (tables whose columns say what they decided:
+  // the multi-task configurations, the transfer table's zero-shot and fine-tuned plans).
+  kAsProduced,
+};
+// "placement", "all", "as-produced".
+const char* TableDecisionsName(TableDecisions decisions);
+StatusOr<TableDecisions> TableDecisionsFromName(const std::string& name);
+
+// Puts the table's defaults into a method's plan (complete and valid; it stays valid).
+// `baseline`: the plan is a baseline's (kAll gives baselines the defaults only).
+void ApplyTableDecisions(TableDecisions decisions, bool baseline, const Simulator& simulator, Plan* plan);
+
 struct SuiteOptions {
   std::vector<SuiteRow> rows = PlacementSuiteRows();
+  TableDecisions decisions = TableDecisions::kPlacement;
   std::vector<MethodSpec> methods;  // empty: every baseline
   // Cluster preset or file for every row instead of each row's own; "" keeps them.
   std::string cluster_override;

@@ -84,11 +84,48 @@ TEST(ResultsTest, JsonHasTheDocumentedFormat) {
   results.rows = {Row("gnmt-4", "4xV100", {{"expert", Fits(100)}})};
   const std::string json = ResultsToJson(results);
   EXPECT_NE(json.find("\"format\": \"graphopt-results\""), std::string::npos) << json;
-  EXPECT_NE(json.find("\"version\": 1"), std::string::npos);
-  for (const char* key : {"\"row\"", "\"model\"", "\"cluster\"", "\"lower_bound_us\"", "\"methods\"", "\"step_time_us\"",
+  EXPECT_NE(json.find("\"version\": 2"), std::string::npos);
+  for (const char* key : {"\"decisions\"", "\"judge\"", "\"row\"", "\"model\"", "\"cluster\"", "\"lower_bound_us\"", "\"methods\"", "\"step_time_us\"",
                           "\"oom\"", "\"peak_memory\"", "\"plan_seconds\"", "\"error\""}) {
     EXPECT_NE(json.find(key), std::string::npos) << key;
   }
+}
+
+TEST(ResultsTest, TableAndJudgeRoundTripAndVersionOneReadsAsTheOldJudge) {
+  SuiteResults results;
+  results.decisions = "placement";
+  results.judge = 2;
+  results.rows = {Row("gnmt-4", "4xV100", {{"expert", Fits(100)}})};
+  auto parsed = ResultsFromJson(ResultsToJson(results), "t.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_EQ(parsed->decisions, "placement");
+  EXPECT_EQ(parsed->judge, 2);
+  auto old = ResultsFromJson("{\"format\": \"graphopt-results\", \"version\": 1, \"rows\": []}", "old.json");
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  EXPECT_EQ(old->decisions, "as-produced");
+  EXPECT_EQ(old->judge, 1);
+  auto bad = ResultsFromJson(
+      "{\"format\": \"graphopt-results\", \"version\": 2, \"decisions\": \"some\", \"judge\": 2, \"rows\": []}",
+      "bad.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("bad.json: \"decisions\""), std::string::npos) << bad.status().message();
+}
+
+TEST(ResultsTest, RunsOfAnotherTableOrJudgeDoNotMerge) {
+  SuiteResults base;
+  base.decisions = "placement";
+  base.judge = 2;
+  base.rows = {Row("gnmt-4", "4xV100", {{"expert", Fits(100)}})};
+  SuiteResults update = base;
+  EXPECT_TRUE(CheckMergeable(update, base, "r.json").ok());
+  update.decisions = "all";
+  const Status other_table = CheckMergeable(update, base, "r.json");
+  ASSERT_FALSE(other_table.ok());
+  EXPECT_NE(other_table.message().find("r.json"), std::string::npos);
+  update.decisions = "placement";
+  update.judge = 1;
+  EXPECT_FALSE(CheckMergeable(update, base, "r.json").ok());
+  EXPECT_TRUE(CheckMergeable(update, SuiteResults(), "r.json").ok());  // an empty file takes any
 }
 
 TEST(ResultsTest, WrongFormatIsAnErrorNamingTheFile) {

@@ -159,6 +159,54 @@ TEST(SuiteTest, OtherPlannersJoinThroughAPlanFunction) {
   EXPECT_EQ(row.methods.at("broken").error, "no policy");
 }
 
+// A placement table gives every column the framework's defaults (ready order, greedy
+// elementwise fusion): a planner's own priorities and fusion flags are replaced, so
+// its column equals the baseline with the same devices; a full-optimizer table keeps
+// a planner's plan and gives the baselines greedy legal fusion and critical-path
+// priorities.
+TEST(SuiteTest, TablesGiveEveryColumnTheSameDefaults) {
+  MethodSpec own;
+  own.name = "single-own";
+  own.plan = [](const Graph& graph, const Cluster&, const Simulator&) -> StatusOr<Plan> {
+    Plan plan = DefaultPlan(graph, 0);
+    for (size_t i = 0; i < plan.priority.size(); ++i) plan.priority[i] = static_cast<double>(i % 7);
+    return plan;
+  };
+  SuiteOptions options;
+  options.rows = {TinyRow()};
+  options.methods = {*ParseMethod("single"), *ParseMethod("tf-default"), own};
+  options.decisions = TableDecisions::kPlacement;
+  auto placement = RunSuite(options);
+  ASSERT_TRUE(placement.ok()) << placement.status().message();
+  EXPECT_EQ(placement->decisions, "placement");
+  EXPECT_EQ(placement->judge, kJudge);
+  const RowResult& p = placement->rows[0];
+  EXPECT_DOUBLE_EQ(p.methods.at("single").step_time_us, p.methods.at("tf-default").step_time_us);
+  EXPECT_DOUBLE_EQ(p.methods.at("single-own").step_time_us, p.methods.at("tf-default").step_time_us);
+
+  options.decisions = TableDecisions::kAsProduced;
+  auto produced = RunSuite(options);
+  ASSERT_TRUE(produced.ok());
+  const RowResult& a = produced->rows[0];
+  EXPECT_GT(a.methods.at("single").step_time_us, a.methods.at("tf-default").step_time_us);  // no fusion
+
+  options.decisions = TableDecisions::kAll;
+  auto all = RunSuite(options);
+  ASSERT_TRUE(all.ok());
+  const RowResult& f = all->rows[0];
+  EXPECT_DOUBLE_EQ(f.methods.at("single-own").step_time_us, a.methods.at("single-own").step_time_us);
+  EXPECT_LE(f.methods.at("single").step_time_us, a.methods.at("single").step_time_us);
+  EXPECT_NE(ResultsMarkdown(*all).find("Full-optimizer table"), std::string::npos);
+  EXPECT_NE(ResultsMarkdown(*placement).find("Placement table"), std::string::npos);
+}
+
+TEST(SuiteTest, TableDecisionsHaveNames) {
+  for (TableDecisions d : {TableDecisions::kPlacement, TableDecisions::kAll, TableDecisions::kAsProduced}) {
+    EXPECT_EQ(*TableDecisionsFromName(TableDecisionsName(d)), d);
+  }
+  EXPECT_FALSE(TableDecisionsFromName("fair").ok());
+}
+
 TEST(SuiteTest, RunsAreDeterministic) {
   SuiteOptions options;
   options.rows = {TinyRow()};
