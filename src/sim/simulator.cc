@@ -153,32 +153,25 @@ StatusOr<Simulator> Simulator::Create(const Graph& graph, const Cluster& cluster
           kUsPerSecond / cluster.PathBandwidth(a, b);
     }
   }
-  // Ports, both ways in compressed rows, if any link crosses one.
+  // Ports, as the links each link shares one with, if any link crosses one.
   for (DeviceId a = 0; a < num_devices; ++a) {
     for (DeviceId b = 0; b < num_devices; ++b) s.has_ports_ |= a != b && !cluster.link_ports(a, b).empty();
   }
   if (s.has_ports_) {
-    const size_t np = static_cast<size_t>(cluster.num_ports());
-    s.num_ports_ = cluster.num_ports();
-    s.link_port_begin_.assign(ud * ud + 1, 0);
-    s.port_link_begin_.assign(np + 1, 0);
+    const size_t lw = (ud * ud + 63) / 64;
+    s.link_words_ = static_cast<int>(lw);
+    std::vector<std::vector<size_t>> port_links(static_cast<size_t>(cluster.num_ports()));
     for (size_t l = 0; l < ud * ud; ++l) {
-      const DeviceId a = static_cast<DeviceId>(l / ud), b = static_cast<DeviceId>(l % ud);
-      if (a != b) {
-        for (int32_t p : cluster.link_ports(a, b)) {
-          s.link_port_.push_back(p);
-          ++s.port_link_begin_[static_cast<size_t>(p) + 1];
-        }
+      if (l / ud == l % ud) continue;
+      for (int32_t p : cluster.link_ports(static_cast<DeviceId>(l / ud), static_cast<DeviceId>(l % ud))) {
+        port_links[static_cast<size_t>(p)].push_back(l);
       }
-      s.link_port_begin_[l + 1] = static_cast<int32_t>(s.link_port_.size());
     }
-    for (size_t p = 0; p < np; ++p) s.port_link_begin_[p + 1] += s.port_link_begin_[p];
-    s.port_link_.assign(s.link_port_.size(), 0);
-    std::vector<int32_t> fill(s.port_link_begin_.begin(), s.port_link_begin_.end() - 1);
-    for (size_t l = 0; l < ud * ud; ++l) {
-      for (int32_t i = s.link_port_begin_[l]; i < s.link_port_begin_[l + 1]; ++i) {
-        s.port_link_[static_cast<size_t>(fill[static_cast<size_t>(s.link_port_[static_cast<size_t>(i)])]++)] =
-            static_cast<int32_t>(l);
+    s.link_conflict_bits_.assign(ud * ud * lw, 0);
+    for (size_t l = 0; l < ud * ud; ++l) s.link_conflict_bits_[l * lw + l / 64] |= uint64_t{1} << (l % 64);
+    for (const auto& links : port_links) {
+      for (size_t a : links) {
+        for (size_t b : links) s.link_conflict_bits_[a * lw + b / 64] |= uint64_t{1} << (b % 64);
       }
     }
   }

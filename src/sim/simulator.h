@@ -170,6 +170,7 @@ class Simulator {
  private:
   Simulator() = default;
   struct Run;
+  struct Ports;
 
   // Plan-independent facts of an op, packed so that one cache line serves a visit.
   struct OpInfo {
@@ -217,16 +218,13 @@ class Simulator {
   // Per link [from * D + to].
   std::vector<double> link_latency_us_;
   std::vector<double> link_us_per_byte_;  // from Cluster::PathBandwidth
-  // Ports (cluster.h), in compressed rows; all empty when no link crosses a port, so
-  // that such clusters pay nothing for them. Link l crosses ports link_port_[i] for i
-  // in [link_port_begin_[l], link_port_begin_[l + 1]); port p is crossed by links
-  // port_link_[i] for i in [port_link_begin_[p], port_link_begin_[p + 1]).
+  // Ports (cluster.h; one simulation's use of them: simulator_ports.h), all empty when
+  // no link crosses a port, so that such clusters pay nothing for them. Link l shares a
+  // port with the links set in the bit set link_conflict_bits_[l * link_words_ + w] (w <
+  // link_words_), l itself included.
   bool has_ports_ = false;
-  int num_ports_ = 0;
-  std::vector<int32_t> link_port_begin_;
-  std::vector<int32_t> link_port_;
-  std::vector<int32_t> port_link_begin_;
-  std::vector<int32_t> port_link_;
+  int link_words_ = 0;
+  std::vector<uint64_t> link_conflict_bits_;
 };
 
 // Reusable buffers of one simulation; one per thread. Opaque.

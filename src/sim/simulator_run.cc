@@ -8,6 +8,7 @@
 #include <map>
 
 #include "core/strings.h"
+#include "sim/simulator_ports.h"
 #include "sim/simulator_scratch.h"
 
 namespace graphopt {
@@ -33,6 +34,7 @@ struct Simulator::Run {
   CopyState* copies;
   const OpInfo* info;
   const TensorInfo* tensors;
+  Ports ports;  // clusters with ports (sim/simulator_ports.h)
 
   Run(const Simulator& s, SimScratchState& state, SimResult& r, bool record_timeline)
       : sim(s),
@@ -43,7 +45,8 @@ struct Simulator::Run {
         ops(state.ops.data()),
         copies(state.copies.data()),
         info(s.ops_.data()),
-        tensors(s.tensors_.data()) {}
+        tensors(s.tensors_.data()),
+        ports{s, state} {}
 
   // Members of kernel r: [MembersBegin, MembersEnd). Unfused, the root field (== r) is the one member.
   const OpId* MembersBegin(OpId r) const {
@@ -245,9 +248,10 @@ struct Simulator::Run {
       q.push_back({OrderedBits(st.dest_priority[static_cast<size_t>(dc)]), OrderedBits(now), t,
                    st.dest_copy[static_cast<size_t>(dc)], ti.bytes});
       std::push_heap(q.begin(), q.end(), TransferLess());
-      if (!st.link_dirty[static_cast<size_t>(link)]) {
-        st.link_dirty[static_cast<size_t>(link)] = 1;
-        st.dirty_links.push_back(link);
+      if (sim.has_ports_) {
+        ports.Queued(static_cast<size_t>(link));
+      } else {
+        MarkLinkDirty(link);
       }
     }
     for (const auto& [dc, rc] : st.remote_readers) {
@@ -302,16 +306,24 @@ struct Simulator::Run {
     st.worklist.clear();
   }
 
+  // Clusters without ports: the link's queue or state changed, Dispatch looks at it.
+  void MarkLinkDirty(int32_t link) {
+    if (!st.link_dirty[static_cast<size_t>(link)]) {
+      st.link_dirty[static_cast<size_t>(link)] = 1;
+      st.dirty_links.push_back(link);
+    }
+  }
+
   // Starts sending received copy k (of `bytes`) over link (from * D + to).
   void StartTransfer(int32_t k, int32_t link, int64_t bytes, double now) {
     const size_t ul = static_cast<size_t>(link);
     const DeviceId to = link % num_devices;
     const double duration = sim.link_latency_us_[ul] + static_cast<double>(bytes) * sim.link_us_per_byte_[ul];
     Alloc(to, bytes, now);
-    st.link_busy[ul] = 1;
     if (sim.has_ports_) {
-      for (int32_t i = sim.link_port_begin_[ul]; i < sim.link_port_begin_[ul + 1]; ++i)
-        st.port_busy[static_cast<size_t>(sim.link_port_[static_cast<size_t>(i)])] = 1;
+      ports.Take(ul);
+    } else {
+      st.link_busy[ul] = 1;
     }
     result.link_bytes[ul] += bytes;
     ++result.num_transfers;
@@ -335,120 +347,16 @@ struct Simulator::Run {
     const TensorId t = copy.tensor;
     const DeviceId from = copies[t].device, to = copy.device;
     const int32_t link = from * num_devices + to;
-    st.link_busy[static_cast<size_t>(link)] = 0;
-    if (!st.link_dirty[static_cast<size_t>(link)]) {
-      st.link_dirty[static_cast<size_t>(link)] = 1;
-      st.dirty_links.push_back(link);
+    if (sim.has_ports_) {
+      ports.Free(static_cast<size_t>(link));
+    } else {
+      st.link_busy[static_cast<size_t>(link)] = 0;
+      MarkLinkDirty(link);
     }
-    if (sim.has_ports_) FreePorts(static_cast<size_t>(link));
     Release(t, now);
     for (int32_t i = copy.readers_begin; i < copy.readers_end; ++i) {
       const OpId rc = st.readers[static_cast<size_t>(i)];
       if (--ops[rc].pending == 0) MakeReady(rc);
-    }
-  }
-
-  // The ports of link ul free; Dispatch offers those with waiters to their best waiter.
-  void FreePorts(size_t ul) {
-    for (int32_t i = sim.link_port_begin_[ul]; i < sim.link_port_begin_[ul + 1]; ++i) {
-      const int32_t p = sim.link_port_[static_cast<size_t>(i)];
-      st.port_busy[static_cast<size_t>(p)] = 0;
-      if (!st.port_waiters[static_cast<size_t>(p)].empty()) st.freed_ports.push_back(p);
-    }
-  }
-
-  // The first busy port of link ul, or -1 if all are free.
-  int32_t BusyPort(size_t ul) const {
-    for (int32_t i = sim.link_port_begin_[ul]; i < sim.link_port_begin_[ul + 1]; ++i) {
-      const int32_t p = sim.link_port_[static_cast<size_t>(i)];
-      if (st.port_busy[static_cast<size_t>(p)]) return p;
-    }
-    return -1;
-  }
-
-  // Link `link`, whose first waiting transfer is `top`, waits on busy port p.
-  void WaitOnPort(int32_t link, int32_t p, const TransferEntry& top) {
-    st.link_waiting[static_cast<size_t>(link)] = p + 1;
-    st.link_wait_copy[static_cast<size_t>(link)] = top.copy;
-    auto& heap = st.port_waiters[static_cast<size_t>(p)];
-    heap.push_back({top.priority, top.sent, top.tensor, link, top.copy, -1});
-    std::push_heap(heap.begin(), heap.end(), LinkCandidateLess());
-  }
-
-  void PushCandidate(const LinkCandidate& c) {
-    st.link_candidates.push_back(c);
-    std::push_heap(st.link_candidates.begin(), st.link_candidates.end(), LinkCandidateLess());
-  }
-
-  // Makes the best waiter of free port p whose other ports are free a candidate;
-  // waiters found blocked by another busy port on the way wait on that one instead.
-  void OfferPort(int32_t p) {
-    auto& heap = st.port_waiters[static_cast<size_t>(p)];
-    while (!heap.empty()) {
-      std::pop_heap(heap.begin(), heap.end(), LinkCandidateLess());
-      LinkCandidate w = heap.back();
-      heap.pop_back();
-      const size_t ul = static_cast<size_t>(w.link);
-      if (st.link_waiting[ul] != p + 1 || st.link_wait_copy[ul] != w.copy) continue;  // stale
-      const int32_t busy = BusyPort(ul);
-      if (busy >= 0) {
-        WaitOnPort(w.link, busy, st.queue[ul].front());
-        continue;
-      }
-      st.link_waiting[ul] = 0;
-      w.port = p;
-      PushCandidate(w);
-      return;
-    }
-  }
-
-  // Starts transfers as if, over and over, the waiting transfer of highest priority
-  // (then earliest sent) among the idle links whose ports are all free took its link
-  // and ports. The candidates: the dirty idle links with free ports, and the best
-  // such waiter of each freed port; whenever a candidate finds a port taken, it waits
-  // on that port and its freed port, if still free, offers itself to its next waiter.
-  // So every link that could start is a candidate or has a better one standing for
-  // its port, and the best candidate that can start is the best of all.
-  void DispatchThroughPorts(double now) {
-    for (int32_t link : st.dirty_links) {
-      const size_t ul = static_cast<size_t>(link);
-      st.link_dirty[ul] = 0;
-      const auto& q = st.queue[ul];
-      if (st.link_busy[ul] || q.empty()) continue;
-      if (st.link_waiting[ul] != 0) {  // a new first transfer: wait with its key
-        if (q.front().copy != st.link_wait_copy[ul]) WaitOnPort(link, st.link_waiting[ul] - 1, q.front());
-        continue;
-      }
-      const int32_t busy = BusyPort(ul);
-      if (busy >= 0) {
-        WaitOnPort(link, busy, q.front());
-        continue;
-      }
-      const TransferEntry& top = q.front();
-      PushCandidate({top.priority, top.sent, top.tensor, link, top.copy, -1});
-    }
-    st.dirty_links.clear();
-    for (int32_t p : st.freed_ports) {
-      if (!st.port_busy[static_cast<size_t>(p)]) OfferPort(p);
-    }
-    st.freed_ports.clear();
-    auto& candidates = st.link_candidates;
-    while (!candidates.empty()) {
-      std::pop_heap(candidates.begin(), candidates.end(), LinkCandidateLess());
-      const LinkCandidate c = candidates.back();
-      candidates.pop_back();
-      const size_t ul = static_cast<size_t>(c.link);
-      auto& q = st.queue[ul];
-      const int32_t busy = BusyPort(ul);
-      if (busy >= 0) {  // taken by a link started before it
-        WaitOnPort(c.link, busy, q.front());
-        if (c.port >= 0 && !st.port_busy[static_cast<size_t>(c.port)]) OfferPort(c.port);
-        continue;
-      }
-      std::pop_heap(q.begin(), q.end(), TransferLess());
-      const TransferEntry e = q.back();
-      q.pop_back();
-      StartTransfer(e.copy, c.link, e.bytes, now);
     }
   }
 
@@ -465,7 +373,7 @@ struct Simulator::Run {
     }
     st.dirty_devices.clear();
     if (sim.has_ports_) {
-      DispatchThroughPorts(now);
+      ports.Dispatch([&](int32_t link, const TransferEntry& e) { StartTransfer(e.copy, link, e.bytes, now); });
       return;
     }
     for (int32_t link : st.dirty_links) {
@@ -656,15 +564,7 @@ StatusOr<SimResult> Simulator::Simulate(const Plan& plan, const SimOptions& opti
     st.link_busy[l] = 0;
     st.link_dirty[l] = 0;
   }
-  if (has_ports_) {
-    st.port_busy.assign(static_cast<size_t>(num_ports_), 0);
-    st.port_waiters.resize(static_cast<size_t>(num_ports_));
-    for (auto& waiters : st.port_waiters) waiters.clear();
-    st.link_waiting.assign(ud * ud, 0);
-    st.link_wait_copy.assign(ud * ud, -1);
-    st.freed_ports.clear();
-    st.link_candidates.clear();
-  }
+  if (has_ports_) Ports{*this, st}.Reset();
 
   Run run(*this, st, result, options.record_timeline);
   run.fused = fused;

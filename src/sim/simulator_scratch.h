@@ -1,6 +1,7 @@
 // The simulator's internal state, shared by its two halves: simulator.cc (building
 // a Simulator: the precomputed arrays) and simulator_run.cc (one simulation: the
-// event loop). Not part of the interface: include sim/simulator.h instead.
+// event loop, with simulator_ports.h for shared ports). Not part of the interface:
+// include sim/simulator.h instead.
 #pragma once
 
 #include <cstdint>
@@ -51,27 +52,6 @@ struct TransferLess {
     if (a.priority != b.priority) return a.priority < b.priority;
     if (a.sent != b.sent) return a.sent > b.sent;
     return a.tensor > b.tensor;
-  }
-};
-
-// A link with transfers waiting, keyed by its first one (the top of its queue, copy
-// `copy`): links compete for ports in the order of those transfers, ties (one tensor
-// to two destinations) to the lower link id, which is the lower destination. `port`
-// is the freed port it was taken from as a candidate, or -1.
-struct LinkCandidate {
-  uint64_t priority;  // OrderedBits
-  uint64_t sent;
-  TensorId tensor;
-  int32_t link;
-  int32_t copy;
-  int32_t port;
-};
-struct LinkCandidateLess {
-  bool operator()(const LinkCandidate& a, const LinkCandidate& b) const {
-    if (a.priority != b.priority) return a.priority < b.priority;
-    if (a.sent != b.sent) return a.sent > b.sent;
-    if (a.tensor != b.tensor) return a.tensor > b.tensor;
-    return a.link > b.link;
   }
 };
 
@@ -134,18 +114,14 @@ struct SimScratchState {
   std::vector<uint8_t> link_busy;
   std::vector<uint8_t> link_dirty;
   std::vector<int32_t> dirty_links;
-  // Clusters with ports only. An idle link with transfers waiting is dirty, or waits
-  // on one busy port: link_waiting = that port + 1, and port_waiters[port], a heap of
-  // links by key, holds it with its first transfer link_wait_copy (entries whose link
-  // no longer waits there with that transfer first are stale, dropped when popped). A
-  // freed port with waiters goes to freed_ports until Dispatch offers it to its best
-  // waiter.
-  std::vector<uint8_t> port_busy;
-  std::vector<std::vector<sim_internal::LinkCandidate>> port_waiters;
-  std::vector<int32_t> link_waiting;
-  std::vector<int32_t> link_wait_copy;
-  std::vector<int32_t> freed_ports;
-  std::vector<sim_internal::LinkCandidate> link_candidates;  // a heap
+  // Clusters with ports only (sim/simulator_ports.h), bit sets over links: those with
+  // transfers waiting, the busy ones, and a dispatch's candidates and blocked links.
+  // Such clusters do not use link_busy, link_dirty and dirty_links.
+  std::vector<uint64_t> link_waiting;
+  std::vector<uint64_t> link_busy_bits;
+  std::vector<uint64_t> link_candidates;
+  std::vector<uint64_t> link_blocked;
+  bool ports_changed = false;  // a transfer queued or ended since the last dispatch
   // Destination devices of one tensor being published.
   std::vector<int32_t> stamp;
   std::vector<int32_t> dest_copy;

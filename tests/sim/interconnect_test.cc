@@ -221,6 +221,27 @@ TEST(InterconnectTest, FreedPortGoesToTheHighestPriorityTransferOfAnyLink) {
   EXPECT_DOUBLE_EQ(ts[2].end, 10);
 }
 
+TEST(InterconnectTest, ManyCompetingLinksStartInPriorityOrder) {
+  // dev0 sends to 23 devices at once through "dev0 out", readers' priorities a
+  // permutation: the transfers run one after another (3 us each), highest first.
+  const int n = 24;
+  std::vector<std::pair<DeviceId, DeviceId>> sends;
+  std::vector<double> priorities;
+  for (DeviceId d = 1; d < n; ++d) {
+    sends.emplace_back(0, d);
+    priorities.push_back(static_cast<double>((d * 7) % (n - 1)));
+  }
+  Sends s(sends, 1000, priorities);
+  const std::vector<Transfer> ts = Transfers(s.g.graph(), PortedPaperCluster(n), s.plan);
+  ASSERT_EQ(ts.size(), sends.size());
+  for (size_t i = 0; i < ts.size(); ++i) {
+    EXPECT_DOUBLE_EQ(ts[i].start, 1 + 3.0 * static_cast<double>(i));
+    if (i > 0) {
+      EXPECT_GT(priorities[static_cast<size_t>(ts[i - 1].to - 1)], priorities[static_cast<size_t>(ts[i].to - 1)]);
+    }
+  }
+}
+
 TEST(InterconnectTest, EqualPrioritiesCrossAPortInSendOrder) {
   Sends s({{0, 1}, {0, 2}, {0, 1}}, 1000);
   const std::vector<Transfer> ts = Transfers(s.g.graph(), PortedPaperCluster(3), s.plan);

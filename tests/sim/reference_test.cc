@@ -362,8 +362,9 @@ class Reference {
 TEST(ReferenceTest, SimulatorAgreesWithTheSlowReference) {
   int compared = 0, fused_plans = 0;
   // Presets with every kind of port (PCIe slots, switch uplinks, NVLink pairs without
-  // ports, NVSwitch ports), and one without ports (links only).
-  const char* clusters[] = {"4xV100", "8xV100-nvlink", "4xK40+cpu", "8xV100", "8xH100-nvlink", "4xV100"};
+  // ports, NVSwitch ports), one without ports (links only), and 11 devices (more links
+  // than one 64-bit word of the simulator's link sets).
+  const char* clusters[] = {"10xV100", "8xV100-nvlink", "4xK40+cpu", "8xV100", "8xH100-nvlink", "4xV100"};
   for (uint64_t seed = 1; seed <= 24; ++seed) {
     RandomGraphOptions o;
     o.num_ops = 60 + static_cast<int>(seed) * 8;
@@ -375,7 +376,7 @@ TEST(ReferenceTest, SimulatorAgreesWithTheSlowReference) {
         if (!IsFree(g.op(op).kind) && rng.Bernoulli(0.3)) g.mutable_op(op).measured_time_us = 40 * rng.UniformDouble();
       }
     }
-    Cluster cluster = *ClusterPreset(clusters[seed % 6]);
+    Cluster cluster = *LoadCluster(clusters[seed % 6]);
     if (seed % 6 == 5) {
       for (DeviceId a = 0; a < cluster.num_devices(); ++a) {
         for (DeviceId b = 0; b < cluster.num_devices(); ++b) {
