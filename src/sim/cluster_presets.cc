@@ -2,6 +2,7 @@
 // vendor document each comes from.
 #include <cctype>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/files.h"
@@ -44,16 +45,22 @@ constexpr double kNvlink2PerLink = 25.0 * kGB;
 // (NVIDIA H100 datasheet) = 450 GB/s per direction to the switch fabric.
 constexpr double kNvlink4PerGpu = 450.0 * kGB;
 
-Device Gpu(int index, const char* model, double tflops, double bandwidth_gb_s, double memory_gib) {
+Device MakeDevice(std::string name, DeviceKind kind, const char* model, double tflops, double bandwidth_gb_s,
+                  double memory_gib, double launch_us) {
   Device d;
-  d.name = "gpu:" + std::to_string(index);
-  d.kind = DeviceKind::kGpu;
+  d.name = std::move(name);
+  d.kind = kind;
   d.model = model;
   d.peak_flops = tflops * kTera;
   d.memory_bandwidth = bandwidth_gb_s * kGB;
   d.memory_bytes = static_cast<int64_t>(memory_gib * kGiB);
-  d.launch_overhead_us = kGpuLaunchUs;
+  d.launch_overhead_us = launch_us;
   return d;
+}
+
+Device Gpu(int index, const char* model, double tflops, double bandwidth_gb_s, double memory_gib) {
+  return MakeDevice("gpu:" + std::to_string(index), DeviceKind::kGpu, model, tflops, bandwidth_gb_s, memory_gib,
+                    kGpuLaunchUs);
 }
 
 // NVIDIA Tesla V100 PCIe datasheet: 14 TFLOP/s FP32, 900 GB/s HBM2, 16 GB.
@@ -68,15 +75,7 @@ Device K40(int i) { return Gpu(i, "K40", 4.29, 288, 12); }
 Device H100Sxm5(int i) { return Gpu(i, "H100-SXM5-80GB", 67.0, 3350, 80); }
 
 Device Cpu(const char* model, double tflops, double bandwidth_gb_s, double memory_gib) {
-  Device d;
-  d.name = "cpu:0";
-  d.kind = DeviceKind::kCpu;
-  d.model = model;
-  d.peak_flops = tflops * kTera;
-  d.memory_bandwidth = bandwidth_gb_s * kGB;
-  d.memory_bytes = static_cast<int64_t>(memory_gib * kGiB);
-  d.launch_overhead_us = kCpuLaunchUs;
-  return d;
+  return MakeDevice("cpu:0", DeviceKind::kCpu, model, tflops, bandwidth_gb_s, memory_gib, kCpuLaunchUs);
 }
 
 // The host of the V100 and P100 presets, a DGX-1-class server: 2 x Intel Xeon

@@ -203,15 +203,20 @@ FusionDecision FusionRules::Explain(const FusionGroupSummary& group, OpId root, 
   return FusionDecision(false, std::string(FusionRuleName(rule)) + ": " + why, rule);
 }
 
-std::vector<FusionRules::Break> FusionRules::FindBreaks(const std::vector<uint8_t>& fuse) const {
-  const size_t un = role_.size();
-  GO_CHECK(fuse.size() == un);
-  std::vector<OpId> root(un, kNoId);
+std::vector<OpId> FusionRules::Roots(const std::vector<uint8_t>& fuse) const {
+  GO_CHECK(fuse.size() == role_.size());
+  std::vector<OpId> root(fuse.size(), kNoId);
   for (OpId o : order_) {
     const size_t i = static_cast<size_t>(o);
     const OpId p = producer_[i];
     root[i] = fuse[i] && p != kNoId ? root[static_cast<size_t>(p)] : o;
   }
+  return root;
+}
+
+std::vector<FusionRules::Break> FusionRules::FindBreaks(const std::vector<uint8_t>& fuse) const {
+  const size_t un = role_.size();
+  const std::vector<OpId> root = Roots(fuse);
   std::vector<FusionGroupSummary> group(un);
   for (size_t i = 0; i < un; ++i) {
     if (root[i] == static_cast<OpId>(i)) group[i] = Start(static_cast<OpId>(i));

@@ -118,6 +118,9 @@ class FusionRules {
   // Every op after its fusion producer (a fixed order: fusion producers do not depend
   // on the plan).
   const std::vector<OpId>& producer_first_order() const { return order_; }
+  // The root of each op's kernel under the flags `fuse` (one per op; a flag without a
+  // fusion producer joins nothing).
+  std::vector<OpId> Roots(const std::vector<uint8_t>& fuse) const;
 
   // The summary of a group of one op.
   FusionGroupSummary Start(OpId root) const;

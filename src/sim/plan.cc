@@ -42,12 +42,7 @@ std::vector<std::string> FusionRuleBreaks(const Graph& graph, const Plan& plan) 
   }
   const FusionRules rules(graph);
   const std::vector<FusionRules::Break> breaks = rules.FindBreaks(plan.fuse_with_producer);
-  std::vector<OpId> root(plan.fuse_with_producer.size(), kNoId);
-  for (OpId o : rules.producer_first_order()) {
-    const size_t i = static_cast<size_t>(o);
-    const OpId p = rules.fusion_producer(o);
-    root[i] = plan.fuse_with_producer[i] && p != kNoId ? root[static_cast<size_t>(p)] : o;
-  }
+  const std::vector<OpId> root = rules.Roots(plan.fuse_with_producer);
   for (const FusionRules::Break& b : breaks) {
     // The verdict against the rest of the kernel, in words.
     FusionGroupSummary rest = rules.Start(b.root);

@@ -63,12 +63,12 @@ void PlanLegalizer::RespectColocation(Plan* plan) const {
   }
 }
 
-int PlanLegalizer::DropIllegalFusions(Plan* plan) const {
+int PlanLegalizer::DropRuleBreakingFusions(Plan* plan) const {
   const Status complete = CompletePlan(*graph_, plan);
   GO_CHECK_MSG(complete.ok(), complete.message());
   int cleared = 0;
-  // Kind, producer, device and the kernel rules, each op after its fusion producer so
-  // that its producer's kernel is known (a kernel only ever grows here).
+  // Each op after its fusion producer, so that its producer's kernel is known (a
+  // kernel only ever grows here).
   thread_local std::vector<OpId> root;
   thread_local std::vector<FusionGroupSummary> group;
   root.resize(static_cast<size_t>(n_));
@@ -95,6 +95,11 @@ int PlanLegalizer::DropIllegalFusions(Plan* plan) const {
     root[i] = o;
     group[i] = rules_.Start(o);
   }
+  return cleared;
+}
+
+int PlanLegalizer::DropIllegalFusions(Plan* plan) const {
+  int cleared = DropRuleBreakingFusions(plan);
   // Breaking the cycles. A cycle of groups enters some group at a flagged op from a
   // producer in another group of the same component (were every group on it entered
   // at its root, the cycle would be one of the graph itself, which is acyclic), so

@@ -36,6 +36,10 @@ class PlanLegalizer {
   // sim/plan.h RespectColocation, DropIllegalFusions and MakePlanValid.
   void RespectColocation(Plan* plan) const;
   int DropIllegalFusions(Plan* plan) const;
+  // DropIllegalFusions' first phase: clears the flags the kind, producer, device and
+  // kernel rules forbid (each op after its fusion producer, joining only a kernel it
+  // keeps legal; first joins win), leaving the cycles. Returns the flags cleared.
+  int DropRuleBreakingFusions(Plan* plan) const;
   void MakeValid(const Cluster& cluster, Plan* plan) const;
 
   // The flagged ops (those with a fusion producer) whose fused groups lie on a cycle

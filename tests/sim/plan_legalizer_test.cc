@@ -27,29 +27,6 @@ Plan RawPlan(const Graph& graph, int devices, double fuse, Rng& rng) {
   return plan;
 }
 
-// Clears the flags the kind, producer, device and kernel rules forbid (the kernel
-// rules as the legalizer applies them: each op after its fusion producer, joining
-// only a kernel it keeps legal), leaving the cycles.
-void KeepRuleAbidingFlags(const Graph& graph, Plan* plan) {
-  const FusionRules rules(graph);
-  std::vector<OpId> root(static_cast<size_t>(graph.num_ops()));
-  std::vector<FusionGroupSummary> group(root.size());
-  for (OpId op : rules.producer_first_order()) {
-    const size_t i = static_cast<size_t>(op);
-    const OpId p = FusionProducer(graph, op);
-    uint8_t& flag = plan->fuse_with_producer[i];
-    if (!CanFuseIntoProducer(graph, op) || plan->device[static_cast<size_t>(p)] != plan->device[i]) flag = 0;
-    if (flag && rules.Check(group[static_cast<size_t>(root[static_cast<size_t>(p)])], op) == FusionRule::kOk) {
-      root[i] = root[static_cast<size_t>(p)];
-      rules.Join(&group[static_cast<size_t>(root[i])], op);
-      continue;
-    }
-    flag = 0;
-    root[i] = op;
-    group[i] = rules.Start(op);
-  }
-}
-
 // A random layered graph of `ops` ops, `width` per layer, each reading up to 4 tensors.
 Graph LayeredGraph(int ops, int width, uint64_t seed) {
   RandomGraphOptions o;
@@ -106,7 +83,7 @@ TEST(PlanLegalizerTest, GroupsOnNoCycleKeepTheirFlagsAndCyclesLoseOnlySome) {
     for (int k = 0; k < 3; ++k) {
       Plan raw = RawPlan(graph, 1, 0.5 + 0.2 * k, rng);
       legalizer.RespectColocation(&raw);
-      KeepRuleAbidingFlags(graph, &raw);
+      legalizer.DropRuleBreakingFusions(&raw);
       std::vector<uint8_t> cyclic(raw.fuse_with_producer.size(), 0);
       for (OpId op : legalizer.FusedOpsOnCycles(raw.fuse_with_producer)) cyclic[static_cast<size_t>(op)] = 1;
       Plan plan = raw;
@@ -220,7 +197,7 @@ TEST(PlanLegalizerTest, CycleBreakingAsThePlainAlgorithm) {
     for (int k = 0; k < 6; ++k) {
       Plan raw = RawPlan(graph, 1, 0.6 + 0.07 * k, rng);
       legalizer.RespectColocation(&raw);
-      KeepRuleAbidingFlags(graph, &raw);
+      legalizer.DropRuleBreakingFusions(&raw);
       if (!legalizer.FusedOpsOnCycles(raw.fuse_with_producer).empty()) ++cyclic_plans;
       Plan plan = raw;
       legalizer.DropIllegalFusions(&plan);
