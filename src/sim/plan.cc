@@ -42,6 +42,7 @@ std::vector<std::string> FusionRuleBreaks(const Graph& graph, const Plan& plan) 
   }
   const FusionRules rules(graph);
   const std::vector<FusionRules::Break> breaks = rules.FindBreaks(plan.fuse_with_producer);
+  if (breaks.empty()) return broken;
   const std::vector<OpId> root = rules.Roots(plan.fuse_with_producer);
   for (const FusionRules::Break& b : breaks) {
     // The verdict against the rest of the kernel, in words.
