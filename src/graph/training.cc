@@ -189,11 +189,15 @@ class Expander {
       if (!wants) continue;
       // Gradients of the outputs. A sink is a loss: it seeds the backward pass.
       std::vector<TensorId> out_grads;
+      std::vector<int64_t> grad_outputs;  // which outputs of op the entries of out_grads belong to
       bool has_consumers = false;
-      for (TensorId t : op.outputs) {
+      for (size_t k = 0; k < op.outputs.size(); ++k) {
+        const TensorId t = op.outputs[k];
         has_consumers |= !fwd_.tensor(t).consumers.empty();
         const TensorId grad = Accumulated(t, op);
-        if (grad != kNoId) out_grads.push_back(grad);
+        if (grad == kNoId) continue;
+        out_grads.push_back(grad);
+        grad_outputs.push_back(static_cast<int64_t>(k));
       }
       if (out_grads.empty() && has_consumers) continue;  // does not reach the loss
       std::vector<OpId> made;
@@ -206,6 +210,8 @@ class Expander {
         grad.kind = op.kind;
         grad.phase = Phase::kBackward;
         grad.attrs = op.attrs;
+        grad.attrs["grad_input"] = static_cast<int64_t>(i);
+        grad.attrs["grad_outputs"] = grad_outputs;
         grad.inputs = out_grads;
         for (TensorId s : SavedTensors(op, i)) {
           if (std::find(grad.inputs.begin(), grad.inputs.end(), s) == grad.inputs.end()) grad.inputs.push_back(s);

@@ -5,7 +5,10 @@
 // dL/dx from the gradients of F's outputs and the forward tensors that this
 // derivative needs (saved activations: e.g. the weight for dX of a MatMul, the input
 // for dW, the output of a Sigmoid). Reading those tensors extends their lifetime to
-// the backward pass, which is what memory accounting needs. A tensor consumed by
+// the backward pass, which is what memory accounting needs. A gradient op keeps F's
+// attributes and adds two: "grad_input" (the index i of F's input it differentiates)
+// and "grad_outputs" (the indices of F's outputs whose gradients are its first
+// inputs, in order; the forward tensors follow). A tensor consumed by
 // several ops gets its gradient contributions summed by an AddN op. Every Variable
 // gets an ApplyGradient op (phase update) in its colocation group that reads the
 // parameter and its gradient; the optimizer's state (momentum, Adam moments) is

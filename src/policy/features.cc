@@ -303,7 +303,9 @@ StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluste
   // Devices.
   in.device_allowed.assign(static_cast<size_t>(num_devices), 0);
   in.device_memory_bytes.assign(static_cast<size_t>(num_devices), 0);
-  const bool has_accelerator = !cluster.Accelerators().empty();
+  // A machine of CPUs only (cpu, local:N) computes on its CPUs.
+  bool has_accelerator = false;
+  for (const Device& dev : cluster.devices()) has_accelerator |= dev.kind != DeviceKind::kCpu;
   double allowed_peak = 0, allowed_memory = 0;
   int num_allowed = 0;
   for (int d = 0; d < num_devices; ++d) {

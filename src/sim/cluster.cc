@@ -236,6 +236,9 @@ std::vector<DeviceId> Cluster::Accelerators() const {
   for (DeviceId d = 0; d < num_devices(); ++d) {
     if (device(d).kind != DeviceKind::kCpu) out.push_back(d);
   }
+  if (out.empty()) {  // a machine of CPUs only (cpu, local:N): they do the work
+    for (DeviceId d = 0; d < num_devices(); ++d) out.push_back(d);
+  }
   return out;
 }
 
@@ -351,6 +354,7 @@ std::string ClusterToJson(const Cluster& cluster) {
                        {"memory_bandwidth_gb_s", d.memory_bandwidth / kGB},
                        {"memory_gib", static_cast<double>(d.memory_bytes) / kGiB},
                        {"launch_overhead_us", d.launch_overhead_us}});
+    if (d.copies_on_stream) devices.back()["copies_on_stream"] = true;
   }
   j["devices"] = devices;
   Json ports = Json::array();
@@ -440,6 +444,9 @@ StatusOr<Cluster> ClusterFromJson(const std::string& text, const std::string& so
     GO_RETURN_IF_ERROR(ReadNumber(jd, "memory_bandwidth_gb_s", where, kGB, kMinBandwidth, kMaxBandwidth, &gb_s));
     GO_RETURN_IF_ERROR(ReadNumber(jd, "memory_gib", where, kGiB, 1.0, static_cast<double>(kMaxMemoryBytes), &gib));
     GO_RETURN_IF_ERROR(ReadNumber(jd, "launch_overhead_us", where, 1.0, 0.0, kMaxLatencyUs, &d.launch_overhead_us));
+    if (jd.contains("copies_on_stream")) {
+      GO_ASSIGN_OR_RETURN(d.copies_on_stream, JsonBool(jd["copies_on_stream"], where + ": \"copies_on_stream\""));
+    }
     d.peak_flops = tflops * kTera;
     d.memory_bandwidth = gb_s * kGB;
     d.memory_bytes = static_cast<int64_t>(std::llround(gib * kGiB));

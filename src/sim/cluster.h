@@ -51,6 +51,7 @@
 //    "devices": [{"name": "gpu:0", "kind": "gpu", "model": "V100-SXM2-16GB",
 //                 "peak_tflops": 15.7, "memory_bandwidth_gb_s": 900, "memory_gib": 16,
 //                 "launch_overhead_us": 5}, ...],
+//    (a device may add "copies_on_stream": true, Device::copies_on_stream)
 //    "ports": [{"name": "gpu:0 pcie out", "bandwidth_gb_s": 15.75}, ...],
 //    "default_link": {"bandwidth_gb_s": 15.75, "latency_us": 10},
 //    "links": [{"from": "gpu:0", "to": "gpu:1", "bandwidth_gb_s": 50, "latency_us": 5,
@@ -107,6 +108,9 @@ struct Device {
   double memory_bandwidth = 0;    // bytes/s
   int64_t memory_bytes = 0;       // capacity
   double launch_overhead_us = 0;  // fixed cost of every kernel
+  // Its transfers out are made by its own stream (a CPU core copying, as the executor
+  // does on the local cluster, exec/executor.h), which runs no kernel meanwhile.
+  bool copies_on_stream = false;
 };
 
 struct Link {
@@ -152,7 +156,8 @@ class Cluster {
   // port's on the way if lower (bytes/s).
   double PathBandwidth(DeviceId from, DeviceId to) const;
 
-  // Ids of the devices that are not CPUs, in id order.
+  // Ids of the devices that are not CPUs, in id order; every device of a cluster of
+  // CPUs only (cpu, local:N), whose CPUs are its compute devices.
   std::vector<DeviceId> Accelerators() const;
   // The first accelerator, or 0 if the cluster has none.
   DeviceId FirstAccelerator() const;

@@ -153,6 +153,8 @@ StatusOr<Simulator> Simulator::Create(const Graph& graph, const Cluster& cluster
           kUsPerSecond / cluster.PathBandwidth(a, b);
     }
   }
+  s.copies_on_stream_.assign(ud, 0);
+  for (DeviceId a = 0; a < num_devices; ++a) s.copies_on_stream_[static_cast<size_t>(a)] = cluster.device(a).copies_on_stream;
   // Ports, as the links each link shares one with, if any link crosses one.
   for (DeviceId a = 0; a < num_devices; ++a) {
     for (DeviceId b = 0; b < num_devices; ++b) s.has_ports_ |= a != b && !cluster.link_ports(a, b).empty();

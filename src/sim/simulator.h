@@ -35,7 +35,9 @@
 //   link and ports are all free, goes first; ties go to the one sent earlier, then to
 //   the lower tensor id, then to the lower destination device id (an order of
 //   simulated times and ids only, so ties are canonical). A transfer whose link or a
-//   port is busy waits until they free.
+//   port is busy waits until they free. A device whose copies take its own stream
+//   (Device::copies_on_stream: a CPU core copying, the local cluster) starts no kernel
+//   while a transfer out of it waits or runs.
 // - Memory. Parameters (a Variable's tensor, an update op's optimizer state: op
 //   param_bytes; a Variable holds max(param_bytes, its output bytes)) are resident on
 //   their device all step. Any other tensor is allocated when its producing kernel
@@ -223,6 +225,8 @@ class Simulator {
   // port with the links set in the bit set link_conflict_bits_[l * link_words_ + w] (w <
   // link_words_), l itself included.
   bool has_ports_ = false;
+  // Per device: Device::copies_on_stream (its stream makes its transfers out).
+  std::vector<uint8_t> copies_on_stream_;
   int link_words_ = 0;
   std::vector<uint64_t> link_conflict_bits_;
 };

@@ -248,6 +248,7 @@ struct Simulator::Run {
       q.push_back({OrderedBits(st.dest_priority[static_cast<size_t>(dc)]), OrderedBits(now), t,
                    st.dest_copy[static_cast<size_t>(dc)], ti.bytes});
       std::push_heap(q.begin(), q.end(), TransferLess());
+      if (sim.copies_on_stream_[static_cast<size_t>(d)]) ++st.copies_out[static_cast<size_t>(d)];
       if (sim.has_ports_) {
         ports.Queued(static_cast<size_t>(link));
       } else {
@@ -353,6 +354,11 @@ struct Simulator::Run {
       st.link_busy[static_cast<size_t>(link)] = 0;
       MarkLinkDirty(link);
     }
+    if (sim.copies_on_stream_[static_cast<size_t>(from)] && --st.copies_out[static_cast<size_t>(from)] == 0 &&
+        !st.device_dirty[static_cast<size_t>(from)]) {
+      st.device_dirty[static_cast<size_t>(from)] = 1;  // its stream is free for kernels again
+      st.dirty_devices.push_back(from);
+    }
     Release(t, now);
     for (int32_t i = copy.readers_begin; i < copy.readers_end; ++i) {
       const OpId rc = st.readers[static_cast<size_t>(i)];
@@ -365,7 +371,7 @@ struct Simulator::Run {
       const size_t ud = static_cast<size_t>(d);
       st.device_dirty[ud] = 0;
       auto& heap = st.ready[ud];
-      if (st.busy[ud] || heap.empty()) continue;
+      if (st.busy[ud] || heap.empty() || st.copies_out[ud] > 0) continue;
       std::pop_heap(heap.begin(), heap.end(), ReadyLess());
       const OpId r = heap.back().op;
       heap.pop_back();
@@ -555,6 +561,7 @@ StatusOr<SimResult> Simulator::Simulate(const Plan& plan, const SimOptions& opti
   for (size_t d = 0; d < ud; ++d) {
     st.ready[d].clear();
     st.busy[d] = 0;
+    st.copies_out[d] = 0;
     st.device_dirty[d] = 0;
     st.memory[d] = result.device_resident_memory[d];
     result.device_peak_memory[d] = st.memory[d];

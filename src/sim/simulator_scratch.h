@@ -106,6 +106,7 @@ struct SimScratchState {
   // Per device.
   std::vector<std::vector<sim_internal::ReadyEntry>> ready;
   std::vector<uint8_t> busy;
+  std::vector<int32_t> copies_out;  // transfers out waiting or running (copies_on_stream devices)
   std::vector<int64_t> memory;
   std::vector<uint8_t> device_dirty;
   std::vector<DeviceId> dirty_devices;
@@ -153,6 +154,7 @@ struct SimScratchState {
     readers.assign(static_cast<size_t>(num_edges), 0);
     ready.assign(ud, {});
     busy.assign(ud, 0);
+    copies_out.assign(ud, 0);
     memory.assign(ud, 0);
     device_dirty.assign(ud, 0);
     queue.assign(ud * ud, {});

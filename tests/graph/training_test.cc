@@ -154,5 +154,41 @@ TEST(TrainingTest, BranchThatDoesNotReachTheLossGetsNoGradient) {
   EXPECT_NE(FindOp(*t, "grad/matmul/in1"), nullptr);
 }
 
+TEST(TrainingTest, GradientOpsNameTheInputTheyDifferentiate) {
+  auto t = BuildTrainingGraph(Mlp());
+  ASSERT_TRUE(t.ok());
+  const Op* dh = FindOp(*t, "grad/matmul_1/in0");
+  const Op* dw = FindOp(*t, "grad/matmul_1/in1");
+  ASSERT_TRUE(dh && dw);
+  EXPECT_EQ(GetIntAttr(dh->attrs, "grad_input", -1), 0);
+  EXPECT_EQ(GetIntAttr(dw->attrs, "grad_input", -1), 1);
+}
+
+TEST(TrainingTest, GradientOpsListTheOutputsWhoseGradientsTheyRead) {
+  // A Split with three outputs of which only the first and the last reach the loss.
+  GraphBuilder b("split");
+  TensorId w = b.Variable("w", {6, 2});
+  std::vector<TensorId> parts = b.Split(w, 0, {2, 2, 2});
+  b.Reduce(OpKind::kReduceSum, b.Add(parts[0], parts[2]), {0, 1}, false);
+  auto t = BuildTrainingGraph(b.Finish());
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const Op* dw = FindOp(*t, "grad/split/in0");
+  ASSERT_NE(dw, nullptr);
+  EXPECT_EQ(GetIntsAttr(dw->attrs, "grad_outputs"), (std::vector<int64_t>{0, 2}));
+  EXPECT_EQ(dw->inputs.size(), 2u);
+  // The forward attributes stay.
+  EXPECT_EQ(GetIntAttr(dw->attrs, "axis", -1), 0);
+}
+
+TEST(TrainingTest, SeedGradientOpReadsNoOutputGradient) {
+  auto t = BuildTrainingGraph(Mlp());
+  ASSERT_TRUE(t.ok());
+  const Op* dlogits = FindOp(*t, "grad/xent/in0");
+  ASSERT_NE(dlogits, nullptr);
+  ASSERT_TRUE(dlogits->attrs.count("grad_outputs"));
+  EXPECT_TRUE(GetIntsAttr(dlogits->attrs, "grad_outputs", {99}).empty());
+  EXPECT_EQ(GetIntAttr(dlogits->attrs, "grad_input", -1), 0);
+}
+
 }  // namespace
 }  // namespace graphopt

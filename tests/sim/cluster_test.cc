@@ -33,7 +33,8 @@ TEST(ClusterTest, PresetDeviceCountsAndFirstAccelerator) {
   EXPECT_EQ(ClusterPreset("8xV100")->FirstAccelerator(), 0);
   EXPECT_EQ(ClusterPreset("2xP100")->num_devices(), 3);
   EXPECT_EQ(ClusterPreset("cpu")->num_devices(), 1);
-  EXPECT_TRUE(ClusterPreset("cpu")->Accelerators().empty());
+  // A machine of CPUs only computes on them: its CPU is its one compute device.
+  EXPECT_EQ(ClusterPreset("cpu")->Accelerators(), std::vector<DeviceId>{0});
 }
 
 TEST(ClusterTest, V100FiguresAreTheDatasheetValues) {

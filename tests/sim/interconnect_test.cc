@@ -413,5 +413,41 @@ TEST(InterconnectTest, ValidateRefusesBadPorts) {
   EXPECT_NE(dup.Validate().message().find("duplicate name"), std::string::npos) << dup.Validate().message();
 }
 
+// A device whose copies take its own stream (a CPU core copying: the local cluster)
+// starts its next kernel only when its copies out have ended. A (10 us, dev0) sends
+// 1000 bytes (2 us latency + 1 us) to B on dev1; C on dev0 (lower priority, ready at
+// 0) runs after A: at 10 us with a copy engine, at 13 us when the stream copies.
+TEST(InterconnectTest, CopiesOnTheStreamHoldTheSendersNextKernel) {
+  for (bool on_stream : {false, true}) {
+    PaperGraph g;
+    const TensorId in = g.Input("in", 4);
+    const TensorId a = g.Compute("A", {in}, 9, 1000);  // 9 us + 1 us launch
+    g.Compute("B", {a}, 0, 4);
+    g.Compute("C", {in}, 9, 4);
+    Cluster c = PaperCluster(2);
+    std::vector<Device> devices = c.devices();
+    for (Device& d : devices) d.copies_on_stream = on_stream;
+    Cluster cluster("paper", devices);
+    cluster.SetAllLinks(Link{1e9, 2});
+    Plan plan = DefaultPlan(g.graph());
+    plan.device = {0, 0, 1, 0};
+    plan.priority = {0, 1, 0, 0};
+    auto sim = Simulator::Create(g.graph(), cluster, PerfectCostModel());
+    ASSERT_TRUE(sim.ok()) << sim.status().message();
+    SimOptions options;
+    options.record_timeline = true;
+    auto r = sim->Simulate(plan, options);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    double c_start = -1, b_start = -1;
+    for (const TimelineEvent& e : r->timeline) {
+      if (e.kind != TimelineEvent::Kind::kKernel) continue;
+      if (e.op == 3) c_start = e.start_us;
+      if (e.op == 2) b_start = e.start_us;
+    }
+    EXPECT_DOUBLE_EQ(b_start, 13.0) << "on stream " << on_stream;
+    EXPECT_DOUBLE_EQ(c_start, on_stream ? 13.0 : 10.0) << "on stream " << on_stream;
+  }
+}
+
 }  // namespace
 }  // namespace graphopt
