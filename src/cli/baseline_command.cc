@@ -10,6 +10,7 @@
 
 #include "baselines/baseline.h"
 #include "cli/args.h"
+#include "cli/cluster_flag.h"
 #include "cli/commands.h"
 #include "core/strings.h"
 #include "models/load.h"
@@ -85,7 +86,7 @@ StatusOr<std::unique_ptr<Setup>> Prepare(const Args& args, const std::string& mo
   GO_ASSIGN_OR_RETURN(const int64_t seed, args.GetInt("seed", 0));
   GO_ASSIGN_OR_RETURN(const LoadOptions load, ModelLoadOptions(args));
   GO_ASSIGN_OR_RETURN(setup->graph, LoadModel(model, load));
-  GO_ASSIGN_OR_RETURN(setup->cluster, LoadCluster(args.Get("cluster", default_cluster)));
+  GO_ASSIGN_OR_RETURN(setup->cluster, LoadClusterFlag(args.Get("cluster", default_cluster)));
   GO_ASSIGN_OR_RETURN(Simulator sim, Simulator::Create(setup->graph, setup->cluster));
   setup->sim.emplace(std::move(sim));
   setup->options.fusion = args.Has("fusion");

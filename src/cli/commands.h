@@ -8,6 +8,8 @@ int RunModelsCommand(int argc, char** argv);
 int RunInspectCommand(int argc, char** argv);
 int RunConvertCommand(int argc, char** argv);
 int RunSimulateCommand(int argc, char** argv);
+int RunExecuteCommand(int argc, char** argv);
+int RunProfileCommand(int argc, char** argv);
 int RunBaselineCommand(int argc, char** argv);
 int RunRunCommand(int argc, char** argv);
 int RunBenchCommand(int argc, char** argv);

@@ -20,6 +20,10 @@ const char* kUsage =
     "  inspect MODEL               ops, tensors, parameters, FLOPs, memory, op-kind histogram\n"
     "  convert MODEL --to json|dot [--out FILE]   write a model as graph JSON or Graphviz DOT\n"
     "  simulate MODEL [--cluster C] [--plan P] [--trace T]   simulate one training step\n"
+    "  execute MODEL [--plan P] [--cluster local[:N]] [--trace T]   run the step for real on this\n"
+    "                              machine's cores (each device a group of cores) and measure it\n"
+    "  profile MODEL [--cluster local[:N]] [--out F]   measure every op on this machine's cores;\n"
+    "                              simulate and optimize take the file with --profile\n"
     "  baseline MODEL --method M [--cluster C] [--out P]     one baseline's plan and its step time\n"
     "  run [MODEL] [--cluster C]   every baseline side by side (default: gnmt:layers=4 on 4xV100)\n"
     "  optimize [MODEL] [--cluster C] [--time-limit S] [--out P]   learn a plan (GO policy + PPO;\n"
@@ -72,6 +76,8 @@ int main(int argc, char** argv) {
   if (command == "inspect") return graphopt::RunInspectCommand(argc, argv);
   if (command == "convert") return graphopt::RunConvertCommand(argc, argv);
   if (command == "simulate") return graphopt::RunSimulateCommand(argc, argv);
+  if (command == "execute") return graphopt::RunExecuteCommand(argc, argv);
+  if (command == "profile") return graphopt::RunProfileCommand(argc, argv);
   if (command == "baseline") return graphopt::RunBaselineCommand(argc, argv);
   if (command == "run") return graphopt::RunRunCommand(argc, argv);
   if (command == "bench") return graphopt::RunBenchCommand(argc, argv);

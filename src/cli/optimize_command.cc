@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/args.h"
+#include "cli/cluster_flag.h"
 #include "cli/commands.h"
 #include "cli/default_policy.h"
 #include "cli/interrupt.h"
@@ -174,7 +175,8 @@ StatusOr<DefaultPolicy> PickPretrained(const Args& args, const std::string& meth
 
 std::vector<FlagSpec> OptimizeFlags() {
   return {
-      {"cluster", true, std::string("cluster preset or cluster .json file (default ") + kDefaultCluster + ")"},
+      {"cluster", true, std::string("cluster preset, cluster .json file or local[:N] (default ") + kDefaultCluster + ")"},
+      {"profile", true, "measured op times (graphopt profile) instead of the roofline"},
       {"method", true, "learned optimizer: go (default), colocrl or hdp"},
       {"steps", true, "stop after this many steps (default: no limit)"},
       {"time-limit", true, "stop after this many seconds (default 120; 0: no limit)"},
@@ -307,7 +309,7 @@ int RunOptimizeCommand(int argc, char** argv) {
   if (!load.ok()) return Fail(load.status().message());
   auto graph = LoadModel(model, *load);
   if (!graph.ok()) return Fail(graph.status().message());
-  auto cluster = LoadCluster(cluster_name);
+  auto cluster = LoadClusterAndProfile(cluster_name, args->Get("profile"), &*graph);
   if (!cluster.ok()) return Fail(cluster.status().message());
   auto sim = Simulator::Create(*graph, *cluster);
   if (!sim.ok()) return Fail(sim.status().message());

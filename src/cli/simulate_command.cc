@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/args.h"
+#include "cli/cluster_flag.h"
 #include "cli/commands.h"
 #include "core/strings.h"
 #include "models/load.h"
@@ -25,8 +26,9 @@ std::vector<FlagSpec> SimulateFlags() {
   for (const std::string& p : ClusterPresetNames()) presets += (presets.empty() ? "" : ", ") + p;
   return {
       {"cluster", true,
-       std::string("cluster preset or cluster .json file (default ") + kDefaultCluster + "; presets: " + presets + ")"},
+       std::string("cluster preset, cluster .json file or local[:N] (default ") + kDefaultCluster + "; presets: " + presets + ")"},
       {"plan", true, "plan .json file (default: every op on the first accelerator, ready order, no fusion)"},
+      {"profile", true, "measured op times (graphopt profile) instead of the roofline"},
       {"trace", true,
        "write the timeline to this file in Chrome's Trace Event format (open in Perfetto or chrome://tracing)"},
       DimFlag(),
@@ -83,7 +85,7 @@ int RunSimulateCommand(int argc, char** argv) {
   if (!load.ok()) return Fail(load.status().message());
   auto graph = LoadModel(model, *load);
   if (!graph.ok()) return Fail(graph.status().message());
-  auto cluster = LoadCluster(args->Get("cluster", kDefaultCluster));
+  auto cluster = LoadClusterAndProfile(args->Get("cluster", kDefaultCluster), args->Get("profile"), &*graph);
   if (!cluster.ok()) return Fail(cluster.status().message());
 
   Plan plan;

@@ -2,46 +2,23 @@
 // be inspected; bad input gives one clear message and a non-zero exit.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <string>
 
+#include "cli_test_util.h"
 #include "core/rng.h"
 
 namespace graphopt {
 namespace {
 
-struct CliRun {
-  int exit_code;
-  std::string output;  // stdout and stderr
-};
-
-CliRun RunShell(const std::string& command) {
-  const std::string cmd = command + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  CliRun run{-1, ""};
-  if (pipe == nullptr) return run;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) run.output.append(buf.data(), n);
-  const int status = pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return run;
-}
-
-// The binary, with no default pre-trained policy unless `env` gives one.
-CliRun Graphopt(const std::string& args, const std::string& env = "GRAPHOPT_POLICY=none") {
-  return RunShell(env + " " + GRAPHOPT_BINARY + " " + args);
-}
-
-std::string Data(const std::string& rel) { return std::string(GRAPHOPT_DATA_DIR) + "/" + rel; }
-
-std::string TempPath(const std::string& name) { return ::testing::TempDir() + "graphopt_cli_" + name; }
+using testing::CliRun;
+using testing::Data;
+using testing::Graphopt;
+using testing::RunShell;
+using testing::TempPath;
 
 TEST(CliTest, InspectWorksOnEveryDataFile) {
   for (const char* f : {"onnx/bert_encoder.onnx", "onnx/inception_v3.onnx", "onnx/lstm_lm.onnx", "onnx/resnet50.onnx",
