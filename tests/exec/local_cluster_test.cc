@@ -184,7 +184,9 @@ TEST(LocalCluster, OneDeviceOfAllCores) {
   ASSERT_EQ(c->num_devices(), 1);
   EXPECT_EQ(c->num_ports(), 0);
   EXPECT_EQ(c->device(0).name, "cpu:0");
-  if (cores.size() > 1) EXPECT_EQ(c->device(0).model.rfind("local cores ", 0), 0u) << c->device(0).model;
+  if (cores.size() > 1) {
+    EXPECT_EQ(c->device(0).model.rfind("local cores ", 0), 0u) << c->device(0).model;
+  }
   EXPECT_GT(c->device(0).peak_flops, 1e9);
 }
 
