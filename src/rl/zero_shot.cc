@@ -186,13 +186,15 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
                       PolicyActions(policy, sim, options, options.samples, options.coupled_samples,
                                     options.budgeted_plans, 0, &result.num_units, &result.forward_seconds, &sources));
   const DeviceId fastest = options.single_device_plans > 0 ? FastestAccelerator(sim) : kNoId;
-  // The one-device machine: the fastest accelerator and the host CPUs.
+  // The one-device machine: the fastest accelerator and the host CPUs (on a machine of
+  // CPUs alone, whose accelerators are its CPUs: the fastest alone).
   std::vector<DeviceId> kept;
   std::unique_ptr<Simulator> one;
   std::unique_ptr<Decoded> single;
   if (fastest != kNoId) {
     kept = {fastest};
-    for (DeviceId d = 0; d < sim.cluster().num_devices(); ++d) {
+    const bool cpu_only = sim.cluster().device(fastest).kind == DeviceKind::kCpu;
+    for (DeviceId d = 0; d < sim.cluster().num_devices() && !cpu_only; ++d) {
       if (sim.cluster().device(d).kind == DeviceKind::kCpu) kept.push_back(d);
     }
     GO_ASSIGN_OR_RETURN(Simulator part, Simulator::Create(sim.graph(), sim.cluster().Part(kept), sim.cost_model()));

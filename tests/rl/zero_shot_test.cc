@@ -103,6 +103,34 @@ TEST_F(ZeroShotCoupledTest, SingleDevicePlansRunEveryOpOnTheFastestAccelerator) 
   EXPECT_FALSE(ZeroShotPlan(*sim, path(), o).ok());
 }
 
+// A machine of CPUs alone (the local cluster) has its CPUs as accelerators: the
+// single-device plans run every op on the fastest of them, not on it and the others.
+TEST_F(ZeroShotCoupledTest, SingleDevicePlansOnAMachineOfCpusAlone) {
+  Device a = ClusterPreset("cpu")->device(0);
+  Device b = a;
+  a.name = "cpu:0";
+  b.name = "cpu:1";
+  b.peak_flops *= 2;
+  Cluster cpus("two cpus", {a, b});
+  Link link;
+  link.bandwidth = 10e9;
+  link.latency_us = 1;
+  cpus.SetAllLinks(link);
+  ASSERT_TRUE(cpus.Validate().ok()) << cpus.Validate().message();
+  auto sim = Simulator::Create(toy_.graph, cpus, testing::PerfectCostModel());
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  EXPECT_EQ(FastestAccelerator(*sim), 1);
+  ZeroShotOptions o = Options(0, 0);
+  o.single_device_plans = 4;
+  auto single = ZeroShotPlan(*sim, path(), o);
+  ASSERT_TRUE(single.ok()) << single.status().message();
+  EXPECT_EQ(single->num_plans, 5);
+  ASSERT_TRUE(single->best_single_device_score.scored());
+  if (single->from_single_device) {
+    for (DeviceId d : single->plan.device) EXPECT_EQ(d, 1);
+  }
+}
+
 // Memory-budgeted plans come after the others like the coupled ones; the toy fits
 // easily, so the greedy budgeted placement is the greedy one and only the budgeted
 // samples can differ.
