@@ -53,6 +53,11 @@ struct ExecOptions {
   uint64_t seed = 0;
   // Record every task, copy and memory change in the result's timeline.
   bool record_timeline = false;
+  // An idle worker polls for its next ready task instead of sleeping until woken, as
+  // a device that owns its cores would: waking a sleeping thread costs tens of
+  // microseconds (more in a virtual machine, whose idle cores the host takes back),
+  // paid at every dependency between devices.
+  bool spin = true;
 };
 
 class Executor {

@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 
 #include <chrono>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -65,6 +66,9 @@ struct Executor::State {
   // Per step, under `mu`.
   std::mutex mu;
   std::vector<std::condition_variable> wake;  // per device
+  // Counts readiness changes (a task made ready, WakeAll): what a spinning idle worker
+  // polls, lock-free (ExecOptions::spin).
+  std::atomic<uint64_t> events{0};
   std::condition_variable step_done;
   struct Ready {
     double priority;
@@ -99,6 +103,8 @@ struct Executor::State {
   void ReleaseSlot(int32_t slot, double now_us);
   void Allocate(DeviceId d, int64_t bytes, double now_us);
   void Fail(Status status);
+  // Wakes every worker (the step ended, failed or stops).
+  void WakeAll();
   double NowUs() const;
   // Outside mu: runs a task's members; the external values were taken under mu.
   Status RunTask(int32_t task, const std::vector<at::Tensor>& inputs, std::vector<at::Tensor>* outputs);

@@ -13,9 +13,14 @@ double Executor::State::NowUs() const {
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
 }
 
+void Executor::State::WakeAll() {
+  events.fetch_add(1, std::memory_order_release);
+  for (auto& cv : wake) cv.notify_all();
+}
+
 void Executor::State::Fail(Status status) {
   if (error.ok()) error = std::move(status);
-  for (auto& cv : wake) cv.notify_all();
+  WakeAll();
   step_done.notify_all();
 }
 
@@ -32,6 +37,7 @@ void Executor::State::MakeReadyIfDone(int32_t task) {
   if (--pending[static_cast<size_t>(task)] != 0) return;
   const ExecTask& t = tasks[static_cast<size_t>(task)];
   ready[static_cast<size_t>(t.device)].push({t.priority, ready_seq++, task});
+  events.fetch_add(1, std::memory_order_release);
   wake[static_cast<size_t>(t.device)].notify_one();
 }
 
@@ -176,7 +182,14 @@ void Executor::State::Worker(DeviceId d) {
                              " tasks left (a dependency no plan can meet)"));
           break;
         }
-        wake[static_cast<size_t>(d)].wait(lock);
+        if (options.spin) {  // the core is the device's: poll, as a busy device would
+          const uint64_t seen_events = events.load(std::memory_order_acquire);
+          lock.unlock();
+          while (events.load(std::memory_order_acquire) == seen_events) __builtin_ia32_pause();
+          lock.lock();
+        } else {
+          wake[static_cast<size_t>(d)].wait(lock);
+        }
         continue;
       }
       const int32_t task = q.top().task;
@@ -224,7 +237,7 @@ void Executor::State::Worker(DeviceId d) {
       outputs.clear();
       for (int32_t w : t.then_release) MakeReadyIfDone(w);
       if (--tasks_left == 0) {
-        for (auto& cv : wake) cv.notify_all();
+        WakeAll();
       }
       std::stable_sort(copies.begin(), copies.end(), [&](const auto& a, const auto& b) {
         const ExecSlot& x = slots[static_cast<size_t>(a.second)];
@@ -250,7 +263,7 @@ StatusOr<SimResult> Executor::RunStep() {
   s.workers_done = 0;
   s.t0 = std::chrono::steady_clock::now();
   ++s.generation;
-  for (auto& cv : s.wake) cv.notify_all();
+  s.WakeAll();
   s.step_done.wait(lock, [&] { return s.workers_done == static_cast<int>(s.workers.size()); });
   if (!s.error.ok()) return s.error;
   if (s.tasks_left != 0) return InternalError("executor: the step ended with tasks left");

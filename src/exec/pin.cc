@@ -1,5 +1,7 @@
 #include "exec/pin.h"
 
+#include <ATen/Parallel.h>
+#include <omp.h>
 #include <pthread.h>
 #include <sched.h>
 
@@ -17,6 +19,11 @@ Status PinThisThread(const std::vector<int>& cores) {
   }
   const int rc = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
   if (rc != 0) return InternalError(std::string("cannot pin a thread to its cores: ") + std::strerror(rc));
+  // ATen gives a thread, on its first parallel op, the process-wide count of intra-op
+  // threads (at::set_num_threads, which training sets to every core): let it do so
+  // now, then give this thread its own.
+  at::internal::lazy_init_num_threads();
+  omp_set_num_threads(static_cast<int>(cores.size()));
   return Status::Ok();
 }
 

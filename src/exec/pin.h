@@ -7,7 +7,10 @@
 
 namespace graphopt {
 
-// The calling thread runs only on `cores` from now on (threads it starts inherit it).
+// The calling thread runs only on `cores` from now on (threads it starts inherit it),
+// its ATen kernels on as many OpenMP threads as `cores` has, whatever the process-wide
+// count is or becomes (a search that trains a policy sets that to every core: the
+// executor's workers then ran two threads on one core each, 30-60% slower and noisy).
 Status PinThisThread(const std::vector<int>& cores);
 
 }  // namespace graphopt

@@ -206,6 +206,28 @@ TEST(ExecutorTest, OneDeviceRunsTheReadyTaskOfHighestPriority) {
   EXPECT_EQ(violations, 0);
 }
 
+// A fused group that holds a parameter's update and a tensor that a reader of that
+// parameter needs: the update waits for the reader, the reader for the group. Such a
+// plan is refused when the executor is made, naming both; every other plan runs.
+TEST(ExecutorTest, RefusesAPlanWhoseUpdateWaitsForItsOwnGroup) {
+  const Graph g = Load("gnmt:layers=2,batch=2,steps=3,hidden=8,vocab=20");
+  const Cluster c = TwoCores();
+  int refused = 0, ran = 0;
+  for (uint64_t seed = 1; seed <= 40 && refused == 0; ++seed) {
+    const Plan p = RandomPlan(g, c, seed, /*spread=*/true, /*fuse=*/true);
+    auto ex = Executor::Create(g, c, CoreSets(2), p);
+    if (!ex.ok()) {
+      EXPECT_NE(ex.status().message().find("cannot run: the update"), std::string::npos) << ex.status().message();
+      ++refused;
+      continue;
+    }
+    auto r = (*ex)->RunStep();
+    EXPECT_TRUE(r.ok()) << "seed " << seed << ": " << r.status().message();
+    ++ran;
+  }
+  EXPECT_EQ(refused, 1) << ran << " plans ran";
+}
+
 TEST(ExecutorTest, RefusesAPlanOverADevicesMemory) {
   const Graph g = Load("rnnlm:layers=1,batch=2,steps=2,hidden=8,vocab=20");
   const Cluster c = TwoCores(/*memory_bytes=*/1024);
