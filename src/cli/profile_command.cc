@@ -24,6 +24,8 @@ std::vector<FlagSpec> ProfileFlags() {
       {"cluster", true, "local (one device per core, the default) or local:N: the ops are measured on the first device's cores"},
       {"out", true, "profile file to write (default profile.json)"},
       {"seed", true, "seed of the data the ops run on (default 0)"},
+      {"in-step", false, "take each op's time inside executed one-device steps (step stats), not in isolation"},
+      {"steps", true, "with --in-step: steps measured after 2 warm-ups, each op's median kept (default 10)"},
       DimFlag(),
       {"help", false, "show this help"},
   };
@@ -32,7 +34,8 @@ std::vector<FlagSpec> ProfileFlags() {
 std::string Usage() {
   return "usage: graphopt profile MODEL [--cluster local[:N]] [--out profile.json]\n"
          "  measures each op of MODEL's training step on this machine (ops of one kind and shapes\n"
-         "  once); simulate, optimize and bench take the file with --profile\n" +
+         "  once, in isolation; or, with --in-step, inside executed steps); simulate, optimize and\n"
+         "  bench take the file with --profile\n" +
          FlagsHelp(ProfileFlags());
 }
 
@@ -61,6 +64,9 @@ int RunProfileCommand(int argc, char** argv) {
   }
   auto seed = args->GetIntInRange("seed", 0, 0, int64_t{1} << 62);
   if (!seed.ok()) return Fail(seed.status().message());
+  auto steps = args->GetIntInRange("steps", 10, 1, 100000);
+  if (!steps.ok()) return Fail(steps.status().message());
+  if (args->Has("steps") && !args->Has("in-step")) return Fail("--steps goes with --in-step");
   const std::string cluster_name = args->Get("cluster", "local");
   auto core_sets = LocalCoresWithThreads(cluster_name, argv);
   if (!core_sets.ok()) return Fail(core_sets.status().message());
@@ -82,7 +88,12 @@ int RunProfileCommand(int argc, char** argv) {
   options.progress = [](int done, int all) {
     if (done == all || done % 64 == 0) std::fprintf(stderr, "\rprofile %d/%d ops", done, all);
   };
-  auto profile = ProfileGraph(*graph, *cluster, core_sets->front(), options);
+  const bool in_step = args->Has("in-step");
+  if (in_step) {
+    options.progress = [](int done, int all) { std::fprintf(stderr, "\rprofile step %d/%d", done, all); };
+  }
+  auto profile = in_step ? ProfileInStep(*graph, *cluster, core_sets->front(), static_cast<int>(*steps), options)
+                         : ProfileGraph(*graph, *cluster, core_sets->front(), options);
   std::fprintf(stderr, "\n");
   if (!profile.ok()) return Fail(profile.status().message());
   double total = 0;
@@ -92,8 +103,9 @@ int RunProfileCommand(int argc, char** argv) {
     total += t;
     ++timed;
   }
-  std::printf("measured     %d ops in %d distinct kinds and shapes, %d thread%s; sum of op times %.3f ms\n", timed,
-              profile->signatures, profile->threads, profile->threads == 1 ? "" : "s", total / 1e3);
+  std::printf("measured     %d ops in %d distinct kinds and shapes, %s, %d thread%s; sum of op times %.3f ms\n", timed,
+              profile->signatures, in_step ? "in executed steps" : "in isolation", profile->threads,
+              profile->threads == 1 ? "" : "s", total / 1e3);
   Status written = WriteProfileJson(*graph, *profile, out);
   if (!written.ok()) return Fail(written.message());
   std::printf("wrote        %s\n", out.c_str());

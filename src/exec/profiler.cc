@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
+#include <set>
 #include <ATen/Parallel.h>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -11,9 +13,11 @@
 #include "core/files.h"
 #include "core/json_fields.h"
 #include "core/strings.h"
+#include "exec/executor.h"
 #include "exec/kernels.h"
 #include "exec/pin.h"
 #include "graph/verifier.h"
+#include "sim/plan.h"
 
 namespace graphopt {
 namespace {
@@ -137,6 +141,73 @@ StatusOr<Profile> ProfileGraph(const Graph& graph, const Cluster& cluster, const
   });
   worker.join();
   GO_RETURN_IF_ERROR(status);
+  return profile;
+}
+
+StatusOr<Profile> ProfileFromSteps(const Graph& graph, const Cluster& cluster, const std::vector<SimResult>& steps) {
+  if (steps.empty()) return InvalidArgument("profile from steps: no steps");
+  std::vector<std::vector<double>> times(static_cast<size_t>(graph.num_ops()));
+  for (const SimResult& step : steps) {
+    if (step.timeline.empty()) return InvalidArgument("profile from steps: a step without its timeline");
+    std::vector<const TimelineEvent*> kernels;
+    for (const TimelineEvent& e : step.timeline) {
+      if (e.kind != TimelineEvent::Kind::kKernel) continue;
+      if (e.num_ops != 1) {
+        return InvalidArgument("profile from steps: op '" + graph.op(e.op).name + "' ran fused with " +
+                               std::to_string(e.num_ops - 1) + " others (the plan must not fuse)");
+      }
+      kernels.push_back(&e);
+    }
+    std::stable_sort(kernels.begin(), kernels.end(), [](const TimelineEvent* a, const TimelineEvent* b) {
+      return a->device != b->device ? a->device < b->device : a->start_us < b->start_us;
+    });
+    // From the end of the task before on the device (or its own start, the first).
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      const TimelineEvent& e = *kernels[i];
+      const bool first = i == 0 || kernels[i - 1]->device != e.device;
+      const double from = first ? e.start_us : std::min(e.start_us, kernels[i - 1]->end_us);
+      times[static_cast<size_t>(e.op)].push_back(e.end_us - from);
+    }
+  }
+  Profile profile;
+  profile.graph = graph.name();
+  profile.num_ops = graph.num_ops();
+  profile.cluster = cluster;
+  profile.threads = at::get_num_threads();
+  profile.op_time_us.assign(static_cast<size_t>(graph.num_ops()), -1);
+  std::set<std::string> signatures;
+  for (OpId o = 0; o < graph.num_ops(); ++o) {
+    const Op& op = graph.op(o);
+    if (IsFree(op.kind)) continue;
+    const std::vector<double>& t = times[static_cast<size_t>(o)];
+    if (t.empty()) return InvalidArgument("profile from steps: op '" + op.name + "' never ran");
+    profile.op_time_us[static_cast<size_t>(o)] = Median(t);
+    signatures.insert(Signature(graph, op));
+  }
+  profile.signatures = static_cast<int>(signatures.size());
+  return profile;
+}
+
+StatusOr<Profile> ProfileInStep(const Graph& graph, const Cluster& cluster, const std::vector<int>& cores, int steps,
+                                const ProfileOptions& options) {
+  if (steps < 1) return InvalidArgument("profile in step: steps must be at least 1");
+  const Cluster one = cluster.Part({0});  // the first device alone: every op on its cores
+  Plan plan;
+  plan.device.assign(static_cast<size_t>(graph.num_ops()), 0);
+  GO_RETURN_IF_ERROR(CompletePlan(graph, &plan));
+  ExecOptions exec_options;
+  exec_options.seed = options.seed;
+  exec_options.record_timeline = true;
+  GO_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor, Executor::Create(graph, one, {cores}, plan, exec_options));
+  std::vector<SimResult> measured;
+  const int total = options.warmup + steps;
+  for (int i = 0; i < total; ++i) {
+    if (options.interrupt != nullptr && options.interrupt->load()) return Cancelled("profile interrupted");
+    GO_ASSIGN_OR_RETURN(SimResult r, executor->RunStep());
+    if (i >= options.warmup) measured.push_back(std::move(r));
+    if (options.progress) options.progress(i + 1, total);
+  }
+  GO_ASSIGN_OR_RETURN(Profile profile, ProfileFromSteps(graph, cluster, measured));
   return profile;
 }
 

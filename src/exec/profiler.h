@@ -35,6 +35,7 @@
 #include "core/status.h"
 #include "graph/graph.h"
 #include "sim/cluster.h"
+#include "sim/simulator.h"
 
 namespace graphopt {
 
@@ -63,6 +64,25 @@ struct Profile {
 // Measures every op of `graph` on the cores `cores` (one device of `cluster`).
 StatusOr<Profile> ProfileGraph(const Graph& graph, const Cluster& cluster, const std::vector<int>& cores,
                                const ProfileOptions& options = {});
+
+// Op times taken inside executed steps, as TensorFlow's step stats are: every op on
+// the first device of `cluster` (its cores `cores`), unfused, in the simulator's
+// default order, `options.warmup` steps and then `steps` steps executed
+// (exec/executor.h), each op's time the median of its task's times over those steps.
+// What isolation cannot show is in them: the caches as the ops before left them, the
+// allocator, the step's own memory traffic. (RNNLM 2x256 on one core: one-device plans
+// within 1-5% of their executed times with such a profile; see
+// docs/experiments/2026-11-28-executor.md.)
+StatusOr<Profile> ProfileInStep(const Graph& graph, const Cluster& cluster, const std::vector<int>& cores, int steps,
+                                const ProfileOptions& options = {});
+// The same from steps already executed (each with its timeline) of a plan whose
+// tasks are single ops: per op, the median over the steps of its time, from the end of
+// the task before it on its device to its own end: its kernel and the executor's
+// dispatch of it (the ready queue, the bookkeeping: 4-9% of an RNNLM step of 846
+// tasks), which every task of every plan pays, as a framework's per-op overhead. On a
+// device that runs every op, one is always ready, so no wait is counted. Free ops -1. InvalidArgument if a step has no timeline or a fused task, or if an op that
+// is not free never ran.
+StatusOr<Profile> ProfileFromSteps(const Graph& graph, const Cluster& cluster, const std::vector<SimResult>& steps);
 
 // Sets every profiled op's measured time (see above); fails if the profile is of
 // another graph (name, op count or an op's name).
