@@ -28,6 +28,9 @@
 #include "policy/go_policy_config.h"
 #include "rl/go_search.h"
 #endif
+#ifdef GRAPHOPT_HAVE_EXEC
+#include "exec/measured_reward.h"
+#endif
 
 namespace graphopt {
 
@@ -177,6 +180,8 @@ std::vector<FlagSpec> OptimizeFlags() {
   return {
       {"cluster", true, std::string("cluster preset, cluster .json file or local[:N] (default ") + kDefaultCluster + ")"},
       {"profile", true, "measured op times (graphopt profile) instead of the roofline"},
+      {"reward", true, "simulated (default) or measured: every plan the search scores is executed on --cluster "
+                       "local[:N] instead (the median of 3 steps after 1 warm-up), as ColocRL's reward is"},
       {"method", true, "learned optimizer: go (default), colocrl or hdp"},
       {"steps", true, "stop after this many steps (default: no limit)"},
       {"time-limit", true, "stop after this many seconds (default 120; 0: no limit)"},
@@ -237,6 +242,18 @@ int RunOptimizeCommand(int argc, char** argv) {
   const bool default_model = args->positional().empty();
   const std::string model = default_model ? kDefaultModel : args->positional()[0];
   const std::string cluster_name = args->Get("cluster", kDefaultCluster);
+  const std::string reward = args->Get("reward", "simulated");
+  if (reward != "simulated" && reward != "measured") return Fail("--reward " + reward + ": simulated or measured");
+  std::vector<std::vector<int>> core_sets;  // of the local cluster, with a measured reward
+  if (reward == "measured") {
+#ifdef GRAPHOPT_HAVE_EXEC
+    auto sets = LocalCoresWithThreads(cluster_name, argv);
+    if (!sets.ok()) return Fail("--reward measured: " + sets.status().message());
+    core_sets = std::move(*sets);
+#else
+    return Fail("--reward measured: this build has no executor (LibTorch was not found)");
+#endif
+  }
   auto steps = args->GetInt("steps", 0);
   if (!steps.ok()) return Fail(steps.status().message());
   const bool zero_shot = args->Has("zero-shot");
@@ -341,7 +358,21 @@ int RunOptimizeCommand(int argc, char** argv) {
   }
   std::fflush(stdout);
 
-  if (zero_shot) return RunZeroShot(*args, *graph, *sim, config);
+  if (zero_shot) {
+    if (reward == "measured") return Fail("--zero-shot ranks its plans by the simulator: no --reward measured");
+    return RunZeroShot(*args, *graph, *sim, config);
+  }
+  if (reward == "measured") {
+    if (world.distributed()) return fail_all("--reward measured runs plans on this machine's cores: without mpirun");
+#ifdef GRAPHOPT_HAVE_EXEC
+    MeasuredRewardOptions measure;
+    measure.seed = config.seed;
+    config.measure = MeasuredReward(*sim, core_sets, measure);
+    std::printf("reward   measured: every plan scored is executed on %s (median of %d steps after %d warm-up)\n",
+                cluster_name.c_str(), measure.steps, measure.warmup);
+    std::fflush(stdout);
+#endif
+  }
   auto search = GoSearch::Create(*sim, config);
   if (!search.ok()) return fail_all(search.status().message());
   const ScopedInterrupt interrupt;

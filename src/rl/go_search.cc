@@ -86,6 +86,7 @@ StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator,
                                                            simulator.cluster(), simulator.cost_model()));
   const TaskDefaults* defaults = impl->defaults.all() ? nullptr : &impl->defaults;
   impl->batch = std::make_unique<BatchSimulator>(simulator, impl->config.threads);
+  if (impl->config.measure) impl->batch->set_measure(impl->config.measure);
   if (impl->config.polish) {
     impl->polish = std::make_unique<LocalSearch>(simulator, impl->batch.get(), impl->config.polish_config);
     impl->polish->set_task_defaults(defaults);
@@ -150,7 +151,7 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
   // Without baselines and without PPO, the local search starts from one device.
   if (!resumed && !m.best_score.scored() && !m.trainer) {
     Plan start = SingleDevicePlan(m.sim.graph(), m.sim.cluster());
-    StatusOr<SimResult> r = m.sim.Simulate(start);
+    StatusOr<SimResult> r = m.Score(start);
     if (r.ok()) m.Offer(start, PlanScore::Of(*r), "start:single");
   }
   if (!resumed) m.exploring = m.ppo != nullptr && m.config.explore > 0;

@@ -54,6 +54,7 @@
 #include "dist/world.h"
 #include "rl/local_search.h"
 #include "rl/zero_shot.h"
+#include "sim/batch.h"
 #include "sim/plan.h"
 #include "sim/simulator.h"
 
@@ -166,6 +167,13 @@ struct GoSearchConfig {
   // checkpoints (which any number of ranks resumes) and reports progress; the result's
   // counts are over every rank. The bench's rows run one search per rank instead.
   World* world = nullptr;
+  // A measured reward (ColocRL's, as published): every plan the search scores (the
+  // trainer's samples, the local search's moves, the baselines and the reference) is
+  // scored by this instead of the simulator, one after another (sim/batch.h
+  // BatchSimulator::set_measure; exec/measured_reward.h measures on this machine's
+  // cores). Null: simulated. A zero-shot pass from a pre-trained policy still ranks
+  // its many samples by the simulator; its plan is measured when offered.
+  PlanMeasure measure;
 };
 
 // step_ops of fine-tuning (bench's finetune method, optimize --finetune-steps).

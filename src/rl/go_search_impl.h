@@ -100,6 +100,11 @@ struct GoSearch::Impl {
     Plan plan = z.plan;
     PlanScore score = z.score;
     if (!WithDefaults(&plan, &score)) return Status::Ok();
+    if (config.measure) {  // ranked by the simulator, scored like every other plan
+      StatusOr<SimResult> r = Score(plan);
+      if (!r.ok()) return Status::Ok();
+      score = PlanScore::Of(*r);
+    }
     Offer(plan, score, "zero-shot");
     if (trainer) OfferToTrainer(plan, score);
     return Status::Ok();
@@ -147,12 +152,15 @@ struct GoSearch::Impl {
     return true;
   }
 
+  // A plan's result: simulated, or measured with a measured reward (GoSearchConfig::measure).
+  StatusOr<SimResult> Score(const Plan& plan) const { return config.measure ? config.measure(plan) : sim.Simulate(plan); }
+
   // A plan made elsewhere (a baseline, the zero-shot plan) with the defaults of the
   // tasks not decided, re-scored if they apply; false if it could not be simulated.
   bool WithDefaults(Plan* plan, PlanScore* score) {
     if (defaults.all()) return true;
     defaults.Apply(sim.graph(), plan);
-    StatusOr<SimResult> r = sim.Simulate(*plan);
+    StatusOr<SimResult> r = Score(*plan);
     ++result.plans_simulated;
     if (!r.ok()) return false;
     *score = PlanScore::Of(*r);
@@ -181,7 +189,7 @@ struct GoSearch::Impl {
           result.baselines.push_back(b);
           continue;
         }
-        StatusOr<SimResult> r = sim.Simulate(*plan);
+        StatusOr<SimResult> r = Score(*plan);
         ++result.plans_simulated;
         if (!r.ok()) {
           b.error = r.status().message();

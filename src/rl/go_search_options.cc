@@ -109,7 +109,8 @@ std::string GoSearchIdentityConfig(const GoSearchConfig& c, const std::string& p
          (c.fixed_placement.empty() ? "" : ";fixed_placement=" + c.fixed_placement) +
          (c.fresh_priority ? ";fresh_priority=1" : "") + (c.sample_offered_levels ? ";sample_offered_levels=1" : "") +
          (c.frozen_start ? ";frozen_start=1" : "") +
-         (c.explore_coupled > 0 ? StrFormat(";explore_coupled=%.17g", c.explore_coupled) : "");
+         (c.explore_coupled > 0 ? StrFormat(";explore_coupled=%.17g", c.explore_coupled) : "") +
+         (c.measure ? ";reward=measured" : "");
 }
 
 StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchConfig c) {

@@ -257,7 +257,7 @@ LocalSearchStats LocalSearch::Polish(Plan* plan, PlanScore* score, Rng& rng, int
   GO_CHECK(plan != nullptr && score != nullptr);
   legalizer_.MakeValid(sim_.cluster(), plan);
   if (defaults_ != nullptr) defaults_->Apply(sim_.graph(), plan, &legalizer_);
-  StatusOr<SimResult> current = sim_.Simulate(*plan);
+  StatusOr<SimResult> current = std::move(batch_->Run({*plan}).front());  // measured, if the batch measures
   ++stats.evaluations;
   if (!current.ok()) return stats;
   const PlanScore fresh = PlanScore::Of(*current);

@@ -58,6 +58,10 @@ std::vector<StatusOr<SimResult>> BatchSimulator::RunBatch(size_t count, const st
                                                           const SimOptions& options) {
   std::vector<StatusOr<SimResult>> results(count, StatusOr<SimResult>(Cancelled("plan not simulated")));
   if (count == 0) return results;
+  if (measure_) {
+    for (size_t i = 0; i < count; ++i) results[i] = measure_(plans != nullptr ? (*plans)[i] : (*make)(i));
+    return results;
+  }
   plans_ = plans;
   make_ = make;
   count_ = count;

@@ -19,6 +19,10 @@
 
 namespace graphopt {
 
+// A plan's result measured rather than simulated (exec/measured_reward.h: executed on
+// this machine's cores): the simulator's result type, the step time measured.
+using PlanMeasure = std::function<StatusOr<SimResult>(const Plan& plan)>;
+
 class BatchSimulator {
  public:
   // num_threads <= 0 uses every core (std::thread::hardware_concurrency).
@@ -28,6 +32,11 @@ class BatchSimulator {
   BatchSimulator& operator=(const BatchSimulator&) = delete;
 
   int num_threads() const { return static_cast<int>(scratch_.size()); }
+  // Scores every plan by `measure` instead of the simulator from now on (null: the
+  // simulator again): one plan after another on the calling thread, as measurements
+  // must not share the cores they measure. Results keep their order.
+  void set_measure(PlanMeasure measure) { measure_ = std::move(measure); }
+  bool measured() const { return static_cast<bool>(measure_); }
   // Simulates every plan; results[i] is plans[i]'s result or its error.
   std::vector<StatusOr<SimResult>> Run(const std::vector<Plan>& plans, const SimOptions& options = {});
   // Simulates the `count` plans make(0), ..., make(count - 1), each made by the
@@ -59,6 +68,7 @@ class BatchSimulator {
   const SimOptions* options_ = nullptr;
   std::vector<StatusOr<SimResult>>* results_ = nullptr;
   std::atomic<size_t> next_{0};
+  PlanMeasure measure_;
 };
 
 // One-shot convenience: a BatchSimulator for one call.

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <thread>
 
 #include "core/rng.h"
 #include "sim/batch.h"
@@ -555,6 +556,34 @@ TEST(SimulatorInvariantTest, BatchResultsEqualSequentialResults) {
   EXPECT_EQ(made.load(), static_cast<int>(plans.size()));
   EXPECT_TRUE(batch.RunMade(0, [&](size_t i) { return plans[i]; }).empty());
   EXPECT_FALSE(SimulateBatch(*sim, plans, {}, 3)[5].ok());
+
+  // With a measure, every plan goes to it instead, in order, on the calling thread;
+  // without it again, the simulator.
+  std::vector<size_t> order;
+  const std::thread::id caller = std::this_thread::get_id();
+  bool same_thread = true;
+  batch.set_measure([&](const Plan& plan) -> StatusOr<SimResult> {
+    same_thread = same_thread && std::this_thread::get_id() == caller;
+    for (size_t i = 0; i < plans.size(); ++i) {
+      if (plans[i].device == plan.device && plans[i].priority == plan.priority) order.push_back(i);
+    }
+    SimResult r;
+    r.step_time_us = 1000.0 + static_cast<double>(order.size());
+    return r;
+  });
+  ASSERT_TRUE(batch.measured());
+  const auto measured = batch.Run(plans);
+  ASSERT_EQ(measured.size(), plans.size());
+  ASSERT_EQ(order.size(), plans.size());
+  for (size_t i = 0; i < plans.size(); ++i) {
+    EXPECT_EQ(order[i], i);
+    ASSERT_TRUE(measured[i].ok());
+    EXPECT_EQ(measured[i]->step_time_us, 1001.0 + static_cast<double>(i));
+  }
+  EXPECT_TRUE(same_thread);
+  batch.set_measure(nullptr);
+  EXPECT_FALSE(batch.measured());
+  EXPECT_EQ(batch.Run(plans)[0]->step_time_us, sim->Simulate(plans[0])->step_time_us);
 }
 
 }  // namespace
