@@ -83,6 +83,7 @@ std::vector<FlagSpec> BenchFlags() {
       {"tasks", false, "the GO paper's multi-task table: the columns are the eight configurations (tf-default, hp-only, "
                         "pl-only, pl|sch, pl+sch, sch+fu, pl|sch|fu, pl+sch+fu; --methods picks some), each learned one with "
                         "--time-limit and --go-options"},
+      {"fidelity", false, "the simulator against executed plans on this machine's cores (bench --fidelity --help)"},
       {"list", false, "list the suite rows and the methods, then exit"},
       {"help", false, "show this help"},
   };
@@ -187,6 +188,9 @@ std::string Timings(const SuiteResults& ran, double total_seconds) {
 }  // namespace
 
 int RunBenchCommand(int argc, char** argv) {
+  for (int i = 2; i < argc; ++i) {
+    if (std::string(argv[i]) == "--fidelity") return RunFidelityBench(argc, argv);
+  }
   auto args = Args::Parse("bench", argc, argv, 2, BenchFlags());
   if (!args.ok()) {
     return Fail(args.status().message() + "\n" + Usage());

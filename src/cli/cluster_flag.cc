@@ -16,7 +16,7 @@ namespace {
 
 bool LocalName(const std::string& name) { return name == "local" || name.rfind("local:", 0) == 0; }
 
-Status NoExecutor(const std::string& what) {
+[[maybe_unused]] Status NoExecutor(const std::string& what) {  // builds without LibTorch
   return InvalidArgument(what + ": this build has no executor (LibTorch was not found)");
 }
 

@@ -13,6 +13,8 @@ int RunProfileCommand(int argc, char** argv);
 int RunBaselineCommand(int argc, char** argv);
 int RunRunCommand(int argc, char** argv);
 int RunBenchCommand(int argc, char** argv);
+// `bench --fidelity` (cli/fidelity_command.cc), which RunBenchCommand hands over to.
+int RunFidelityBench(int argc, char** argv);
 int RunOptimizeCommand(int argc, char** argv);
 int RunPretrainCommand(int argc, char** argv);
 

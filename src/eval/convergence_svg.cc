@@ -8,6 +8,7 @@
 #include "core/files.h"
 #include "core/json_fields.h"
 #include "core/strings.h"
+#include "eval/svg_text.h"
 
 namespace graphopt {
 namespace {
@@ -24,18 +25,6 @@ std::string MethodColor(const std::string& method, int index) {
   if (method == "hdp") return "#e15759";
   static const char* const palette[] = {"#59a14f", "#b07aa1", "#9c755f", "#76b7b2", "#edc948"};
   return palette[index % 5];
-}
-
-std::string Escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
-  }
-  return out;
 }
 
 }  // namespace
@@ -151,7 +140,7 @@ std::string ConvergenceChartSvg(const std::vector<ConvergenceSeries>& series, Co
   for (size_t m = 0; m < methods.size(); ++m) {
     const double x = 10 + 130 * static_cast<double>(m);
     svg += StrFormat("<rect x=\"%.0f\" y=\"34\" width=\"16\" height=\"4\" fill=\"%s\"/><text x=\"%.0f\" y=\"40\">%s</text>\n", x,
-                     MethodColor(methods[m], static_cast<int>(m)).c_str(), x + 22, Escape(methods[m]).c_str());
+                     MethodColor(methods[m], static_cast<int>(m)).c_str(), x + 22, SvgEscape(methods[m]).c_str());
   }
   for (size_t r = 0; r < rows.size(); ++r) {
     const double ox = 10 + static_cast<double>(r % cols) * (ml + pw + gap) + ml;
@@ -177,7 +166,7 @@ std::string ConvergenceChartSvg(const std::vector<ConvergenceSeries>& series, Co
     y_hi = std::ceil(y_hi * 10 + 0.5) / 10;
     auto X = [&](double v) { return ox + (std::log10(std::max(x_min, v)) - lx0) / (lx1 - lx0) * pw; };
     auto Y = [&](double ratio) { return oy + (y_hi - std::clamp(ratio, y_lo, y_hi)) / (y_hi - y_lo) * ph; };
-    svg += StrFormat("<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">%s</text>\n", ox, oy - 8, Escape(labels[rows[r]]).c_str());
+    svg += StrFormat("<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">%s</text>\n", ox, oy - 8, SvgEscape(labels[rows[r]]).c_str());
     svg += StrFormat("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#ccc\"/>\n", ox, oy, pw, ph);
     const double step = (y_hi - y_lo) > 1.2 ? 0.5 : 0.2;
     for (double v = std::ceil(y_lo / step) * step; v <= y_hi + 1e-9; v += step) {
@@ -206,11 +195,11 @@ std::string ConvergenceChartSvg(const std::vector<ConvergenceSeries>& series, Co
         const double end = by_plans ? static_cast<double>(std::max(s.end_plans, s.plans.back())) : std::max(s.end_seconds, s.seconds.back());
         points += StrFormat(" %.1f,%.1f", X(end), prev_y);
         svg += StrFormat("<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\"><title>%s</title></polyline>\n",
-                         color.c_str(), points.c_str(), Escape(s.method).c_str());
+                         color.c_str(), points.c_str(), SvgEscape(s.method).c_str());
         const double last_x = by_plans ? static_cast<double>(s.plans.back()) : s.seconds.back();
         svg += StrFormat("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>%s: final plan after %s, %.3fx the best "
                          "baseline</title></circle>\n",
-                         X(last_x), prev_y, color.c_str(), Escape(s.method).c_str(),
+                         X(last_x), prev_y, color.c_str(), SvgEscape(s.method).c_str(),
                          by_plans ? StrFormat("%lld plans", static_cast<long long>(s.plans.back())).c_str()
                                   : StrFormat("%.1f s", s.seconds.back()).c_str(),
                          s.best_us.back() / s.reference_us);

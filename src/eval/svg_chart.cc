@@ -6,35 +6,18 @@
 #include <vector>
 
 #include "core/strings.h"
+#include "eval/svg_text.h"
 #include "eval/report.h"
 
 namespace graphopt {
 namespace {
 
-// Tableau 10: distinct colours that stay apart for colour-blind readers too.
-const char* const kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-                                "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
-constexpr int kPaletteSize = sizeof(kPalette) / sizeof(kPalette[0]);
 
 constexpr double kMarginLeft = 84;
 constexpr double kMarginRight = 24;
 constexpr double kStripHeight = 40;  // the band under the axis where OOM and error stubs stand
 constexpr double kFontSize = 12;
 constexpr const char* kFont = "font-family=\"Helvetica, Arial, sans-serif\"";
-
-std::string Escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string Num(double v) { return StrFormat("%.1f", v); }
 
@@ -76,7 +59,7 @@ std::vector<BarStyle> BarStyles(const std::vector<std::string>& methods) {
         continue;
       }
     }
-    styles[i] = BarStyle{kPalette[next++ % kPaletteSize], false};
+    styles[i] = BarStyle{SvgPaletteColor(next++), false};
   }
   return styles;
 }
@@ -149,7 +132,7 @@ std::string SpeedupChartSvg(const SuiteResults& results, const ChartOptions& opt
       "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#999999\" stroke-width=\"2\"/></pattern></defs>\n";
   svg += StrFormat("<rect class=\"background\" x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", width, height);
   svg += StrFormat("<text x=\"%.0f\" y=\"28\" font-size=\"17\" font-weight=\"bold\">%s</text>\n", kMarginLeft,
-                   Escape(options.title).c_str());
+                   SvgEscape(options.title).c_str());
 
   for (const LegendEntry& e : legend) {
     if (e.kind == "bound") {
@@ -161,7 +144,7 @@ std::string SpeedupChartSvg(const SuiteResults& results, const ChartOptions& opt
                        Num(e.y - 10).c_str(),
                        e.kind == "oom" ? "fill=\"url(#hatch)\" stroke=\"#888888\"" : e.style.Attributes().c_str());
     }
-    svg += StrFormat("<text x=\"%s\" y=\"%s\">%s</text>\n", Num(e.x + 22).c_str(), Num(e.y).c_str(), Escape(e.text).c_str());
+    svg += StrFormat("<text x=\"%s\" y=\"%s\">%s</text>\n", Num(e.x + 22).c_str(), Num(e.y).c_str(), SvgEscape(e.text).c_str());
   }
 
   // Groups: alternate shading, then the grid on top of it.
@@ -210,7 +193,7 @@ std::string SpeedupChartSvg(const SuiteResults& results, const ChartOptions& opt
         svg += StrFormat("<rect class=\"bar\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"url(#hatch)\" stroke=\"%s\" "
                          "stroke-width=\"1.5\"><title>%s</title></rect>\n",
                          Num(x).c_str(), Num(plot_bottom - stub).c_str(), Num(w).c_str(), Num(stub).c_str(), color.c_str(),
-                         Escape(tip).c_str());
+                         SvgEscape(tip).c_str());
         if (bar_width < 11) continue;  // no room for a label: the hatching says it
         const double tx = x + w / 2 + 3.5, ty = plot_bottom - stub - 4;
         svg += StrFormat("<text x=\"%s\" y=\"%s\" font-size=\"10\" fill=\"%s\" transform=\"rotate(-90 %s %s)\">%s</text>\n",
@@ -229,7 +212,7 @@ std::string SpeedupChartSvg(const SuiteResults& results, const ChartOptions& opt
       }
       svg += StrFormat("<rect class=\"bar\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" %s><title>%s</title></rect>\n",
                        Num(x).c_str(), Num(top).c_str(), Num(w).c_str(), Num(h).c_str(), styles[i].Attributes().c_str(),
-                       Escape(tip).c_str());
+                       SvgEscape(tip).c_str());
     }
     if (expert_fits && row.lower_bound_us > 0) {
       const double bound = expert->second.step_time_us / row.lower_bound_us;
@@ -237,7 +220,7 @@ std::string SpeedupChartSvg(const SuiteResults& results, const ChartOptions& opt
       svg += StrFormat("<line class=\"bound\" x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#000000\" stroke-width=\"2\" "
                        "stroke-dasharray=\"4 3\"><title>%s: lower bound %.1f ms = %.2fx the expert</title></line>\n",
                        Num(bars_x - 3).c_str(), Num(y).c_str(), Num(bars_x + bar_width * static_cast<double>(num_methods) + 3).c_str(), Num(y).c_str(),
-                       Escape(row.DisplayName()).c_str(), row.lower_bound_us / 1e3, bound);
+                       SvgEscape(row.DisplayName()).c_str(), row.lower_bound_us / 1e3, bound);
     } else {
       const double cx = group_x + group_width / 2;
       svg += StrFormat("<text x=\"%s\" y=\"%s\" text-anchor=\"middle\" fill=\"#666666\">no expert</text>\n"
@@ -251,13 +234,13 @@ std::string SpeedupChartSvg(const SuiteResults& results, const ChartOptions& opt
     const std::string line2 = space == std::string::npos ? "" : name.substr(space + 1);
     const double cx = group_x + group_width / 2;
     svg += StrFormat("<text x=\"%s\" y=\"%s\" text-anchor=\"middle\" font-size=\"11\" font-weight=\"bold\">%s</text>\n", Num(cx).c_str(),
-                     Num(plot_bottom + 17).c_str(), Escape(line1).c_str());
+                     Num(plot_bottom + 17).c_str(), SvgEscape(line1).c_str());
     if (!line2.empty()) {
       svg += StrFormat("<text x=\"%s\" y=\"%s\" text-anchor=\"middle\" font-size=\"11\">%s</text>\n", Num(cx).c_str(), Num(plot_bottom + 32).c_str(),
-                       Escape(line2).c_str());
+                       SvgEscape(line2).c_str());
     }
     svg += StrFormat("<text x=\"%s\" y=\"%s\" text-anchor=\"middle\" font-size=\"11\" fill=\"#666666\">%s</text>\n", Num(cx).c_str(),
-                     Num(plot_bottom + 47).c_str(), Escape(row.cluster).c_str());
+                     Num(plot_bottom + 47).c_str(), SvgEscape(row.cluster).c_str());
   }
   svg += StrFormat("<rect class=\"frame\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"none\" stroke=\"#888888\"/>\n",
                    Num(kMarginLeft).c_str(), Num(axis.top).c_str(), Num(plot_width).c_str(), Num(plot_bottom - axis.top).c_str());
