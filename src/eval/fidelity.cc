@@ -181,10 +181,17 @@ std::string FidelityScatterSvg(const std::vector<FidelityPanel>& panels, const s
     }
   }
   const double lx = kLeft + static_cast<double>(panels.size()) * (kPanel + kGap) - kGap + 16;
+  // The legend names a graph by its model's name before its parameters ("gnmt" for
+  // "gnmt:layers=2,..."), unless two graphs share it; the tooltips give the whole name.
+  std::vector<std::string> names;
+  for (const std::string& g : graphs) names.push_back(g.substr(0, g.find(':')));
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (std::count(names.begin(), names.end(), names[i]) > 1) names = graphs;
+  }
   for (size_t g = 0; g < graphs.size(); ++g) {
     const double y = kTop + 10 + 18 * static_cast<double>(g);
     svg += StrFormat("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">%s</text>\n", lx,
-                     y, SvgPaletteColor(static_cast<int>(g)), lx + 10, y + 4, SvgEscape(graphs[g]).c_str());
+                     y, SvgPaletteColor(static_cast<int>(g)), lx + 10, y + 4, SvgEscape(names[g]).c_str());
   }
   svg += "</svg>\n";
   return svg;

@@ -81,6 +81,13 @@ TEST(FidelityScatterSvg, OnePanelPerModelEveryPointWithItsTooltip) {
   EXPECT_NE(svg.find("a&lt;b&gt;&amp;&quot;c&quot;"), std::string::npos);
   EXPECT_EQ(svg.find("a<b>"), std::string::npos);
   EXPECT_NE(svg.find("(-10.0%)"), std::string::npos);
+
+  // The legend names a model without its parameters, unless two share the name.
+  std::vector<FidelityPoint> named = TwoGraphs();
+  for (FidelityPoint& p : named) p.graph = p.graph == "a" ? "gnmt:layers=2" : "rnnlm:layers=2";
+  EXPECT_NE(FidelityScatterSvg({{"profile", named}}, "t").find(">gnmt</text>"), std::string::npos);
+  for (FidelityPoint& p : named) p.graph = p.graph == "gnmt:layers=2" ? "gnmt:layers=2" : "gnmt:layers=4";
+  EXPECT_NE(FidelityScatterSvg({{"profile", named}}, "t").find(">gnmt:layers=4</text>"), std::string::npos);
 }
 
 }  // namespace
