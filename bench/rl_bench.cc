@@ -1,8 +1,8 @@
 // The GO search (rl/go_search.h) on rows of the placement suite under several
-// configurations, for the ablations of the README: one line per (row, config) with
-// the step time found, its speedup over the expert and over the best baseline, the
-// time to the final plan, the best plan PPO sampled on its own and the improvements
-// each ingredient made.
+// configurations, for the ablations (docs/experiments/history-bench.md): one line per
+// (row, config) with the step time found, its speedup over the expert and over the
+// best baseline, the time to the final plan, the best plan PPO sampled on its own and
+// the improvements each ingredient made.
 //
 //   rl_bench [--rows gnmt-2,wavenet-2] [--time-limit 60] [--seed 0] [--threads 2]
 //            [--configs "full:;ppo-only:baselines=0,warm_start=0,polish=0;..."]

@@ -6,7 +6,7 @@
 # or model files (a path with a `/`: each is a row of its own, named by its file, as
 # `bench --models` makes them).
 # GRAPHOPT_LAUNCH, if set, goes before the command: "mpirun -np 2" spreads the rows over
-# two ranks (README, "Several processes").
+# two ranks (docs/mpi.md, "Several processes").
 # Usage: scripts/bench_rows.sh RESULTS "ROW ROW ..." [BENCH_FLAG...]
 # e.g. the multi-task table, everything on, 60 s per learned configuration:
 #   scripts/bench_rows.sh docs/results/tasks/tasks-60s.json "rnnlm-2 gnmt-4" --tasks --time-limit 60

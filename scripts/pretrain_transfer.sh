@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The leave-one-family-out policies of the transfer table (README, "Pre-training and
+# The leave-one-family-out policies of the transfer table (docs/pretrain.md, "Pre-training and
 # transfer"): for each family F given (default: all six), `graphopt pretrain --holdout F`
 # for SECONDS of wall time (default 1800) into OUT/no-F.pt, checkpointing in
 # CKPT/no-F, resumably (scripts/pretrain_policy.sh). Then:

@@ -35,8 +35,8 @@ namespace {
 constexpr const char* kDefaultResults = "results/placement.json";
 constexpr const char* kDefaultTasksResults = "results/tasks.json";
 // Op decisions sampled per step by the finetune method (GoSearchConfig::step_ops): 6x
-// optimize --finetune-steps' kFinetuneStepOps (1.5 x 2^22; README, "Fine-tuning: a
-// frozen trunk and more samples").
+// optimize --finetune-steps' kFinetuneStepOps (1.5 x 2^22; docs/experiments/history-pretrain.md,
+// "Fine-tuning: a frozen trunk and more samples").
 constexpr int64_t kFinetuneMethodStepOps = int64_t{6} << 20;
 // Between the JSON texts of a rank's message (JSON escapes it inside strings).
 constexpr char kRecordSeparator = '\x1e';
@@ -307,8 +307,8 @@ int RunBenchCommand(int argc, char** argv) {
       // The policy alone from the pre-trained policy, for a number of steps: the heads
       // and a learned placement logit per unit (PpoConfig::unit_bias) on the frozen
       // pre-trained trunk learn from their own samples for half of them, then imitate
-      // the best sample (the self warm start), 1.5 x 2^22 ops a step (README,
-      // "Fine-tuning: a frozen trunk and more samples").
+      // the best sample (the self warm start), 1.5 x 2^22 ops a step
+      // (docs/experiments/history-pretrain.md, "Fine-tuning: a frozen trunk and more samples").
       auto steps = args->GetIntInRange("finetune-steps", 50, 1, int64_t{1} << 40);
       if (!steps.ok()) return Fail(steps.status().message());
       config->max_steps = *steps;

@@ -1,4 +1,4 @@
-// Reports of suite results: the Markdown table (the README's and the paper's table),
+// Reports of suite results: the Markdown table (the docs' suite tables and the paper's),
 // the CSV for spreadsheets and scripts, and the numbers they share: each method's
 // speedup over the human expert placement, the best method of a row and the
 // geometric mean of the speedups.

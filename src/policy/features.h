@@ -65,7 +65,8 @@ inline constexpr int kDeviceIndexFeature = kNumDeviceFeatures - kNumDeviceIndexF
 // plan). The two halves of a part that the plan puts on two devices have nearly the
 // same position, ops and time: without the plan's device nothing tells them apart,
 // and a policy imitating the plan stopped at a probability of 0.67 per unit
-// placement on GNMT-4 (1.00 with it, README "The policy's samples around the plan").
+// placement on GNMT-4 (1.00 with it; docs/experiments/history-bench.md, "Two inputs the imitating
+// policy lacked").
 inline constexpr int kNumUnitFrequencies = 16;
 inline constexpr int kNumUnitPlanFeatures = 2;
 inline constexpr int kUnitPlanFeature = 4 + 2 * kNumUnitFrequencies;

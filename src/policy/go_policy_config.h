@@ -39,8 +39,9 @@ struct GoPolicyConfig {
   // Initial logit advantage of priority level 0 (added to the scheduling head's
   // bias): with every op on one level the critical path alone schedules, which is
   // the sensible schedule to start from; a uniform start gives each of N ops a
-  // random level and each sample a random schedule (README, "Why a sampled plan was
-  // so bad"). 5 gives level 0 a probability of 0.95 with 8 levels.
+  // random level and each sample a random schedule (docs/experiments/history-bench.md,
+  // "The policy alone: why its sampled plans were bad"). 5 gives level 0 a
+  // probability of 0.95 with 8 levels.
   int level_prior = 5;
   // Width of the scheduling and fusion heads' hidden layer: the part computed per
   // sample of a batch (B x N x head_hidden), so it is kept small.
@@ -53,8 +54,8 @@ struct GoPolicyConfig {
   // per-op placements did, and the head costs O(samples x ops) per step. Fusion stays
   // per op (its effect is local: one launch and one tensor saved), its logit the sum
   // of a term from the op's own state and one from its unit's state and placement
-  // feedback, so only a [samples x units] part is computed per sample (README, "The
-  // policy alone").
+  // feedback, so only a [samples x units] part is computed per sample
+  // (docs/experiments/history-bench.md, "The policy alone").
   bool unit_tasks = true;
   // The placement keys read each device's index on the circle (policy/features.h)
   // through a linear map of their own, added to the device's embedding: the device

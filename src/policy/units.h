@@ -3,11 +3,11 @@
 // GO decides once per colocation group (every op without a group is a unit of its
 // own). On a training graph that is almost one decision per op (GNMT-8: 44,170
 // units for 44,213 ops), and a sampled plan then differs from the policy's mode in
-// ops scattered over the whole graph, each paying transfers both ways (README,
-// "Why a sampled plan was so bad"). Partition units make a sample differ from the
-// mode in whole connected pieces of the model instead: the op graph cut by METIS
-// into `max_units` parts of equal compute time that cut as few tensor bytes as
-// possible (partition/partition_graph.h: colocation groups are never split, and a
+// ops scattered over the whole graph, each paying transfers both ways
+// (docs/experiments/history-bench.md, "The policy alone: why its sampled plans were
+// bad"). Partition units make a sample differ from the mode in whole connected
+// pieces of the model instead: the op graph cut by METIS into `max_units` parts of
+// equal compute time that cut as few tensor bytes as possible (partition/partition_graph.h: colocation groups are never split, and a
 // layer's backward ops, which read its activations, land with its forward ops).
 //
 // Cutting along the topological order instead (blocks of consecutive ops) was

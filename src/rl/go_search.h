@@ -115,7 +115,8 @@ struct GoSearchConfig {
   // With a pre-trained policy, training starts with the scheduling head's output layer
   // afresh (GoPolicyImpl::RestartPriorityOutput, seeded by `seed`): the pre-trained
   // one puts every unit on priority level 0 with certainty, so no sample tries another
-  // schedule (README, "Fine-tuning with the scheduling head afresh"). The zero-shot
+  // schedule (docs/experiments/history-pretrain.md, "Fine-tuning with the scheduling head
+  // afresh"). The zero-shot
   // plan is the pre-trained policy's, before it.
   bool fresh_priority = false;
   // Plans offered to GO's trainer from outside it (the zero-shot plan, baselines, the
@@ -124,20 +125,20 @@ struct GoSearchConfig {
   // fusion are imitated and their levels sampled from the policy
   // (PpoTrainer::OfferPlanWithSampledLevels; the warm start leaves the scheduling head
   // alone). Off by default: with fresh_priority the levels then survive the
-  // exploration, but the validation graphs were 1.1% slower (README, "Teachers' plans
-  // without their levels").
+  // exploration, but the validation graphs were 1.1% slower
+  // (docs/experiments/history-pretrain.md, "Teachers' plans without their levels").
   bool sample_offered_levels = false;
   // With a pre-trained policy, the trunk is frozen from the first step (as the warm
   // start freezes it; PpoConfig::frozen_trunk), so the exploring steps train the heads
   // and, with unit_bias, a logit per unit, instead of the whole network at lr: on an
   // unseen family the pre-trained placement is near uniform and the whole network
   // barely moves it in 25 steps. Off by default: 0.85% slower on the validation graphs
-  // (README, "The exploring half of fine-tuning").
+  // (docs/experiments/history-pretrain.md, "The exploring half of fine-tuning").
   bool frozen_start = false;
   // The fraction of the exploring steps' samples whose placement is drawn coupled
   // (PpoTrainer::set_coupled_fraction: the units of a sample move together, as in the
   // zero-shot pass's coupled samples); imitating steps sample independently. 0 by
-  // default: 0.5 was 1.7% slower on the validation graphs (the same README paragraph).
+  // default: 0.5 was 1.7% slower on the validation graphs (the same paragraph).
   double explore_coupled = 0;
   // PPO steps sample at least this many op decisions in all: samples_per_step grows
   // on graphs of fewer than step_ops / samples_per_step ops (StepSamples), so a step

@@ -12,7 +12,7 @@ namespace graphopt {
 struct PpoConfig {
   // 32, not 16: twice the plans per step for about 1.2x the step time (the trunk's
   // forward and backward pass is shared by the batch), with the same plans at 60 s
-  // on five rows (README, "Coherent scheduling, cheaper steps").
+  // on five rows (docs/experiments/history-bench.md, "Coherent scheduling, cheaper steps").
   int samples_per_step = 32;
   int epochs = 1;
   double clip = 0.2;
@@ -52,8 +52,9 @@ struct PpoConfig {
   // backward passes, most of a step on a large graph (GNMT-8 at 32 samples: 1,009 ms
   // a trunk step, about 300 a heads step). 1: every step trains the whole network.
   // 3 gave the policy alone better plans than 1 on five rows at 60 s (2.2-2.5x the
-  // steps), but took the policy's share from the README's first command (README,
-  // "The trunk at every third step"), so the default stays 1 until measured further.
+  // steps), but took the policy's share from the README's first command
+  // (docs/experiments/history-bench.md, "The trunk at every third step"), so the
+  // default stays 1 until measured further.
   int trunk_every = 1;
   // Self-imitation: weight of -log-probability (per decision, per task) of the best
   // plan so far in every step's loss (needs include_best). With the policy alone the

@@ -75,7 +75,8 @@ struct PretrainConfig {
   // priority levels (it has none; read at level 0, imitating it teaches the scheduling
   // head level 0 for every op): its copy in each batch takes the levels of the step's
   // first sample (PpoTrainer::OfferPlanWithSampledLevels). Measured without GNMT: the
-  // head still settles on level 0 (README, "Teachers' plans without their levels").
+  // head still settles on level 0 (docs/experiments/history-pretrain.md, "Teachers' plans
+  // without their levels").
   bool sample_teacher_levels = false;
   uint64_t seed = 0;
   int threads = 0;             // simulator and LibTorch threads (<= 0: every core)

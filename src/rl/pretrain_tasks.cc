@@ -34,7 +34,9 @@ const std::vector<Grid>& Grids() {
         {"steps", {10, 20, 30, 40}},
         // 2048 as RNNLM's: the policy pre-trained without RNNLM on GNMT up to 1024 wide
         // planned the 2048-wide RNNLM-4 0.70x the expert zero-shot; one run with 2048
-        // here gave 0.99x (README: one run cannot tell the grid from the new stream).
+        // here gave 0.99x: one run cannot tell the grid from the new stream
+        // (docs/experiments/history-pretrain.md, "GNMT as wide as RNNLM in the
+        // pre-training stream").
         {"hidden", {512, 1024, 2048}},
         {"vocab", {16000, 32000}}}},
       {"transformer_xl",
