@@ -133,7 +133,9 @@ TEST(ProfileFromStepsTest, MediansFromTheTaskBeforeAndFreeOpsNone) {
   EXPECT_DOUBLE_EQ(p->op_time_us[static_cast<size_t>(kernels[0])], 2.0);
   EXPECT_DOUBLE_EQ(p->op_time_us[static_cast<size_t>(kernels[1])], 2.0 + 2.0 * 2);
   for (OpId o = 0; o < g->num_ops(); ++o) {
-    if (IsFree(g->op(o).kind)) EXPECT_EQ(p->op_time_us[static_cast<size_t>(o)], -1) << g->op(o).name;
+    if (IsFree(g->op(o).kind)) {
+      EXPECT_EQ(p->op_time_us[static_cast<size_t>(o)], -1) << g->op(o).name;
+    }
   }
   // A fused task, an op that never ran, a step without a timeline: refused.
   std::vector<SimResult> fused = steps;
