@@ -45,12 +45,6 @@ std::string Usage() {
 
 int Fail(const std::string& message) { return CommandError("execute", message); }
 
-std::string FormatTime(double us) {
-  if (us < 1e3) return StrFormat("%.1f us", us);
-  if (us < 1e6) return StrFormat("%.3f ms", us / 1e3);
-  return StrFormat("%.3f s", us / 1e6);
-}
-
 }  // namespace
 
 int RunExecuteCommand(int argc, char** argv) {
@@ -123,15 +117,15 @@ int RunExecuteCommand(int argc, char** argv) {
   const SimResult& median = measured[by_time[by_time.size() / 2]];
   const double lo = measured[by_time.front()].step_time_us, hi = measured[by_time.back()].step_time_us;
   std::printf("steps        %zu measured after %lld warm-up\n", measured.size(), static_cast<long long>(*warmup));
-  std::printf("step time    %s median (min %s, max %s, spread %.1f%%)\n", FormatTime(median.step_time_us).c_str(),
-              FormatTime(lo).c_str(), FormatTime(hi).c_str(), 100.0 * (hi - lo) / median.step_time_us);
+  std::printf("step time    %s median (min %s, max %s, spread %.1f%%)\n", HumanTime(median.step_time_us).c_str(),
+              HumanTime(lo).c_str(), HumanTime(hi).c_str(), 100.0 * (hi - lo) / median.step_time_us);
   std::printf("tasks        %lld, copies %lld\n\n", static_cast<long long>(median.num_kernels),
               static_cast<long long>(median.num_transfers));
   std::printf("%-10s %-20s %7s %12s   %s\n", "device", "cores", "util", "busy", "peak memory / budget");
   for (DeviceId d = 0; d < cluster->num_devices(); ++d) {
     const Device& device = cluster->device(d);
     std::printf("%-10s %-20s %6.1f%% %12s   %s / %s\n", device.name.c_str(), device.model.c_str(),
-                100 * median.Utilization(d), FormatTime(median.device_busy_us[static_cast<size_t>(d)]).c_str(),
+                100 * median.Utilization(d), HumanTime(median.device_busy_us[static_cast<size_t>(d)]).c_str(),
                 HumanBytes(static_cast<double>(median.device_peak_memory[static_cast<size_t>(d)])).c_str(),
                 HumanBytes(static_cast<double>(device.memory_bytes)).c_str());
   }

@@ -42,12 +42,6 @@ std::string Usage() {
          FlagsHelp(SimulateFlags());
 }
 
-std::string FormatTime(double us) {
-  if (us < 1e3) return StrFormat("%.1f us", us);
-  if (us < 1e6) return StrFormat("%.3f ms", us / 1e3);
-  return StrFormat("%.3f s", us / 1e6);
-}
-
 int Fail(const std::string& message) { return CommandError("simulate", message); }
 
 std::string DescribePlan(const Graph& graph, const Cluster& cluster, const Plan& plan, const std::string& source) {
@@ -113,10 +107,10 @@ int RunSimulateCommand(int argc, char** argv) {
               HumanBytes(static_cast<double>(graph->TotalParamBytes())).c_str());
   std::printf("cluster      %s\n", cluster->Summary().c_str());
   std::printf("plan         %s\n", DescribePlan(*graph, *cluster, plan, plan_path).c_str());
-  std::printf("step time    %s\n", FormatTime(r.step_time_us).c_str());
+  std::printf("step time    %s\n", HumanTime(r.step_time_us).c_str());
   std::printf("lower bound  %s (critical path %s, work %s); step time = %.2f x bound\n",
-              FormatTime(r.lower_bound_us).c_str(), FormatTime(sim->lower_bound().critical_path_us).c_str(),
-              FormatTime(sim->lower_bound().work_us).c_str(),
+              HumanTime(r.lower_bound_us).c_str(), HumanTime(sim->lower_bound().critical_path_us).c_str(),
+              HumanTime(sim->lower_bound().work_us).c_str(),
               r.lower_bound_us > 0 ? r.step_time_us / r.lower_bound_us : 1.0);
   std::printf("memory       %s\n", r.OomVerdict(*cluster).c_str());
   std::printf("kernels      %lld, transfers %lld\n\n", static_cast<long long>(r.num_kernels),
@@ -127,7 +121,7 @@ int RunSimulateCommand(int argc, char** argv) {
     const Device& device = cluster->device(d);
     const int64_t peak = r.device_peak_memory[static_cast<size_t>(d)];
     std::printf("%-10s %-24s %6.1f%% %12s   %s / %s (%.1f%%)%s\n", device.name.c_str(), device.model.c_str(),
-                100 * r.Utilization(d), FormatTime(r.device_busy_us[static_cast<size_t>(d)]).c_str(),
+                100 * r.Utilization(d), HumanTime(r.device_busy_us[static_cast<size_t>(d)]).c_str(),
                 HumanBytes(static_cast<double>(peak)).c_str(),
                 HumanBytes(static_cast<double>(device.memory_bytes)).c_str(),
                 100.0 * static_cast<double>(peak) / static_cast<double>(device.memory_bytes),

@@ -76,6 +76,12 @@ std::string HumanBytes(double bytes) {
   return u == 0 ? StrFormat("%.0f B", bytes) : StrFormat("%.2f %s", bytes, units[u]);
 }
 
+std::string HumanTime(double us) {
+  if (std::fabs(us) < 1e3) return StrFormat("%.1f us", us);
+  if (std::fabs(us) < 1e6) return StrFormat("%.3f ms", us / 1e3);
+  return StrFormat("%.3f s", us / 1e6);
+}
+
 std::string HumanCount(double count) {
   const char* units[] = {"", "K", "M", "G", "T", "P", "E"};
   int u = 0;

@@ -21,6 +21,8 @@ bool StartsWith(const std::string& s, const std::string& prefix);
 // "1.50 GB" style (powers of 1000 for FLOPs/counts: "4.09 G").
 std::string HumanBytes(double bytes);
 std::string HumanCount(double count);
+// A duration given in microseconds: "812.5 us", "43.187 ms", "1.250 s".
+std::string HumanTime(double us);
 std::string StrFormat(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 // The shortest decimal form of v that parses back to v ("0.001", "1e-05", "0.1").
 std::string FormatDouble(double v);

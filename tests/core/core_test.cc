@@ -78,6 +78,14 @@ TEST(StringsTest, SplitListTrimsAndDropsEmptyItems) {
   EXPECT_TRUE(SplitList(" ", ',').empty());
 }
 
+TEST(StringsTest, HumanTimePicksTheUnit) {
+  EXPECT_EQ(HumanTime(812.54), "812.5 us");
+  EXPECT_EQ(HumanTime(43187.0), "43.187 ms");
+  EXPECT_EQ(HumanTime(1.25e6), "1.250 s");
+  EXPECT_EQ(HumanTime(999.9), "999.9 us");
+  EXPECT_EQ(HumanTime(1000.0), "1.000 ms");
+}
+
 TEST(FilesTest, AtomicWriteThenRead) {
   const std::string path = ::testing::TempDir() + "graphopt_files_test_" + std::to_string(getpid()) + ".txt";
   ASSERT_TRUE(WriteFileAtomic(path, "hello").ok());
