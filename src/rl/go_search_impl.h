@@ -152,8 +152,9 @@ struct GoSearch::Impl {
     return true;
   }
 
-  // A plan's result: simulated, or measured with a measured reward (GoSearchConfig::measure).
-  StatusOr<SimResult> Score(const Plan& plan) const { return config.measure ? config.measure(plan) : sim.Simulate(plan); }
+  // A plan's result, as the batch scores plans: simulated, or measured with a measured
+  // reward (GoSearchConfig::measure).
+  StatusOr<SimResult> Score(const Plan& plan) const { return std::move(batch->Run({plan}).front()); }
 
   // A plan made elsewhere (a baseline, the zero-shot plan) with the defaults of the
   // tasks not decided, re-scored if they apply; false if it could not be simulated.

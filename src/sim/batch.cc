@@ -58,8 +58,13 @@ std::vector<StatusOr<SimResult>> BatchSimulator::RunBatch(size_t count, const st
                                                           const SimOptions& options) {
   std::vector<StatusOr<SimResult>> results(count, StatusOr<SimResult>(Cancelled("plan not simulated")));
   if (count == 0) return results;
+  auto plan = [&](size_t i) { return plans != nullptr ? (*plans)[i] : (*make)(i); };
   if (measure_) {
-    for (size_t i = 0; i < count; ++i) results[i] = measure_(plans != nullptr ? (*plans)[i] : (*make)(i));
+    for (size_t i = 0; i < count; ++i) results[i] = measure_(plan(i));
+    return results;
+  }
+  if (count == 1) {  // one plan: the calling thread alone, no worker woken
+    results[0] = simulator_.Simulate(plan(0), options, &scratch_[0]);
     return results;
   }
   plans_ = plans;

@@ -37,7 +37,8 @@ class BatchSimulator {
   // must not share the cores they measure. Results keep their order.
   void set_measure(PlanMeasure measure) { measure_ = std::move(measure); }
   bool measured() const { return static_cast<bool>(measure_); }
-  // Simulates every plan; results[i] is plans[i]'s result or its error.
+  // Simulates every plan; results[i] is plans[i]'s result or its error. A batch of
+  // one plan runs on the calling thread alone.
   std::vector<StatusOr<SimResult>> Run(const std::vector<Plan>& plans, const SimOptions& options = {});
   // Simulates the `count` plans make(0), ..., make(count - 1), each made by the
   // thread that simulates it and dropped after, so that no batch of plans is held
