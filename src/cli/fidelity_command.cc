@@ -118,7 +118,11 @@ double Median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-double Spread(const std::vector<double>& v);
+// (max - min) / median of a series; 0 if empty.
+double Spread(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  return (*std::max_element(v.begin(), v.end()) - *std::min_element(v.begin(), v.end())) / Median(v);
+}
 
 double PlanRun::measured_us() const { return Median(steps_us); }
 double PlanRun::spread() const { return Spread(steps_us); }
@@ -137,11 +141,6 @@ struct GraphRun {
   std::vector<std::vector<double>> reference_us;  // per device: its reference GEMM, once per round
 };
 
-// (max - min) / median of a series; 0 if empty.
-double Spread(const std::vector<double>& v) {
-  if (v.empty()) return 0;
-  return (*std::max_element(v.begin(), v.end()) - *std::min_element(v.begin(), v.end())) / Median(v);
-}
 
 double ProfileSum(const Profile& p) {
   double sum = 0;
@@ -249,11 +248,13 @@ std::string Report(const std::vector<GraphRun>& runs, const std::string& cluster
     }
     md += "\n";
   }
+  std::vector<FidelityStats> stats;
+  for (int m = 0; m < kNumModels; ++m) stats.push_back(ComputeFidelity(Points(runs, m)));
   md += "## Figures per cost model\n\n";
   md += "| cost model | plans | mean abs error | worst error | Spearman (all) | lowest Spearman in a graph | mean regret | "
         "worst regret |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
   for (int m = 0; m < kNumModels; ++m) {
-    const FidelityStats s = ComputeFidelity(Points(runs, m));
+    const FidelityStats& s = stats[static_cast<size_t>(m)];
     md += StrFormat("| %s | %d | %.1f%% | %+.1f%% (%s) | %s | %s | %.1f%% | %.1f%% |\n", kModels[m], s.points,
                     100 * s.mean_abs_error, 100 * s.worst_error, s.worst.c_str(), NanText(s.spearman).c_str(),
                     NanText(s.min_spearman).c_str(), 100 * s.mean_regret, 100 * s.max_regret);
@@ -261,8 +262,6 @@ std::string Report(const std::vector<GraphRun>& runs, const std::string& cluster
   md += "\nPer graph (Spearman; the simulator's pick, measured best, regret):\n\n| graph |";
   for (const char* m : kModels) md += std::string(" ") + m + " |";
   md += "\n|---|---|---|---|\n";
-  std::vector<FidelityStats> stats;
-  for (int m = 0; m < kNumModels; ++m) stats.push_back(ComputeFidelity(Points(runs, m)));
   for (size_t g = 0; g < stats[0].graphs.size(); ++g) {
     md += "| " + stats[0].graphs[g].graph + " |";
     for (int m = 0; m < kNumModels; ++m) {
@@ -504,14 +503,11 @@ int RunFidelityBench(int argc, char** argv) {
     profiler.name = "in-step profile";
     profiler.profile_only = true;
     {
-      profiler.plan.device.assign(static_cast<size_t>(graph->num_ops()), 0);
-      Status complete = CompletePlan(*graph, &profiler.plan);
+      profiler.plan = DefaultPlan(*graph, 0);
       ExecOptions timed = exec_options;
       timed.record_timeline = true;
       auto executor = Executor::Create(*graph, *cluster, *core_sets, profiler.plan, timed);
-      if (!complete.ok() || !executor.ok()) {
-        return Fail(model + ": " + (complete.ok() ? executor.status() : complete).message());
-      }
+      if (!executor.ok()) return Fail(model + ": " + executor.status().message());
       profiler.executor = std::move(*executor);
     }
     run.plans.push_back(std::move(profiler));

@@ -192,9 +192,7 @@ StatusOr<Profile> ProfileInStep(const Graph& graph, const Cluster& cluster, cons
                                 const ProfileOptions& options) {
   if (steps < 1) return InvalidArgument("profile in step: steps must be at least 1");
   const Cluster one = cluster.Part({0});  // the first device alone: every op on its cores
-  Plan plan;
-  plan.device.assign(static_cast<size_t>(graph.num_ops()), 0);
-  GO_RETURN_IF_ERROR(CompletePlan(graph, &plan));
+  const Plan plan = DefaultPlan(graph, 0);
   ExecOptions exec_options;
   exec_options.seed = options.seed;
   exec_options.record_timeline = true;

@@ -4,11 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "cli_test_util.h"
+#include "core/files.h"
 
 namespace graphopt {
 namespace {
@@ -18,13 +17,6 @@ using testing::Graphopt;
 using testing::TempPath;
 
 const char* kModel = "rnnlm:layers=1,batch=2,steps=3,hidden=16,vocab=40";
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 size_t Count(const std::string& text, const std::string& what) {
   size_t n = 0;
@@ -42,15 +34,21 @@ TEST(FidelityBenchTest, RunsElevenPlansAndWritesTheReports) {
   EXPECT_NE(r.output.find("Figures per cost model"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("Noise floor"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("GO's plan measured fastest on"), std::string::npos) << r.output;
-  const std::string json = ReadAll(out);
+  auto json_text = ReadFile(out);
+  ASSERT_TRUE(json_text.ok()) << json_text.status().message();
+  const std::string& json = *json_text;
   EXPECT_NE(json.find("\"graphopt-fidelity\""), std::string::npos);
   // Six baselines, three fused, random and GO's: each executed twice per round.
   EXPECT_EQ(Count(json, "\"measured_us\""), 11u) << json;
   EXPECT_EQ(Count(json, "\"simulated_in-step_us\""), 11u);
   EXPECT_NE(json.find("\"plan\": \"go\""), std::string::npos);
-  const std::string md = ReadAll(stem + ".md");
+  auto md_text = ReadFile(stem + ".md");
+  ASSERT_TRUE(md_text.ok()) << md_text.status().message();
+  const std::string& md = *md_text;
   EXPECT_NE(md.find("| heft+fusion |"), std::string::npos) << md;
-  const std::string svg = ReadAll(stem + ".svg");
+  auto svg_text = ReadFile(stem + ".svg");
+  ASSERT_TRUE(svg_text.ok()) << svg_text.status().message();
+  const std::string& svg = *svg_text;
   EXPECT_EQ(Count(svg, "<circle"), 3 * 11u + 1);  // three panels and one legend dot
   for (const std::string& f : {out, stem + ".md", stem + ".svg"}) std::remove(f.c_str());
 }
