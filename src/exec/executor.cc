@@ -258,9 +258,10 @@ Executor::~Executor() {
 
 // tcmalloc (linked with LibTorch here) keeps 32 MiB of per-thread caches in all, shared
 // out over every thread: with the workers of a dozen executors alive at once (bench
-// --fidelity keeps one per plan), each worker's cache was too small for a step's
-// activations and an AmoebaNet step ran 15-20% slower than the same executor alone. A
-// gibibyte of caches in all, set once; nothing without tcmalloc (sanitizer builds).
+// --fidelity keeps one per plan), each worker's share is too small for a step's
+// activations, and steps slow down (docs/experiments/2026-11-29-executor-settings.md,
+// "tcmalloc's thread caches"). A gibibyte of caches in all, set once; nothing without
+// tcmalloc (sanitizer builds).
 extern "C" int MallocExtension_SetNumericProperty(const char* property, size_t value) __attribute__((weak));
 
 namespace {

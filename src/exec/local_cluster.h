@@ -48,7 +48,8 @@ StatusOr<std::vector<std::vector<int>>> LocalCoreSets(int num_devices);
 StatusOr<Cluster> LocalCluster(const std::string& name);
 
 // The machine's own speed now, apart from any plan: the median time (us) of five
-// 512 x 512 x 512 single-precision GEMMs (about 3 ms each on one core here) on `cores`,
+// 512 x 512 x 512 single-precision GEMMs (a few milliseconds each on one core:
+// docs/experiments/2026-11-29-executor-settings.md, "The reference GEMM") on `cores`,
 // after one to warm up. Timed again and again, its spread is the noise floor of any
 // measurement on those cores (bench --fidelity reports it). -1 if the thread cannot
 // be pinned to them.

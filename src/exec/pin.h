@@ -9,8 +9,9 @@ namespace graphopt {
 
 // The calling thread runs only on `cores` from now on (threads it starts inherit it),
 // its ATen kernels on as many OpenMP threads as `cores` has, whatever the process-wide
-// count is or becomes (a search that trains a policy sets that to every core: the
-// executor's workers then ran two threads on one core each, 30-60% slower and noisy).
+// count is or becomes (a search that trains a policy sets that to every core, which
+// would give each worker several threads on its one core:
+// docs/experiments/2026-11-29-fidelity.md, "How the measurement had to be made").
 Status PinThisThread(const std::vector<int>& cores);
 
 }  // namespace graphopt

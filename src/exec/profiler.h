@@ -8,9 +8,8 @@
 // shapes and dtypes were not measured yet is then run again: warm-ups, repetitions
 // (at least 5, up to 50 or about 20 ms), the median kept, each repetition after the
 // core's private cache was overwritten: in a step other ops run between two of the
-// same kind. (A 2-layer RNNLM, hidden 256, on one core: its ops sum to 38.3 ms timed
-// back to back on warm caches, 48.0 ms with the L2 overwritten, and take 57.1 ms in an
-// executed step: the rest of the gap is for the fidelity measurement to explain.) Ops
+// same kind. (That closes part of the gap between isolated and in-step op times, not
+// all of it: docs/experiments/2026-11-28-executor.md, "Results".) Ops
 // of the same signature share the figure. The links' bandwidth and latency are the local cluster's
 // (exec/local_cluster.h: a least-squares fit of copies of several sizes), and the
 // profile stores that cluster, so a later run plans on the same figures.
@@ -70,16 +69,16 @@ StatusOr<Profile> ProfileGraph(const Graph& graph, const Cluster& cluster, const
 // default order, `options.warmup` steps and then `steps` steps executed
 // (exec/executor.h), each op's time the median of its task's times over those steps.
 // What isolation cannot show is in them: the caches as the ops before left them, the
-// allocator, the step's own memory traffic. (RNNLM 2x256 on one core: one-device plans
-// within 1-5% of their executed times with such a profile; see
-// docs/experiments/2026-11-28-executor.md.)
+// allocator, the step's own memory traffic (docs/experiments/2026-11-28-executor.md,
+// "Follow-up: op times taken inside an executed step").
 StatusOr<Profile> ProfileInStep(const Graph& graph, const Cluster& cluster, const std::vector<int>& cores, int steps,
                                 const ProfileOptions& options = {});
 // The same from steps already executed (each with its timeline) of a plan whose
 // tasks are single ops: per op, the median over the steps of its time, from the end of
 // the task before it on its device to its own end: its kernel and the executor's
-// dispatch of it (the ready queue, the bookkeeping: 4-9% of an RNNLM step of 846
-// tasks), which every task of every plan pays, as a framework's per-op overhead. On a
+// dispatch of it (the ready queue, the bookkeeping: a few percent of a step;
+// docs/experiments/2026-11-29-executor-settings.md, "The dispatch gap"), which every
+// task of every plan pays, as a framework's per-op overhead. On a
 // device that runs every op, one is always ready, so no wait is counted. Free ops -1. InvalidArgument if a step has no timeline or a fused task, or if an op that
 // is not free never ran.
 StatusOr<Profile> ProfileFromSteps(const Graph& graph, const Cluster& cluster, const std::vector<SimResult>& steps);

@@ -179,7 +179,7 @@ StatusOr<Graph> GraphFromJson(const std::string& text, const std::string& source
   if (ops_it->size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) return r.Error("ops", "too many ops");
   const int n_ops = static_cast<int>(ops_it->size());
   // Every colocation group holds at least one op: more groups than ops is an error
-  // (2147483647 used to be accepted and allocated by the partitioners).
+  // (the partitioners allocate per group, so a count such as 2147483647 must fail here).
   if (groups > n_ops) {
     return r.Error("colocation_groups", std::to_string(groups) + " is more than the number of ops (" +
                                             std::to_string(n_ops) + ")");

@@ -158,8 +158,8 @@ GoPolicyImpl::GoPolicyImpl(GoPolicyConfig config) : config_(std::move(config)) {
       context_states_ = register_module("context_states", nn::Linear(kNumPlacementContext, h));
     }
     // Last, so that the parameters before it draw the same initial values with or
-    // without it, and zero, so that an untrained network decides as it did without
-    // it (the gradient reaches it through the keys all the same).
+    // without it, and zero, so that an untrained network decides as one without it
+    // does (the gradient reaches it through the keys all the same).
     if (config_.device_index_key) {
       device_index_ =
           register_module("device_index", nn::Linear(nn::LinearOptions(kNumDeviceIndexFeatures, h).bias(false)));

@@ -59,9 +59,9 @@
 //     states plus a hidden-wide feedback also pass again through the LAST
 //     attention layer (same weights and FiLM), so each decision also attends to
 //     the placed states of the ops around it in topological order: closer to GO,
-//     but one more attention layer per sample of a batch (a PPO step with 8
-//     samples on gnmt:layers=8 takes 2.3 s and 3.2 GB instead of 0.66 s and 1 GB
-//     on 2 cores), so it is off by default.
+//     but one more attention layer per sample of a batch, which costs a PPO step
+//     several times its time and memory (docs/experiments/2026-11-22-feedback-attention-cost.md,
+//     "Result"), so it is off by default.
 //     `task_feedback = false` makes the heads independent of the placement.
 //
 // Out-of-memory plans: the placement head never masks a device for lack of memory by

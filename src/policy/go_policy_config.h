@@ -39,9 +39,9 @@ struct GoPolicyConfig {
   // Initial logit advantage of priority level 0 (added to the scheduling head's
   // bias): with every op on one level the critical path alone schedules, which is
   // the sensible schedule to start from; a uniform start gives each of N ops a
-  // random level and each sample a random schedule (docs/experiments/history-bench.md,
-  // "The policy alone: why its sampled plans were bad"). 5 gives level 0 a
-  // probability of 0.95 with 8 levels.
+  // random level and each sample a random schedule
+  // (docs/experiments/2026-11-22-policy-alone-decision-units.md, "What changed in the
+  // trainer with it"). 5 gives level 0 a probability of 0.95 with 8 levels.
   int level_prior = 5;
   // Width of the scheduling and fusion heads' hidden layer: the part computed per
   // sample of a batch (B x N x head_hidden), so it is kept small.
@@ -50,30 +50,34 @@ struct GoPolicyConfig {
   // per unit, from the unit's state (the same one the placement head reads) and the
   // feedback of its placement; every op of the unit gets it. Per-op levels (false,
   // GO's) give each sample tens of thousands of independent draws whose effects on
-  // the step time are diffuse: a sample's schedule scatters from the mode the way
-  // per-op placements did, and the head costs O(samples x ops) per step. Fusion stays
+  // the step time are diffuse: a sample's schedule scatters from the mode as per-op
+  // placements do, and the head costs O(samples x ops) per step. Fusion stays
   // per op (its effect is local: one launch and one tensor saved), its logit the sum
   // of a term from the op's own state and one from its unit's state and placement
   // feedback, so only a [samples x units] part is computed per sample
-  // (docs/experiments/history-bench.md, "The policy alone").
+  // (docs/experiments/2026-11-23-coherent-scheduling-cheaper-steps.md, "Changes and
+  // results").
   bool unit_tasks = true;
   // The placement keys read each device's index on the circle (policy/features.h)
   // through a linear map of their own, added to the device's embedding: the device
   // MLP can learn to drop those two features (a ReLU that is zero for both), after
   // which identical devices have identical keys and no unit can prefer one of them
-  // (the policy pre-trained without this did: its four V100 embeddings were equal,
-  // and imitating a plan it stopped at a probability of 0.31 per unit placement).
-  // Policies saved before this key existed lack the map and load with it off.
+  // (pre-training can lead the MLP there:
+  // docs/experiments/2026-11-24-imitation-inputs-device-and-half.md, "Question and
+  // diagnosis"). A saved policy without this key has no such map and loads with it off.
   bool device_index_key = true;
   // A unit's state reads its device in the plan its units were split by (the unit
   // features' last pair, policy/features.h), through a linear map of its own: a
-  // policy imitating that plan can then give each unit the plan's device (GNMT-4:
-  // a probability of 1.00 per unit placement after 50 warm-start steps, against 0.67
-  // without). Zero without such a plan. Policies saved before this key load with it off.
+  // policy imitating that plan can then give each unit the plan's device
+  // (docs/experiments/2026-11-24-imitation-inputs-device-and-half.md, "Result").
+  // Zero without such a plan. A saved policy without this key loads with it off.
   bool unit_plan_device = true;
   // The decision units never span two layers (policy/units.h PartitionUnitsByLayer):
-  // the policy's input, so a policy keeps the units it was trained on. Off by default
-  // (and in policies saved before this key) until policies trained with it are measured.
+  // the policy's input, so a policy keeps the units it was trained on (a saved policy
+  // without this key loads with it off). Off by default for a new network: GO-one on
+  // layer units is faster overall but not on every row, and turning it on moves the
+  // suite's GO-one figures, measured on the plain units
+  // (docs/experiments/2026-11-26-go-one-plain-remeasured.md, "Result and decision").
   bool layer_units = false;
   uint32_t tasks = kAllTasks;
   uint64_t seed = 1;  // parameter initialization

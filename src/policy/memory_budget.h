@@ -1,9 +1,8 @@
 // Memory-budgeted placement: the policy's placement decoded unit by unit under a
 // running estimate of each device's memory, so that a plan of a large graph on a
 // machine it barely fits does not run out of memory when the policy's most probable
-// devices crowd a few accelerators (a policy that never saw Transformer-XL put its
-// 61k-op graph on 8 V100s as 19.4/15.6/20.1 GB on three of them and nothing on two:
-// every one of its 417 zero-shot plans ran out of memory).
+// devices crowd a few accelerators and leave others empty
+// (docs/experiments/2026-11-26-zero-shot-memory-budget.md, "Change").
 //
 // The estimate of a unit on a device: the bytes resident all step (parameters and
 // optimizer state, graph.h OpResidentBytes), plus the activations its forward ops
@@ -56,8 +55,8 @@ UnitMemory EstimateUnitMemory(const Graph& graph, const CostModel& cost_model, c
 // The budgets zero-shot planning decodes under (rl/zero_shot.h): from `first` (a
 // fraction of each device's memory) down by a tenth at a time over kBudgetRungs
 // rungs (0.9, 0.81, 0.73, 0.66 from 0.9), since the estimate leaves out short-lived
-// tensors by an amount that depends on the graph (a deep MLP's step on two small
-// GPUs, one unit per colocation group, peaks 28% above it on the fuller one).
+// tensors by an amount that depends on the graph
+// (docs/experiments/2026-11-26-zero-shot-memory-budget.md, "Change").
 inline constexpr int kBudgetRungs = 4;
 double BudgetRung(double first, int rung);
 

@@ -4,14 +4,15 @@
 // own). On a training graph that is almost one decision per op (GNMT-8: 44,170
 // units for 44,213 ops), and a sampled plan then differs from the policy's mode in
 // ops scattered over the whole graph, each paying transfers both ways
-// (docs/experiments/history-bench.md, "The policy alone: why its sampled plans were
-// bad"). Partition units make a sample differ from the mode in whole connected
+// (docs/experiments/2026-11-22-policy-alone-decision-units.md, "Result"). Partition
+// units make a sample differ from the mode in whole connected
 // pieces of the model instead: the op graph cut by METIS into `max_units` parts of
 // equal compute time that cut as few tensor bytes as possible (partition/partition_graph.h: colocation groups are never split, and a
 // layer's backward ops, which read its activations, land with its forward ops).
 //
-// Cutting along the topological order instead (blocks of consecutive ops) was
-// tried first and is worse: on an unrolled recurrent network the topological order
+// Cutting along the topological order instead (blocks of consecutive ops) is worse
+// (docs/experiments/2026-11-22-policy-alone-decision-units.md, "Result"): on an
+// unrolled recurrent network the topological order
 // runs time step by time step across all layers, so a block is a time slice of
 // every layer, and no assignment of time slices to devices pipelines.
 //
@@ -33,10 +34,10 @@ namespace graphopt {
 StatusOr<std::vector<int32_t>> PartitionUnits(const Graph& graph, const std::vector<double>& op_time_us, int max_units);
 
 // Units that never span two layers. The parts of PartitionUnits cut across the
-// layers of a recurrent net (RNNLM-4 on 4 GPUs: the expert's layer-per-GPU plan
-// splits 8 of its 13 units), so the plan of a layer per device is one the policy
-// cannot express: given each unit's majority device it runs 148.7 ms against the
-// expert's 120.8. Here every op takes its layer (UnitLayers); each layer gets one
+// layers of a recurrent net, so the plan of a layer per device (the expert's plan of
+// an RNNLM) is one the policy cannot express
+// (docs/experiments/2026-11-26-rnnlm-units-cut-across-layers.md, "Diagnosis").
+// Here every op takes its layer (UnitLayers); each layer gets one
 // unit and the other max_units - layers are shared out by the layers' compute time
 // (largest remainders), each layer cut by METIS into its share; with at least
 // max_units layers, runs of consecutive layers of about equal time form the units.

@@ -117,7 +117,7 @@ StatusOr<std::vector<int32_t>> ReadLinkPorts(const Json& jp, const Cluster& clus
   return ports;
 }
 
-// Version 1 had no ports: each device gets one each way ("NAME out" / "NAME in"), as
+// Version 1 files have no ports: each device gets one each way ("NAME out" / "NAME in"), as
 // fast as its fastest outgoing (incoming) link, which all its links cross.
 void AddPerDevicePorts(Cluster* cluster) {
   const int n = cluster->num_devices();

@@ -61,7 +61,7 @@
 // be referred to by name or index in "links", ports by name or index in a link's
 // "ports" (optional, like "ports" itself: a link without crosses no port; with
 // "bidirectional", both directions cross the ports listed). Version 1 files (no
-// "ports"; a file without "version" is read as version 1) still load, taking the
+// "ports"; a file without "version" is read as version 1) load too, taking the
 // per-device port from their links: each device gets a port each way, "NAME out" /
 // "NAME in", as fast as its fastest outgoing (incoming) link, and every link crosses
 // its sender's out port and its receiver's in port. ClusterToJson writes version 2.

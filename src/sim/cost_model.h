@@ -10,7 +10,7 @@
 //
 // A fused group is one kernel: one launch, the members' compute times summed, and
 // only the bytes that cross the group boundary (see FusedKernelTimeUs). Measured
-// members keep their measured time minus the launch they no longer pay.
+// members keep their measured time minus the launch the group pays once.
 //
 // The efficiencies are fractions of the FP32 peak that each op category reaches on
 // the hardware of the presets; they are justified next to kDefault*Efficiency in

@@ -4,8 +4,9 @@
 //
 // The rules read the graph op by op (kinds, fusion producers, input producers,
 // colocation groups); on a graph of tens of thousands of ops, chasing them through
-// Graph's op and tensor records cost about 9 ms per plan on GNMT-8, as much as
-// simulating the plan. The legalizer copies what the rules need into flat arrays
+// Graph's op and tensor records costs about as much per plan as simulating the plan
+// (docs/experiments/2026-11-23-coherent-scheduling-cheaper-steps.md, "Follow-ups").
+// The legalizer copies what the rules need into flat arrays
 // once per graph, and keeps its working memory per thread.
 //
 //   PlanLegalizer legalizer(graph);           // once per graph (O(ops + edges))

@@ -70,7 +70,7 @@
 
 namespace graphopt {
 
-// The simulator's rules, as results files record them: 1 let any ops fuse and gave
+// The simulator's rules, as results files record them: 1 lets any ops fuse and gives
 // every pair of devices its own link; 2 keeps to the kernels compilers emit
 // (sim/fusion_rules.h), shares ports and switches (sim/cluster.h) and reads a
 // training-mode BatchNorm's input twice.
