@@ -27,11 +27,13 @@ struct BaselineOptions {
   bool accelerators_only = true;
 };
 
-// The method names accepted by RunBaseline: single, tf-default, expert, metis,
-// scotch, heft.
-const std::vector<std::string>& BaselineNames();
+// The baselines every comparison includes, in order: single, tf-default, expert,
+// metis, scotch, heft (the registry's standard baselines, baselines/planner.h).
+std::vector<std::string> BaselineNames();
 
-// Runs a baseline by name. Unknown names list the known ones.
+// Runs a baseline of the registry by name (standard or not), then greedy fusion if
+// options.fusion (not for tf-default, which has its own); the plan is checked with
+// ValidatePlan. Unknown names list the known baselines.
 StatusOr<Plan> RunBaseline(const std::string& method, const Graph& graph, const Cluster& cluster,
                            const CostModel& cost_model, const BaselineOptions& options = {});
 

@@ -1,37 +1,40 @@
-// The baselines that need no search (single device, TensorFlow's default) and the
-// dispatch of every baseline by name.
-//
-// RunBaseline applies greedy fusion (ApplyGreedyFusion) to the placement when asked,
-// except to tf-default, whose definition already includes its fusion (elementwise ops
-// into their producers, as XLA does); it checks every plan with ValidatePlan before
-// returning it.
+// The baselines that need no search (single device, TensorFlow's default) and
+// RunBaseline, which runs a baseline of the planner registry by name
+// (baselines/planner.h) with the "fusion" stage when asked: tf-default keeps its own
+// fusion (elementwise ops into their producers, as XLA does).
 #include "baselines/baseline.h"
+#include "baselines/planner.h"
 #include "core/strings.h"
 
 namespace graphopt {
 
-const std::vector<std::string>& BaselineNames() {
-  static const std::vector<std::string> kNames = {"single", "tf-default", "expert", "metis", "scotch", "heft"};
-  return kNames;
+std::vector<std::string> BaselineNames() {
+  std::vector<std::string> names;
+  for (const PlannerInfo* p : PlannerRegistry::Global().Planners()) {
+    if (p->kind == PlannerKind::kBaseline && p->standard) names.push_back(p->name);
+  }
+  return names;
 }
 
 StatusOr<Plan> RunBaseline(const std::string& method, const Graph& graph, const Cluster& cluster,
                            const CostModel& cost_model, const BaselineOptions& options) {
-  auto run = [&]() -> StatusOr<Plan> {
-    if (method == "single") return SingleDevicePlan(graph, cluster);
-    if (method == "tf-default") return TfDefaultPlan(graph, cluster);
-    if (method == "expert") return ExpertPlan(graph, cluster, cost_model);
-    if (method == "metis") return MetisPlan(graph, cluster, cost_model, options);
-    if (method == "scotch") return ScotchPlan(graph, cluster, cost_model, options);
-    if (method == "heft") return HeftPlan(graph, cluster, cost_model);
-    return NotFound("unknown baseline \"" + method + "\" (known: " + Join(BaselineNames(), ", ") + ")");
-  };
-  StatusOr<Plan> plan = run();
-  if (!plan.ok()) return plan.status().WithContext("baseline " + method);
-  if (options.fusion && method != "tf-default") ApplyGreedyFusion(graph, &plan.value());
-  const Status valid = ValidatePlan(graph, cluster, *plan);
-  if (!valid.ok()) return InternalError("baseline " + method + " produced an invalid plan: " + valid.message());
-  return plan;
+  const PlannerRegistry& registry = PlannerRegistry::Global();
+  const PlannerInfo* info = registry.Find(method);
+  if (info == nullptr || info->kind != PlannerKind::kBaseline) {
+    std::vector<std::string> known;
+    for (const PlannerInfo* p : registry.Planners()) {
+      if (p->kind == PlannerKind::kBaseline) known.push_back(p->name);
+    }
+    return NotFound("baseline " + method + ": unknown baseline \"" + method + "\" (known: " + Join(known, ", ") + ")");
+  }
+  Pipeline pipeline;
+  pipeline.name = method;
+  pipeline.planner = info;
+  if (options.fusion) pipeline.stages.push_back(registry.FindStage("fusion"));
+  PlannerSettings settings;
+  settings.seed = options.seed;
+  settings.accelerators_only = options.accelerators_only;
+  return PlanWith(pipeline, settings, PlanContext{graph, cluster, cost_model});
 }
 
 Plan SingleDevicePlan(const Graph& graph, const Cluster& cluster) {

@@ -33,19 +33,28 @@ SuiteRow Row(std::string name, std::string label, std::string model, int devices
 MethodResult RunMethod(const MethodSpec& method, const Graph& graph, const Cluster& cluster, const Simulator& sim,
                        uint64_t seed, TableDecisions decisions) {
   MethodResult result;
-  BaselineOptions options;
-  options.seed = seed;
-  options.fusion = method.fusion;
   const auto start = std::chrono::steady_clock::now();
   try {
-    StatusOr<Plan> plan = method.plan ? method.plan(graph, cluster, sim)
-                                      : RunBaseline(method.baseline, graph, cluster, sim.cost_model(), options);
+    StatusOr<Plan> plan = [&]() -> StatusOr<Plan> {
+      if (method.plan) return method.plan(graph, cluster, sim);
+      if (method.pipeline.planner == nullptr) return InternalError("method " + method.name + " has no planner");
+      PlannerSettings settings = method.settings;
+      settings.seed = seed;
+      const std::string what = PlannerKindName(method.pipeline.planner->kind) + std::string(" ") + method.name;
+      StatusOr<std::unique_ptr<Planner>> planner = method.pipeline.planner->create(settings);
+      if (!planner.ok()) return planner.status().WithContext(what);
+      StatusOr<Plan> made = RunPipeline(method.pipeline, **planner, PlanContext{graph, cluster, sim.cost_model(), &sim});
+      if (method.on_report && (*planner)->report() != nullptr) method.on_report(*(*planner)->report());
+      if (!made.ok()) return made.status().WithContext(what);
+      return made;
+    }();
     result.plan_seconds = SecondsSince(start);
     if (!plan.ok()) {
       result.error = plan.status().message();
       return result;
     }
-    ApplyTableDecisions(decisions, !method.plan, sim, &*plan);
+    const bool baseline = !method.plan && method.pipeline.planner->kind == PlannerKind::kBaseline;
+    ApplyTableDecisions(decisions, baseline, sim, &*plan);
     StatusOr<SimResult> simulated = sim.Simulate(*plan);
     if (!simulated.ok()) {
       result.error = "simulating the plan: " + simulated.status().message();
@@ -121,17 +130,11 @@ StatusOr<std::vector<SuiteRow>> SelectRows(const std::vector<SuiteRow>& rows, co
 StatusOr<MethodSpec> ParseMethod(const std::string& name) {
   MethodSpec spec;
   spec.name = name;
-  spec.baseline = name;
-  const std::string suffix = kFusionSuffix;
-  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
-    spec.baseline = name.substr(0, name.size() - suffix.size());
-    spec.fusion = true;
+  StatusOr<Pipeline> pipeline = ParsePipeline(name);
+  if (!pipeline.ok()) {
+    return NotFound(pipeline.status().message() + "; a method may take stages after '+', e.g. expert+fusion");
   }
-  const std::vector<std::string>& baselines = BaselineNames();
-  if (std::find(baselines.begin(), baselines.end(), spec.baseline) == baselines.end()) {
-    return NotFound("unknown method \"" + name + "\" (methods: " + Join(baselines, ", ") +
-                    ", each optionally with \"+fusion\", e.g. expert+fusion)");
-  }
+  spec.pipeline = std::move(*pipeline);
   return spec;
 }
 
@@ -198,9 +201,14 @@ StatusOr<std::vector<MethodSpec>> ParseMethods(const std::string& names, bool ad
   for (const std::string& name : list) {
     if (!given.insert(name).second) return InvalidArgument("method \"" + name + "\" is given twice");
     GO_ASSIGN_OR_RETURN(MethodSpec spec, ParseMethod(name));
-    const bool fused_variant = add_fusion && !spec.fusion && spec.baseline != "tf-default";
+    const Pipeline& p = spec.pipeline;
+    const bool fused_variant = add_fusion && p.planner->kind == PlannerKind::kBaseline && !p.planner->decides_fusion &&
+                               std::none_of(p.stages.begin(), p.stages.end(), [](const PlanStage* s) { return s->fusion; });
     add(spec);
-    if (fused_variant) add(MethodSpec{spec.name + kFusionSuffix, spec.baseline, true, nullptr});
+    if (fused_variant) {
+      GO_ASSIGN_OR_RETURN(MethodSpec fused, ParseMethod(spec.name + kFusionSuffix));
+      add(std::move(fused));
+    }
   }
   return methods;
 }

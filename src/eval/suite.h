@@ -2,9 +2,9 @@
 // placement table of the GO paper (MISSION.md), each on a cluster preset that has
 // that many accelerators, and the runner that scores every method on every row.
 //
-// A method is a baseline name (BaselineNames) or a baseline name with the suffix
-// "+fusion": the same placement with greedy fusion applied (BaselineOptions.fusion).
-// Other planners (the learned policies) join through MethodSpec::plan.
+// A method is a pipeline of the planner registry (baselines/planner.h): a planner's
+// name, optionally with stages ("metis+fusion": the same placement with greedy fusion
+// applied). A plan function of one's own joins through MethodSpec::plan.
 // For each row, RunSuite builds the training-step graph and the simulator once, then
 // for each method produces a plan, simulates it and records the step time, the OOM
 // verdict, the peak memory per device and the wall-clock time the method took. A
@@ -19,6 +19,7 @@
 #include "core/status.h"
 #include "eval/results.h"
 #include "graph/graph.h"
+#include "baselines/planner.h"
 #include "sim/cluster.h"
 #include "sim/plan.h"
 #include "sim/simulator.h"
@@ -56,24 +57,27 @@ StatusOr<std::vector<SuiteRow>> SelectRows(const std::vector<SuiteRow>& rows, co
 // Produces a method's plan for a row (the graph, its cluster and its simulator).
 using PlanFunction = std::function<StatusOr<Plan>(const Graph& graph, const Cluster& cluster, const Simulator& simulator)>;
 
-// A method of the suite: its column name and how to run it: a baseline by name, or
-// any other planner (a learned policy) through `plan`, which then takes precedence.
+// A method of the suite: its column name and how to run it: a pipeline of the planner
+// registry made with `settings` (the suite's seed replaces settings.seed), or a plan
+// function of one's own through `plan`, which then takes precedence.
 struct MethodSpec {
-  std::string name;      // column name: "metis" or "metis+fusion"
-  std::string baseline;  // RunBaseline name: "metis"
-  bool fusion = false;   // BaselineOptions.fusion
-  PlanFunction plan;     // if set, produces the plan instead of the baseline
+  std::string name;  // column name: "metis" or "metis+fusion"
+  Pipeline pipeline;
+  PlannerSettings settings;
+  PlanFunction plan;  // if set, produces the plan instead of the pipeline
+  // Called with a searching planner's report after each of its runs (its convergence).
+  std::function<void(const SearchReport&)> on_report;
   // The wall time it takes on any row (a learned method's time limit); 0: it grows
   // with the graph. Only an estimate for dealing rows to ranks (EstimateRowSeconds).
   double fixed_seconds = 0;
 };
 
-// Parses a method name: a baseline or a baseline with "+fusion". Unknown names are an
-// error listing the known ones.
+// Parses a method name: a planner of the registry with optional stages. Unknown names
+// are an error listing the known ones.
 StatusOr<MethodSpec> ParseMethod(const std::string& name);
-// Parses a comma-separated list of methods (empty: every baseline). With
-// add_fusion, each baseline is followed by its "+fusion" variant, except tf-default,
-// whose definition already includes its fusion (the variant would be the same plan).
+// Parses a comma-separated list of methods (empty: every standard baseline). With
+// add_fusion, each baseline is followed by its "+fusion" variant, except those that
+// decide their own fusion (tf-default: the variant would be the same plan).
 StatusOr<std::vector<MethodSpec>> ParseMethods(const std::string& names, bool add_fusion);
 
 // Which of each method's decisions a table keeps: the rest take the same defaults for

@@ -104,9 +104,10 @@ TEST(SuiteTest, FusionAddsAFusedVariantOfEachPlacement) {
   auto methods = ParseMethods("expert,tf-default,metis+fusion", true);
   ASSERT_TRUE(methods.ok()) << methods.status().message();
   EXPECT_EQ(Names(*methods), (std::vector<std::string>{"expert", "expert+fusion", "tf-default", "metis+fusion"}));
-  EXPECT_EQ((*methods)[1].baseline, "expert");
-  EXPECT_TRUE((*methods)[1].fusion);
-  EXPECT_FALSE((*methods)[0].fusion);
+  EXPECT_EQ((*methods)[1].pipeline.planner->name, "expert");
+  ASSERT_EQ((*methods)[1].pipeline.stages.size(), 1u);
+  EXPECT_EQ((*methods)[1].pipeline.stages[0]->name, "fusion");
+  EXPECT_TRUE((*methods)[0].pipeline.stages.empty());
 }
 
 TEST(SuiteTest, TinySuiteRunsEndToEnd) {

@@ -1,0 +1,68 @@
+// The baseline planners, one registry line each (baselines/planner.h).
+//
+// To add a baseline: write its file with a factory
+//   StatusOr<std::unique_ptr<Planner>> NewMyPlanner(const PlannerSettings& settings);
+// (baselines/random.cc is a complete example), declare the factory below and add its
+// line to RegisterBaselines. `standard` puts it among the baselines every comparison
+// includes (BaselineNames: the suite's default columns, the GO search's starting
+// plans); without it, it runs when named (`graphopt baseline --method NAME`,
+// `bench --methods NAME`).
+#include "baselines/baseline.h"
+#include "baselines/planner.h"
+
+namespace graphopt {
+
+StatusOr<std::unique_ptr<Planner>> NewRandomPlanner(const PlannerSettings& settings);  // baselines/random.cc
+
+namespace {
+
+// A baseline that is one function of the context and the settings.
+class FunctionPlanner : public Planner {
+ public:
+  using Function = std::function<StatusOr<Plan>(const PlanContext&, const BaselineOptions&)>;
+  FunctionPlanner(Function f, BaselineOptions options) : f_(std::move(f)), options_(options) {}
+  StatusOr<Plan> Run(const PlanContext& context) override { return f_(context, options_); }
+
+ private:
+  Function f_;
+  BaselineOptions options_;
+};
+
+PlannerFactory Baseline(FunctionPlanner::Function f) {
+  return [f](const PlannerSettings& s) -> StatusOr<std::unique_ptr<Planner>> {
+    BaselineOptions options;
+    options.seed = s.seed;
+    options.accelerators_only = s.accelerators_only;
+    return std::unique_ptr<Planner>(new FunctionPlanner(f, options));
+  };
+}
+
+}  // namespace
+
+void RegisterBaselines(PlannerRegistry* r) {
+  constexpr PlannerKind kBaseline = PlannerKind::kBaseline;
+  auto add = [r](PlannerInfo info) {
+    const Status s = r->Register(std::move(info));
+    GO_CHECK_MSG(s.ok(), s.message());
+  };
+  add({"single", kBaseline, "every op on the first accelerator, ready order, no fusion", true, false,
+       Baseline([](const PlanContext& c, const BaselineOptions&) -> StatusOr<Plan> {
+         return SingleDevicePlan(c.graph, c.cluster);
+       })});
+  add({"tf-default", kBaseline, "TensorFlow's default: the first accelerator, ready order, elementwise fusion", true,
+       true, Baseline([](const PlanContext& c, const BaselineOptions&) -> StatusOr<Plan> {
+         return TfDefaultPlan(c.graph, c.cluster);
+       })});
+  add({"expert", kBaseline, "the human expert placement of the model family (layers over the devices)", true, false,
+       Baseline([](const PlanContext& c, const BaselineOptions&) { return ExpertPlan(c.graph, c.cluster, c.cost_model); })});
+  add({"metis", kBaseline, "METIS k-way partition (op costs, tensor bytes), one part per accelerator", true, false,
+       Baseline([](const PlanContext& c, const BaselineOptions& o) { return MetisPlan(c.graph, c.cluster, c.cost_model, o); })});
+  add({"scotch", kBaseline, "Scotch k-way partition (op costs, tensor bytes), one part per accelerator", true, false,
+       Baseline([](const PlanContext& c, const BaselineOptions& o) { return ScotchPlan(c.graph, c.cluster, c.cost_model, o); })});
+  add({"heft", kBaseline, "HEFT list scheduling: upward rank, earliest finish time, the rank as priority", true, false,
+       Baseline([](const PlanContext& c, const BaselineOptions&) { return HeftPlan(c.graph, c.cluster, c.cost_model); })});
+  add({"random", kBaseline, "each colocation group on a uniformly random accelerator (seeded), ready order", false,
+       false, NewRandomPlanner});
+}
+
+}  // namespace graphopt
