@@ -15,6 +15,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/suite_ranks.h"
+#include "core/files.h"
 #include "core/json_fields.h"
 #include "core/strings.h"
 #include "dist/world.h"
@@ -23,9 +24,8 @@
 #include "eval/results.h"
 #include "eval/suite.h"
 #include "eval/task_effects.h"
+#include "rl/go_search.h"  // kDefaultSearchSeconds (no LibTorch in it)
 #ifdef GRAPHOPT_HAVE_RL
-#include "core/files.h"
-#include "rl/go_search.h"
 #include "rl/task_configurations.h"
 #endif
 
@@ -34,10 +34,6 @@ namespace {
 
 constexpr const char* kDefaultResults = "results/placement.json";
 constexpr const char* kDefaultTasksResults = "results/tasks.json";
-// Op decisions sampled per step by the finetune method (GoSearchConfig::step_ops): 6x
-// optimize --finetune-steps' kFinetuneStepOps (1.5 x 2^22; docs/experiments/history-pretrain.md,
-// "Fine-tuning: a frozen trunk and more samples").
-constexpr int64_t kFinetuneMethodStepOps = int64_t{6} << 20;
 // Between the JSON texts of a rank's message (JSON escapes it inside strings).
 constexpr char kRecordSeparator = '\x1e';
 
@@ -63,7 +59,8 @@ std::vector<FlagSpec> BenchFlags() {
                           "all (learned methods' own plans against baselines with greedy legal fusion and "
                           "critical-path priorities; the default of --transfer) or as-produced (the default of --tasks)"},
       {"seed", true, "seed of the randomized partitioners (default 0)"},
-      {"time-limit", true, "seconds per row for each learned method (go, colocrl, hdp; default 120)"},
+      {"time-limit", true, StrFormat("seconds per row for each learned method that runs to a time limit (go, colocrl, "
+                                     "hdp; default %g)", kDefaultSearchSeconds)},
       {"go-options", true, "options of the go method, as graphopt optimize --policy takes them"},
       {"colocrl-options", true, "options of the colocrl method"},
       {"hdp-options", true, "options of the hdp method"},
@@ -76,9 +73,8 @@ std::vector<FlagSpec> BenchFlags() {
        "frozen_start=0: the whole network learns until the imitation); each step samples at least 6 x 2^20 ops in all "
        "(more samples on small graphs; step_ops=0: 32 a step); after half of them it imitates its best sample "
        "(warm_start=0: it does not) with a learned logit per unit (unit_bias=0: without)"},
-      {"zero-shot-samples", true, "samples of the zero-shot method besides the greedy plan (default: optimize's zero_shot_samples)"},
-      {"zero-shot-coupled", true, "samples of the zero-shot method with coupled placement, besides those (default: optimize's zero_shot_coupled)"},
-      {"zero-shot-single", true, "plans of the zero-shot method on the fastest accelerator alone (default: optimize's zero_shot_single)"},
+      {"zero-shot-options", true, "options of the zero-shot method, as graphopt optimize --policy takes them "
+                                  "(zero_shot_samples=N, zero_shot_coupled=N, zero_shot_single=N, ...)"},
       {"finetune-options", true, "options of the finetune method, as graphopt optimize --policy takes them"},
       {"tasks", false, "the GO paper's multi-task table: the columns are the eight configurations (tf-default, hp-only, "
                         "pl-only, pl|sch, pl+sch, sch+fu, pl|sch|fu, pl+sch+fu; --methods picks some), each learned one with "
@@ -103,9 +99,8 @@ void PrintList() {
     std::printf("%-18s %-26s %-28s %7d  %s\n", row.name.c_str(), row.label.c_str(), row.model.c_str(), row.devices,
                 row.cluster.c_str());
   }
-  std::printf("\nmethods: ");
-  for (size_t i = 0; i < BaselineNames().size(); ++i) std::printf("%s%s", i == 0 ? "" : ", ", BaselineNames()[i].c_str());
-  std::printf(" (each also as NAME+fusion)\n");
+  std::printf("\nmethods: %s (each also with stages, e.g. NAME+fusion; graphopt methods describes them)\n",
+              PlannerRegistry::Global().KnownNames().c_str());
 }
 
 #ifdef GRAPHOPT_HAVE_RL
@@ -123,7 +118,7 @@ StatusOr<std::vector<MethodSpec>> TaskConfigurationMethods(const Args& args, std
     }
   }
   GO_ASSIGN_OR_RETURN(GoSearchConfig base, DefaultSearchConfig("go"));
-  GO_ASSIGN_OR_RETURN(base.time_limit_s, args.GetDouble("time-limit", 120));
+  GO_ASSIGN_OR_RETURN(base.time_limit_s, args.GetDouble("time-limit", kDefaultSearchSeconds));
   GO_ASSIGN_OR_RETURN(const int64_t seed, args.GetInt("seed", 0));
   base.seed = static_cast<uint64_t>(seed);
   base.threads = ThreadsPerRank();
@@ -149,13 +144,32 @@ StatusOr<std::vector<MethodSpec>> TaskConfigurationMethods(const Args& args, std
   return methods;
 }
 
-// A learned method's run on a row (the plan functions do not know the row).
+#endif
+
+// A learned method's run on a row (the planners do not know the row).
 struct LearnedRun {
   ConvergenceSeries series;
   double seconds_to_best = 0;
   double policy_best_us = 0;
   int improvements_policy = 0, improvements_polish = 0, improvements_sample_polish = 0;
 };
+
+LearnedRun LearnedRunOf(const std::string& method, const SearchReport& r) {
+  LearnedRun run;
+  run.series.method = method;
+  run.series.reference_us = r.reference_us;
+  run.series.seconds = r.seconds;
+  run.series.plans = r.plans;
+  run.series.best_us = r.best_us;
+  run.series.end_seconds = r.end_seconds;
+  run.series.end_plans = r.end_plans;
+  run.seconds_to_best = r.seconds_to_best;
+  run.policy_best_us = r.policy_best_us;
+  run.improvements_policy = r.improvements_policy;
+  run.improvements_polish = r.improvements_polish;
+  run.improvements_sample_polish = r.improvements_sample_polish;
+  return run;
+}
 
 // The summary's line for a learned run: when it found its final plan, and who found it.
 std::string LearnedRunLine(const std::string& row, const LearnedRun& run) {
@@ -170,7 +184,7 @@ std::string LearnedRunLine(const std::string& row, const LearnedRun& run) {
                    run.policy_best_us < 1e300 ? StrFormat("%.1f ms", run.policy_best_us / 1e3).c_str() : "none fits",
                    run.improvements_policy, run.improvements_polish, run.improvements_sample_polish);
 }
-#endif
+
 
 std::string Timings(const SuiteResults& ran, double total_seconds) {
   std::string out = StrFormat("Timings of this run (wall clock): %.1f s in total\n", total_seconds);
@@ -213,10 +227,6 @@ int RunBenchCommand(int argc, char** argv) {
   // The order of the results file: the suite's rows, then model rows as given.
   std::vector<SuiteRow> row_order = PlacementSuiteRows();
   if (args->Has("models")) row_order.insert(row_order.end(), rows->begin(), rows->end());
-  // The learned methods (go, colocrl, hdp: rl/go_search.h) are not baselines: take
-  // them out of the list and add them as MethodSpecs with a plan function.
-  std::string method_names;
-  std::vector<std::string> learned;
   // --transfer DIR: the generalization table (zero-shot and fine-tuned policies, each
   // pre-trained without the row's family, against the baselines).
   if (args->Has("transfer") && args->Has("pretrained")) return Fail("give --transfer DIR or --pretrained, not both");
@@ -227,18 +237,6 @@ int RunBenchCommand(int argc, char** argv) {
   if (tasks && (args->Has("transfer") || args->Has("pretrained") || args->Has("fusion"))) {
     return Fail("--tasks has columns of its own: no --transfer, --pretrained or --fusion");
   }
-  for (const std::string& m : tasks ? std::vector<std::string>{} : Split(args->Get("methods", default_methods), ',')) {
-    const std::string name = Trim(m);
-    if (name == "go" || name == "colocrl" || name == "hdp" || name == "finetune") {
-      learned.push_back(name);
-    } else if (name == "zero-shot") {
-      learned.push_back(name);
-    } else if (!name.empty()) {
-      method_names += (method_names.empty() ? "" : ",") + name;
-    }
-  }
-  const bool zero_shot = std::find(learned.begin(), learned.end(), "zero-shot") != learned.end();
-  if (zero_shot) learned.erase(std::find(learned.begin(), learned.end(), "zero-shot"));
   StatusOr<std::vector<MethodSpec>> methods = std::vector<MethodSpec>{};
   if (tasks) {
 #ifdef GRAPHOPT_HAVE_RL
@@ -246,8 +244,8 @@ int RunBenchCommand(int argc, char** argv) {
 #else
     return Fail("--tasks needs the training library (LibTorch was not found)");
 #endif
-  } else if ((learned.empty() && !zero_shot) || !method_names.empty()) {
-    methods = ParseMethods(method_names, args->Has("fusion"));
+  } else {
+    methods = ParseMethods(args->Get("methods", default_methods), args->Has("fusion"));
   }
   if (!methods.ok()) return Fail(methods.status().message());
   auto seed = args->GetInt("seed", 0);
@@ -257,110 +255,41 @@ int RunBenchCommand(int argc, char** argv) {
   const ReportPaths paths = ReportPathsFor(args->Get("results", tasks ? kDefaultTasksResults : kDefaultResults));
   const std::string report_base = paths.svg.substr(0, paths.svg.size() - std::string(".svg").size());
   const std::string convergence_path = report_base + ".convergence.json";
-#ifdef GRAPHOPT_HAVE_RL
+  // The learned methods' settings: a time limit or a number of steps per row, their
+  // options (--NAME-options), the pre-trained policy of those that need one.
+  std::vector<std::string> learned;  // "go 120 s", "finetune 50 steps"
   std::vector<LearnedRun> row_runs;  // of the row being run
+  auto time_limit = args->GetDouble("time-limit", kDefaultSearchSeconds);
+  if (!time_limit.ok()) return Fail(time_limit.status().message());
+  const std::string pretrained = args->Get("pretrained", args->Get("transfer"));
+  for (MethodSpec& m : *methods) {
+    if (m.plan || m.pipeline.planner->kind != PlannerKind::kLearned) continue;
+    const PlannerInfo& info = *m.pipeline.planner;
+    PlannerSettings& s = m.settings;
+    s.seed = static_cast<uint64_t>(*seed);
+    s.budget.threads = ThreadsPerRank();
+    if (info.budget == PlannerInfo::Budget::kSeconds) s.budget.time_limit_s = *time_limit;
+    if (info.budget == PlannerInfo::Budget::kSteps) {
+      auto steps = args->GetIntInRange(info.name + "-steps", info.default_steps, 1, int64_t{1} << 40);
+      if (!steps.ok()) return Fail(steps.status().message());
+      s.budget.max_steps = *steps;
+    }
+    const std::string options_flag = info.name + "-options";
+    s.options = args->Get(options_flag);
+    if (info.needs_pretrained) {
+      if (pretrained.empty()) return Fail("the " + info.name + " method needs --pretrained (or --transfer DIR)");
+      s.pretrained = pretrained;
+    }
+    auto made = info.create(s);  // checks the options before any row runs
+    if (!made.ok()) return Fail("--" + options_flag + ": " + made.status().message());
+    // A run to a time limit alone takes that long on any row (dealing rows to ranks).
+    if (s.budget.time_limit_s > 0 && s.budget.max_steps == 0) m.fixed_seconds = s.budget.time_limit_s;
+    m.on_report = [&row_runs, name = m.name](const SearchReport& r) { row_runs.push_back(LearnedRunOf(name, r)); };
+    if (info.budget == PlannerInfo::Budget::kSeconds) learned.push_back(StrFormat("%s %g s", m.name.c_str(), *time_limit));
+    if (info.budget == PlannerInfo::Budget::kSteps) learned.push_back(StrFormat("%s %lld steps", m.name.c_str(), static_cast<long long>(s.budget.max_steps)));
+  }
   auto convergence = ReadConvergenceFile(convergence_path);
   if (!convergence.ok()) return Fail(convergence.status().message());
-  // The pre-trained policy of a graph: the file, or the folder's policy pre-trained
-  // without the graph's family.
-  const std::string pretrained = args->Get("pretrained", args->Get("transfer"));
-  const bool transfer = zero_shot || std::find(learned.begin(), learned.end(), "finetune") != learned.end();
-  if (transfer && pretrained.empty()) return Fail("the zero-shot and finetune methods need --pretrained");
-  auto policy_for = [pretrained](const Graph& graph) -> StatusOr<std::string> {
-    if (!IsDirectory(pretrained)) return pretrained;
-    if (graph.family().empty()) return InvalidArgument("graph " + graph.name() + " has no family to hold out");
-    return pretrained + "/no-" + graph.family() + ".pt";
-  };
-  if (zero_shot) {
-    auto samples = args->GetIntInRange("zero-shot-samples", GoSearchConfig().zero_shot_samples, 0, 4096);
-    if (!samples.ok()) return Fail(samples.status().message());
-    auto coupled = args->GetIntInRange("zero-shot-coupled", GoSearchConfig().zero_shot_coupled, 0, 4096);
-    if (!coupled.ok()) return Fail(coupled.status().message());
-    auto single = args->GetIntInRange("zero-shot-single", GoSearchConfig().zero_shot_single, 0, 4096);
-    if (!single.ok()) return Fail(single.status().message());
-    MethodSpec spec;
-    spec.name = "zero-shot";
-    spec.plan = [policy_for, s = static_cast<uint64_t>(*seed), n = static_cast<int>(*samples),
-                 coupled_n = static_cast<int>(*coupled), single_n = static_cast<int>(*single)](
-                    const Graph& graph, const Cluster&, const Simulator& simulator) -> StatusOr<Plan> {
-      GO_ASSIGN_OR_RETURN(const std::string policy, policy_for(graph));
-      GoSearchConfig c;
-      c.seed = s;
-      c.zero_shot_samples = n;
-      c.zero_shot_coupled = coupled_n;
-      c.zero_shot_single = single_n;
-      GO_ASSIGN_OR_RETURN(ZeroShotResult z, ZeroShotPlan(simulator, policy, SearchZeroShotOptions(c)));
-      return z.plan;
-    };
-    methods->push_back(std::move(spec));
-  }
-  for (const std::string& method : learned) {
-    auto time_limit = args->GetDouble("time-limit", 120);
-    if (!time_limit.ok()) return Fail(time_limit.status().message());
-    const bool finetune = method == "finetune";
-    auto config = DefaultSearchConfig(finetune ? "go" : method);
-    if (!config.ok()) return Fail(config.status().message());
-    config->time_limit_s = *time_limit;
-    config->seed = static_cast<uint64_t>(*seed);
-    config->threads = ThreadsPerRank();
-    if (finetune) {
-      // The policy alone from the pre-trained policy, for a number of steps: the heads
-      // and a learned placement logit per unit (PpoConfig::unit_bias) on the frozen
-      // pre-trained trunk learn from their own samples for half of them, then imitate
-      // the best sample (the self warm start), 1.5 x 2^22 ops a step
-      // (docs/experiments/history-pretrain.md, "Fine-tuning: a frozen trunk and more samples").
-      auto steps = args->GetIntInRange("finetune-steps", 50, 1, int64_t{1} << 40);
-      if (!steps.ok()) return Fail(steps.status().message());
-      config->max_steps = *steps;
-      config->time_limit_s = 0;
-      config->baselines = config->polish = false;
-      config->warm_start = true;
-      config->step_ops = kFinetuneMethodStepOps;
-      config->frozen_start = true;
-      config->ppo = "unit_bias=1";
-    }
-    const std::string options_flag = method + "-options";
-    auto parsed = ParseGoSearchOptions(args->Get(options_flag), *config);
-    if (!parsed.ok()) return Fail("--" + options_flag + ": " + parsed.status().message());
-    MethodSpec spec;
-    spec.name = method;
-    // A run to a time limit alone takes that long on any row (dealing rows to ranks).
-    if (parsed->time_limit_s > 0 && parsed->max_steps == 0) spec.fixed_seconds = parsed->time_limit_s;
-    spec.plan = [cfg = *parsed, method, finetune, policy_for, &row_runs](const Graph& graph, const Cluster&,
-                                                                        const Simulator& simulator) -> StatusOr<Plan> {
-      GoSearchConfig c = cfg;
-      if (finetune) {
-        GO_ASSIGN_OR_RETURN(c.pretrained, policy_for(graph));
-      }
-      GO_ASSIGN_OR_RETURN(auto search, GoSearch::Create(simulator, c));
-      GO_ASSIGN_OR_RETURN(GoSearchResult r, search->Run());
-      LearnedRun run;
-      run.series.method = method;
-      run.series.reference_us = r.best_baseline_score.fits() ? r.best_baseline_score.step_time_us : 0;
-      for (const ConvergencePoint& p : r.trace) {
-        // The step time of a plan that does not fit is not a result: the series
-        // starts at the first best plan that fits (after it, every best plan fits).
-        if (!p.fits) continue;
-        run.series.seconds.push_back(p.seconds);
-        run.series.plans.push_back(p.plans);
-        run.series.best_us.push_back(p.best_step_us);
-      }
-      run.series.end_seconds = r.seconds;
-      run.series.end_plans = r.plans_simulated;
-      run.seconds_to_best = r.seconds_to_best;
-      run.policy_best_us = r.ppo_best_us;
-      run.improvements_policy = r.improvements_ppo;
-      run.improvements_polish = r.improvements_polish;
-      run.improvements_sample_polish = r.improvements_sample_polish;
-      row_runs.push_back(run);
-      return r.plan;
-    };
-    methods->push_back(std::move(spec));
-  }
-#else
-  if (zero_shot) learned.push_back("zero-shot");
-  if (!learned.empty()) return Fail("method " + learned[0] + " needs the training library (LibTorch was not found)");
-#endif
   auto decisions = TableDecisionsFromName(
       args->Get("decisions", tasks ? "as-produced" : args->Has("transfer") ? "all" : "placement"));
   if (!decisions.ok()) return Fail("--decisions: " + decisions.status().message());
@@ -418,7 +347,6 @@ int RunBenchCommand(int argc, char** argv) {
     }
     SortRowsInSuiteOrder(row_order, &merged);
     GO_RETURN_IF_ERROR(WriteResultsAndReports(merged, paths));
-#ifdef GRAPHOPT_HAVE_RL
     if (!series.empty()) {
       for (const ConvergenceSeries& s : series) MergeConvergence(s, &*convergence);
       GO_RETURN_IF_ERROR(WriteConvergenceFile(*convergence, convergence_path));
@@ -427,7 +355,6 @@ int RunBenchCommand(int argc, char** argv) {
       GO_RETURN_IF_ERROR(WriteFileAtomic(report_base + ".convergence-plans.svg",
                                          ConvergenceChartSvg(*convergence, ConvergenceAxis::kPlans)));
     }
-#endif
     return Status::Ok();
   };
   // A finished row's message, on the rank that ran it: its results text, the
@@ -436,7 +363,6 @@ int RunBenchCommand(int argc, char** argv) {
   auto row_message = [&](const RowResult& row) -> std::string {
     std::vector<ConvergenceSeries> series;
     std::vector<std::string> learned_here;
-#ifdef GRAPHOPT_HAVE_RL
     for (LearnedRun& run : row_runs) {
       run.series.row = row.row;
       run.series.label = row.DisplayName();
@@ -444,7 +370,6 @@ int RunBenchCommand(int argc, char** argv) {
       learned_here.push_back(LearnedRunLine(row.row, run));
     }
     row_runs.clear();
-#endif
     const nlohmann::json lines{{"learned", learned_here}, {"effects", task_effects}};
     task_effects.clear();
     return ResultsToJson(one_row(row)) + kRecordSeparator + ConvergenceToJson(series) + kRecordSeparator +
@@ -485,22 +410,14 @@ int RunBenchCommand(int argc, char** argv) {
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::printf("%s\n%s\n", ResultsMarkdown(merged).c_str(), Timings(ran, total).c_str());
-#ifdef GRAPHOPT_HAVE_RL
   if (!learned_lines.empty()) {
-    std::string budgets;
-    for (const std::string& method : learned) {
-      budgets += (budgets.empty() ? "" : ", ") + method + " " +
-                 (method == "finetune" ? args->Get("finetune-steps", "50") + " steps"
-                                       : args->Get("time-limit", "120") + " s");
-    }
-    std::printf("Learned methods (per row: %s): when each found its final plan\n", budgets.c_str());
+    std::printf("Learned methods (per row: %s): when each found its final plan\n", Join(learned, ", ").c_str());
     for (const RowResult& row : ran.rows) {
       for (const std::string& line : learned_lines[row.row]) std::printf("  %s\n", line.c_str());
     }
     std::printf("Convergence: %s, %s.convergence.svg and %s.convergence-plans.svg\n", convergence_path.c_str(),
                 report_base.c_str(), report_base.c_str());
   }
-#endif
   if (!effects_lines.empty()) {
     std::printf("What the learned schedule and fusion of pl+sch+fu are worth against the defaults on its placement:\n");
     for (const RowResult& row : ran.rows) {

@@ -17,5 +17,11 @@ int RunBenchCommand(int argc, char** argv);
 int RunFidelityBench(int argc, char** argv);
 int RunOptimizeCommand(int argc, char** argv);
 int RunPretrainCommand(int argc, char** argv);
+int RunMethodsCommand(int argc, char** argv);
+
+// Registers the planners of the libraries this build has in the registry
+// (baselines/planner.h; the baselines are there from the start): the learned ones
+// when the training library is built. main calls it once, before any command.
+void RegisterAllPlanners();
 
 }  // namespace graphopt

@@ -31,6 +31,7 @@ const char* kUsage =
     "  pretrain [--holdout F] [--time-limit S] [--out policy.pt]   pre-train one GO policy over many\n"
     "                              graphs and clusters; plan unseen graphs with optimize --pretrained\n"
     "  bench [--rows R] [--methods M] [--fusion]   the 13-row placement suite of the GO paper\n"
+    "  methods [--markdown]        every method (baselines, learned), the stages and presets\n"
     "\n"
     "MODEL is a .onnx, .json or PipeDream .txt file, or a built-in name with optional\n"
     "parameters, e.g. gnmt or gnmt:layers=4,batch=128. An ONNX model with symbolic\n"
@@ -72,6 +73,8 @@ int main(int argc, char** argv) {
     world.Barrier();
     return 2;
   }
+  graphopt::RegisterAllPlanners();
+  if (command == "methods") return graphopt::RunMethodsCommand(argc, argv);
   if (command == "models") return graphopt::RunModelsCommand(argc, argv);
   if (command == "inspect") return graphopt::RunInspectCommand(argc, argv);
   if (command == "convert") return graphopt::RunConvertCommand(argc, argv);

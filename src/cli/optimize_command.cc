@@ -27,6 +27,7 @@
 #include "baselines/baseline.h"
 #include "policy/go_policy_config.h"
 #include "rl/go_search.h"
+#include "rl/methods.h"
 #endif
 #ifdef GRAPHOPT_HAVE_EXEC
 #include "exec/measured_reward.h"
@@ -160,12 +161,12 @@ int RunZeroShot(const Args& args, const Graph& graph, const Simulator& sim, cons
 
 // The policy the GO search starts from: --pretrained FILE, none with --pretrained none,
 // else the default one (cli/default_policy.h) unless network options ask for a new one.
-StatusOr<DefaultPolicy> PickPretrained(const Args& args, const std::string& method, const GoSearchConfig& config) {
+StatusOr<DefaultPolicy> PickPretrained(const Args& args, const LearnedMethod& method, const GoSearchConfig& config) {
   if (args.Has("pretrained")) {
     if (args.Get("pretrained") == "none") return DefaultPolicy{"", "--pretrained none"};
     return DefaultPolicy{args.Get("pretrained"), "--pretrained"};
   }
-  if (method != "go") return DefaultPolicy{"", "--method " + method};
+  if (!method.go_policy) return DefaultPolicy{"", "--method " + method.name};
   GO_ASSIGN_OR_RETURN(DefaultPolicy found, FindDefaultPolicy());
   if (found.path.empty()) return DefaultPolicy{"", "no default policy: " + found.origin};
   if (!config.policy.empty()) {
@@ -184,7 +185,7 @@ std::vector<FlagSpec> OptimizeFlags() {
                        "local[:N] instead (the median of 3 steps after 1 warm-up), as ColocRL's reward is"},
       {"method", true, "learned optimizer: go (default), colocrl or hdp"},
       {"steps", true, "stop after this many steps (default: no limit)"},
-      {"time-limit", true, "stop after this many seconds (default 120; 0: no limit)"},
+      {"time-limit", true, StrFormat("stop after this many seconds (default %g; 0: no limit)", kDefaultSearchSeconds)},
       {"seed", true, "random seed (default 0)"},
       {"threads", true, "threads for the simulator and LibTorch, 1 to 4 x the cores (default: every core)"},
       {"out", true, "write the best plan to this .json file"},
@@ -194,6 +195,8 @@ std::vector<FlagSpec> OptimizeFlags() {
       {"policy", true, "options \"key=value,...\": policy config (hidden=64,...), PPO config (samples=32,epochs=1,lr=...) "
                        "and the optimizer's ingredients (baselines=1,warm_start=1,ppo=1,polish=1,polish_evaluations=48); "
                        "for colocrl and hdp, their own options; --policy help lists every key"},
+      {"preset", true, "a named set of --policy options (graphopt methods lists them: go-one, policy-alone, "
+                       "search-only, finetune); the keys of --policy override it"},
       {"tasks", true, "the decisions optimized: placement, scheduling, fusion joined with + (default all); the "
                       "others keep TensorFlow's default (all ops on the first GPU, ready order, elementwise fusion)"},
       {"fixed-placement", true, "with placement not among the tasks: the baseline whose placement every plan keeps "
@@ -239,6 +242,7 @@ int RunOptimizeCommand(int argc, char** argv) {
   const std::string method = args->Get("method", "go");
   auto defaults = DefaultSearchConfig(method);
   if (!defaults.ok()) return Fail("--method: " + defaults.status().message());
+  const LearnedMethod& learned = *FindLearnedMethod(method).value();
   const bool default_model = args->positional().empty();
   const std::string model = default_model ? kDefaultModel : args->positional()[0];
   const std::string cluster_name = args->Get("cluster", kDefaultCluster);
@@ -265,7 +269,7 @@ int RunOptimizeCommand(int argc, char** argv) {
     steps = args->GetIntInRange("finetune-steps", 0, 1, int64_t{1} << 40);
     if (!steps.ok()) return Fail(steps.status().message());
   }
-  auto time_limit = args->GetDouble("time-limit", 120);
+  auto time_limit = args->GetDouble("time-limit", kDefaultSearchSeconds);
   if (!time_limit.ok()) return Fail(time_limit.status().message());
   auto seed = args->GetInt("seed", 0);
   if (!seed.ok()) return Fail(seed.status().message());
@@ -294,7 +298,7 @@ int RunOptimizeCommand(int argc, char** argv) {
   config.checkpoint_dir = args->Get("checkpoint");
   config.world = world.distributed() ? &world : nullptr;
   if (args->Has("finetune-steps")) config.step_ops = kFinetuneStepOps;
-  if (args->Has("pretrained") && args->Get("pretrained") != "none" && method != "go") {
+  if (args->Has("pretrained") && args->Get("pretrained") != "none" && !learned.go_policy) {
     return Fail("--pretrained is a GO policy: it needs --method go");
   }
   if (args->Get("policy") == "help") {
@@ -302,16 +306,17 @@ int RunOptimizeCommand(int argc, char** argv) {
                 method.c_str(), GoSearchOptionsHelp(config).c_str());
     return 0;
   }
-  if ((args->Has("tasks") || args->Has("fixed-placement")) && method != "go") {
+  if ((args->Has("tasks") || args->Has("fixed-placement")) && !learned.go_policy) {
     return Fail("--tasks and --fixed-placement are options of --method go (the others decide placement only)");
   }
   std::string options = args->Get("policy");
+  if (args->Has("preset")) options = "preset=" + args->Get("preset") + (options.empty() ? "" : "," + options);
   if (args->Has("tasks")) options += (options.empty() ? "" : ",") + std::string("tasks=") + args->Get("tasks");
   config.fixed_placement = args->Get("fixed-placement");
   auto parsed = ParseGoSearchOptions(options, config);
   if (!parsed.ok()) return Fail(parsed.status().message());
   config = std::move(*parsed);
-  auto policy = PickPretrained(*args, method, config);
+  auto policy = PickPretrained(*args, learned, config);
   if (!policy.ok()) return Fail(policy.status().message());
   config.pretrained = policy->path;
   if ((zero_shot || args->Has("finetune-steps")) && config.pretrained.empty()) {
@@ -336,7 +341,10 @@ int RunOptimizeCommand(int argc, char** argv) {
               config.max_steps > 0 ? StrFormat("%lld steps", static_cast<long long>(config.max_steps)).c_str() : "no step limit",
               config.time_limit_s > 0 ? StrFormat("%.0f s", config.time_limit_s).c_str() : "no time limit",
               static_cast<unsigned long long>(config.seed));
-  if (method == "go") {
+  if (args->Has("preset")) {
+    std::printf("preset   %s (%s)\n", args->Get("preset").c_str(), FindSearchPreset(args->Get("preset")).value()->options.c_str());
+  }
+  if (learned.go_policy) {
     auto policy_config = GoPolicyConfig::FromString(config.policy);
     if (policy_config.ok() && policy_config->tasks != kAllTasks) {
       std::string others = "the others TensorFlow's default";

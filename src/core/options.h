@@ -323,6 +323,22 @@ class OptionTable {
     }
     return out;
   }
+  // A Markdown table, one row per option: key (and aliases), default (from
+  // `defaults`), range, meaning.
+  std::string Markdown(const Config& defaults = Config{}) const {
+    auto cell = [](std::string text) {
+      std::string out;
+      for (char ch : text) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
+      return out;
+    };
+    std::string out = "| key | default | range | meaning |\n|---|---|---|---|\n";
+    for (const Option<Config>& o : options_) {
+      std::string key = "`" + o.names()[0] + "`";
+      for (size_t i = 1; i < o.names().size(); ++i) key += " or `" + o.names()[i] + "`";
+      out += "| " + key + " | `" + cell(o.Get(defaults)) + "` | " + cell(o.domain()) + " | " + cell(o.help()) + " |\n";
+    }
+    return out;
+  }
   const std::vector<Option<Config>>& options() const { return options_; }
 
  private:

@@ -31,7 +31,9 @@
 //    2 pi i / D). Identical devices (every preset's accelerators) would otherwise
 //    have identical embeddings, and the policy could never prefer one GPU over
 //    another; on a circle, a linear map of a unit's state can make any one device
-//    its favourite (a scalar index only ever favoured the first or the last).
+//    its favourite (with a scalar index it can favour only the first or the last:
+//    docs/experiments/2026-11-23-imitating-samples-far-from-plan.md, "Question and
+//    diagnosis").
 //  - per graph [kNumGraphFeatures]: the absolute scale that the per-op
 //    standardization removes (ops, edges, FLOPs, parameter bytes against device
 //    memory, total time, units, devices, depth): input to the graph embedding that
@@ -63,10 +65,10 @@ inline constexpr int kDeviceIndexFeature = kNumDeviceFeatures - kNumDeviceIndexF
 // PolicyInputOptions::split_by_device, the unit's device in that plan on the circle
 // as the device features have it (cos and sin of 2 pi d / D; zeros without such a
 // plan). The two halves of a part that the plan puts on two devices have nearly the
-// same position, ops and time: without the plan's device nothing tells them apart,
-// and a policy imitating the plan stopped at a probability of 0.67 per unit
-// placement on GNMT-4 (1.00 with it; docs/experiments/history-bench.md, "Two inputs the imitating
-// policy lacked").
+// same position, ops and time: without the plan's device nothing tells them apart, so
+// a policy imitating the plan cannot give them their two devices
+// (docs/experiments/2026-11-24-imitation-inputs-device-and-half.md, "Question and
+// diagnosis").
 inline constexpr int kNumUnitFrequencies = 16;
 inline constexpr int kNumUnitPlanFeatures = 2;
 inline constexpr int kUnitPlanFeature = 4 + 2 * kNumUnitFrequencies;
@@ -150,6 +152,9 @@ struct PolicyInput {
 // per device the policy may place on (the accelerators, or every device of a cluster
 // without one); 0: one unit per colocation group.
 PolicyInputOptions UnitsPerDeviceOptions(const Cluster& cluster, int units_per_device, bool layer_units = false);
+// The units per device of the optimizer, pre-training and zero-shot planning unless
+// set otherwise.
+inline constexpr int kDefaultUnitsPerDevice = 4;
 
 // Computes the input of a graph on a cluster. Fails if the graph has a cycle, the
 // cluster has no device, or the options name a device out of range.

@@ -53,8 +53,9 @@ GoSearch::~GoSearch() = default;
 
 StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator, GoSearchConfig config) {
   auto impl = std::make_unique<Impl>(simulator, std::move(config));
+  GO_ASSIGN_OR_RETURN(const LearnedMethod* method, FindLearnedMethod(impl->config.method));
   if (impl->config.world != nullptr && impl->config.world->distributed()) {
-    if (impl->config.method != "go") {
+    if (!method->go_policy) {
       return InvalidArgument("the search over several ranks is GO's; " + impl->config.method +
                              " trains in one process (under mpirun, bench runs its rows on the ranks)");
     }
@@ -62,7 +63,7 @@ StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator,
   }
   GO_ASSIGN_OR_RETURN(impl->policy_config, GoPolicyConfig::FromString(impl->config.policy));
   if (!impl->config.pretrained.empty()) {
-    if (impl->config.method != "go") return InvalidArgument("a pre-trained policy is a GO policy: method must be go");
+    if (!method->go_policy) return InvalidArgument("a pre-trained policy is a GO policy: method must be go");
     if (!impl->config.policy.empty()) {
       return InvalidArgument("the network options (" + impl->config.policy + ") cannot be combined with a pre-trained policy, " +
                              "whose network is " + impl->config.pretrained + "'s");
@@ -78,8 +79,8 @@ StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator,
   impl->input_options = UnitsPerDeviceOptions(simulator.cluster(), impl->config.units_per_device, impl->policy_config.layer_units);
   GO_ASSIGN_OR_RETURN(impl->input, BuildPolicyInput(simulator.graph(), simulator.cluster(), simulator.cost_model(),
                                                     impl->input_options));
-  const uint32_t tasks = impl->config.method == "go" ? impl->policy_config.tasks : kAllTasks;
-  if (impl->config.method != "go" && !impl->config.fixed_placement.empty()) {
+  const uint32_t tasks = method->go_policy ? impl->policy_config.tasks : kAllTasks;
+  if (!method->go_policy && !impl->config.fixed_placement.empty()) {
     return InvalidArgument("a fixed placement is for go with placement left out of its tasks, not " + impl->config.method);
   }
   GO_ASSIGN_OR_RETURN(impl->defaults, TaskDefaults::Create(tasks, impl->config.fixed_placement, simulator.graph(),
@@ -97,13 +98,13 @@ StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator,
   }
   if (impl->config.ppo_enabled) {
     try {
-      if (impl->config.method == "go") {
+      if (method->go_policy) {
         GO_ASSIGN_OR_RETURN(std::unique_ptr<PpoTrainer> ppo, impl->NewGoTrainer());
         impl->ppo = ppo.get();
         impl->trainer = std::move(ppo);
       } else {
-        GO_ASSIGN_OR_RETURN(impl->trainer, CreateMethodTrainer(impl->config.method, simulator, impl->batch.get(), impl->input,
-                                                               impl->config.method_options, impl->config.seed));
+        GO_ASSIGN_OR_RETURN(impl->trainer, method->create(simulator, impl->batch.get(), impl->input,
+                                                          impl->config.method_options, impl->config.seed));
       }
     } catch (const std::exception& e) {
       return InternalError("creating the " + impl->config.method + " policy: " + e.what());

@@ -60,6 +60,9 @@
 
 namespace graphopt {
 
+// The time limit of a search (optimize --time-limit, bench's per row) unless one is given.
+inline constexpr double kDefaultSearchSeconds = 120;
+
 // Steps the policy explores (ingredient 6) in a run with neither a time nor a step limit.
 inline constexpr int64_t kExploreStepsWithoutLimit = 100;
 
@@ -77,7 +80,7 @@ struct GoSearchConfig {
   // Decision units of the policy: at most this many per device the policy may place
   // on, parts of a METIS partition of the graph (policy/units.h); 0: one per
   // colocation group, as GO decides.
-  int units_per_device = 4;
+  int units_per_device = kDefaultUnitsPerDevice;
   // With a heuristic start (baselines on): once the best baseline is polished, the
   // units are split by that plan's placement (PolicyInputOptions::split_by_device)
   // and the policy restarts on them, so it can express the plan it imitates exactly
@@ -153,7 +156,7 @@ struct GoSearchConfig {
   std::string fixed_placement;
   int64_t polish_evaluations = 48;  // simulations of local search per step
   int64_t max_steps = 0;            // 0: no limit
-  double time_limit_s = 300;        // <= 0: no limit
+  double time_limit_s = kDefaultSearchSeconds;  // <= 0: no limit
   int threads = 0;                  // simulator and LibTorch threads (<= 0: every core)
   uint64_t seed = 0;
   std::string checkpoint_dir;       // "" : no checkpoints
@@ -177,8 +180,11 @@ struct GoSearchConfig {
   PlanMeasure measure;
 };
 
-// step_ops of fine-tuning (bench's finetune method, optimize --finetune-steps).
+// step_ops of optimize --finetune-steps.
 inline constexpr int64_t kFinetuneStepOps = 1 << 20;
+// step_ops of the finetune preset and method: 6x kFinetuneStepOps
+// (docs/experiments/history-pretrain.md, "Fine-tuning: a frozen trunk and more samples").
+inline constexpr int64_t kFinetuneMethodStepOps = int64_t{6} << 20;
 
 // The PPO samples per step of a graph of num_ops ops: samples_per_step, or more so
 // that they hold at least step_ops ops in all (step_ops <= 0: samples_per_step).
@@ -195,8 +201,20 @@ extern const OptionTable<GoSearchConfig> kGoSearchOptions;
 // (the baselines are still scored, for the report). Fails on an unknown method.
 StatusOr<GoSearchConfig> DefaultSearchConfig(const std::string& method);
 
+// A named set of options: the key `preset=NAME` among the options, or `optimize
+// --preset NAME`; the other keys given override its values.
+struct SearchPreset {
+  std::string name;
+  std::string options;  // "key=value,..." as ParseGoSearchOptions takes them
+  std::string summary;  // one line
+};
+// go-one, policy-alone, search-only, finetune.
+const std::vector<SearchPreset>& SearchPresets();
+// NotFound naming the known presets.
+StatusOr<const SearchPreset*> FindSearchPreset(const std::string& name);
+
 // Parses "key=value,..." over `base` (core/options.h has the rule), whose method
-// must be set: a key of kGoSearchOptions sets the driver's field; any other key goes
+// must be set; a key `preset=NAME` applies the preset's options first, then the others: a key of kGoSearchOptions sets the driver's field; any other key goes
 // to the method's own options: for go, to the PPO config if kPpoOptions has it,
 // else to the policy config if kGoPolicyOptions has it, else it fails listing the
 // keys of all three; for colocrl and hdp, to method_options, checked by the method.

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "baselines/planner.h"
 #include "core/rng.h"
 #include "policy/features.h"
 #include "policy/go_policy.h"
@@ -176,8 +177,10 @@ struct GoSearch::Impl {
   void RunBaselines() {
     PlanScore best_plain;
     for (const std::string& method : BaselineNames()) {
+      // A baseline that decides its own fusion has no fused variant (the same plan).
+      const bool own_fusion = PlannerRegistry::Global().Find(method)->decides_fusion;
       for (int fused = 0; fused < 2; ++fused) {
-        if (fused == 1 && method == "tf-default") continue;
+        if (fused == 1 && own_fusion) continue;
         BaselineScore b;
         b.method = method + (fused ? kFusionSuffixForSearch : "");
         b.plain = fused == 0;

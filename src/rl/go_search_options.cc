@@ -4,10 +4,7 @@
 #include <string>
 
 #include "core/strings.h"
-#include "policy/go_policy_config.h"
-#include "rl/colocrl_config.h"
 #include "rl/go_search.h"
-#include "rl/hdp_config.h"
 #include "rl/methods.h"
 #include "rl/ppo_config.h"
 
@@ -73,26 +70,6 @@ std::string AppendKey(const std::string& list, const std::string& key, const std
   return out + (out.empty() ? "" : ",") + key + "=" + value;
 }
 
-// Whether `key` is an option of the method's own config.
-bool MethodHas(const std::string& method, const std::string& key) {
-  if (method == "go") return kPpoOptions.Has(key) || kGoPolicyOptions.Has(key);
-  if (method == "colocrl") return kColocRlOptions.Has(key);
-  if (method == "hdp") return kHdpOptions.Has(key);
-  return false;
-}
-
-std::string MethodKnownKeys(const std::string& method) {
-  if (method == "go") return "PPO: " + kPpoOptions.KnownKeys() + "; GO policy: " + kGoPolicyOptions.KnownKeys();
-  if (method == "colocrl") return "colocrl: " + kColocRlOptions.KnownKeys();
-  if (method == "hdp") return "hdp: " + kHdpOptions.KnownKeys();
-  return "";
-}
-
-template <class Config>
-Config ParsedOrDefault(const StatusOr<Config>& parsed) {
-  return parsed.ok() ? *parsed : Config{};
-}
-
 }  // namespace
 
 std::string GoSearchIdentityConfig(const GoSearchConfig& c, const std::string& policy, const std::string& ppo) {
@@ -113,18 +90,47 @@ std::string GoSearchIdentityConfig(const GoSearchConfig& c, const std::string& p
          (c.measure ? ";reward=measured" : "");
 }
 
+const std::vector<SearchPreset>& SearchPresets() {
+  static const std::vector<SearchPreset> kPresets = {
+      {"policy-alone", "baselines=0,warm_start=0,polish=0",
+       "every plan scored is sampled or decoded from the policy: no baseline, warm start or local search"},
+      {"go-one", "tasks=placement,baselines=0,warm_start=0,polish=0",
+       "the GO paper's GO-one: placement only, the policy alone"},
+      {"search-only", "ppo=0", "no policy training: the best baseline and local search on it"},
+      {"finetune",
+       "time_limit=0,baselines=0,polish=0,warm_start=1,frozen_start=1,unit_bias=1,step_ops=" +
+           std::to_string(kFinetuneMethodStepOps),
+       "a pre-trained policy alone on the graph for a number of steps: heads and unit logits on the frozen trunk, "
+       "6 x 2^20 sampled ops a step, then imitating its best sample"},
+  };
+  return kPresets;
+}
+
+StatusOr<const SearchPreset*> FindSearchPreset(const std::string& name) {
+  std::vector<std::string> known;
+  for (const SearchPreset& p : SearchPresets()) {
+    if (p.name == name) return &p;
+    known.push_back(p.name);
+  }
+  return NotFound("unknown preset \"" + name + "\" (known: " + Join(known, ", ") + ")");
+}
+
 StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchConfig c) {
   if (Trim(text).empty()) return c;
-  const auto& names = LearnedMethodNames();
-  if (std::find(names.begin(), names.end(), c.method) == names.end()) return ValidateMethodOptions(c.method, "");
+  GO_ASSIGN_OR_RETURN(const LearnedMethod* method, FindLearnedMethod(c.method));
   GO_ASSIGN_OR_RETURN(auto values, ParseKeyValues(text, kContext));
+  if (auto it = values.find("preset"); it != values.end()) {
+    GO_ASSIGN_OR_RETURN(const SearchPreset* preset, FindSearchPreset(it->second));
+    GO_ASSIGN_OR_RETURN(c, ParseGoSearchOptions(preset->options, c));
+    values.erase(it);
+  }
   for (const auto& [key, value] : values) {
     if (kGoSearchOptions.Has(key)) {
       GO_RETURN_IF_ERROR(kGoSearchOptions.Set(key, value, &c, kContext));
-    } else if (!MethodHas(c.method, key)) {
+    } else if (!method->has_key(key)) {
       return InvalidArgument(std::string(kContext) + ": unknown key \"" + key + "\" (known: driver: " +
-                             kGoSearchOptions.KnownKeys() + "; " + MethodKnownKeys(c.method) + ")");
-    } else if (c.method != "go") {
+                             kGoSearchOptions.KnownKeys() + "; " + method->known_keys + ")");
+    } else if (!method->go_policy) {
       c.method_options = AppendKey(c.method_options, key, value);
     } else if (kPpoOptions.Has(key)) {
       c.ppo = AppendKey(c.ppo, key, value);
@@ -132,12 +138,7 @@ StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchC
       c.policy = AppendKey(c.policy, key, value);
     }
   }
-  if (c.method == "go") {
-    GO_RETURN_IF_ERROR(PpoConfig::FromString(c.ppo).status());
-    GO_RETURN_IF_ERROR(GoPolicyConfig::FromString(c.policy).status());
-  } else {
-    GO_RETURN_IF_ERROR(ValidateMethodOptions(c.method, c.method_options));
-  }
+  GO_RETURN_IF_ERROR(method->validate(c));
   return c;
 }
 
@@ -162,27 +163,15 @@ ZeroShotOptions SearchZeroShotOptions(const GoSearchConfig& c) {
 
 std::string GoSearchOptionsHelp(const GoSearchConfig& base) {
   std::string out = "driver (rl/go_search.h):\n" + kGoSearchOptions.Help(base);
-  if (base.method == "go") {
-    out += "PPO (rl/ppo.h):\n" + kPpoOptions.Help(ParsedOrDefault(PpoConfig::FromString(base.ppo)));
-    out += "GO policy (policy/go_policy.h):\n" +
-           kGoPolicyOptions.Help(ParsedOrDefault(GoPolicyConfig::FromString(base.policy)));
-  } else if (base.method == "colocrl") {
-    out += "colocrl (rl/colocrl.h):\n" +
-           kColocRlOptions.Help(ParsedOrDefault(ColocRlConfig::FromString(base.method_options)));
-  } else if (base.method == "hdp") {
-    out += "hdp (rl/hdp.h):\n" + kHdpOptions.Help(ParsedOrDefault(HdpConfig::FromString(base.method_options)));
-  }
-  return out;
+  auto method = FindLearnedMethod(base.method);
+  return method.ok() ? out + (*method)->help(base) : out;
 }
 
-StatusOr<GoSearchConfig> DefaultSearchConfig(const std::string& method) {
+StatusOr<GoSearchConfig> DefaultSearchConfig(const std::string& name) {
   GoSearchConfig c;
-  const auto& names = LearnedMethodNames();
-  if (std::find(names.begin(), names.end(), method) == names.end()) {
-    return InvalidArgument("unknown method \"" + method + "\" (known: " + Join(names, ", ") + ")");
-  }
-  c.method = method;
-  if (method != "go") {
+  GO_ASSIGN_OR_RETURN(const LearnedMethod* method, FindLearnedMethod(name));
+  c.method = name;
+  if (!method->go_policy) {
     // The published placers start from scratch and only learn from their own samples.
     c.baselines = false;
     c.warm_start = false;

@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "policy/features.h"
 #include "rl/pretrain_tasks.h"
 
 namespace graphopt {
@@ -61,7 +62,7 @@ struct PretrainConfig {
   double time_limit_s = 1800;  // this run's wall time (<= 0: no limit)
   std::string policy;          // GoPolicyConfig overrides, "key=value,..."
   std::string ppo;             // PpoConfig overrides
-  int units_per_device = 4;    // decision units, as GoSearchConfig::units_per_device
+  int units_per_device = kDefaultUnitsPerDevice;  // decision units, as GoSearchConfig::units_per_device
   // Graphs trained together per step (G, above). 0: the checkpoint's when resuming,
   // else one per rank.
   int graphs_per_step = 0;

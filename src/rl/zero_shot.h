@@ -15,6 +15,7 @@
 #include <string>
 
 #include "core/status.h"
+#include "policy/features.h"
 #include "rl/local_search.h"
 #include "sim/plan.h"
 #include "sim/simulator.h"
@@ -47,7 +48,7 @@ struct ZeroShotOptions {
   // chooses.
   bool stop_slower = true;
   double temperature = 1.0;  // of the samples
-  int units_per_device = 4;  // decision units (policy/features.h UnitsPerDeviceOptions)
+  int units_per_device = kDefaultUnitsPerDevice;  // decision units (policy/features.h UnitsPerDeviceOptions)
   int threads = 0;           // simulator and LibTorch threads (<= 0: every core)
   uint64_t seed = 0;         // of the samples
 };

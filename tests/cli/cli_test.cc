@@ -268,14 +268,15 @@ TEST(CliTest, PretrainWritesAPolicyThatOptimizePlansWith) {
   EXPECT_NE(f.output.find("after 2 steps"), std::string::npos) << f.output;
   EXPECT_NE(f.output.find("zero-shot plan of the pre-trained policy"), std::string::npos) << f.output;
   const std::string results = TempPath("bench_transfer/t.json");
-  CliRun b = Graphopt("bench --rows rnnlm-2 --methods expert,zero-shot,finetune --finetune-steps 1 --zero-shot-samples 4 "
+  CliRun b = Graphopt("bench --rows rnnlm-2 --methods expert,zero-shot,finetune --finetune-steps 1 "
+                      "--zero-shot-options zero_shot_samples=4 "
                       "--pretrained " + policy + " --results " + results);
   ASSERT_EQ(b.exit_code, 0) << b.output;
   EXPECT_NE(b.output.find("| expert | finetune | zero-shot |"), std::string::npos) << b.output;
-  ExpectCleanFailure("bench --rows rnnlm-2 --methods zero-shot --results " + results, "need --pretrained");
-  ExpectCleanFailure("bench --rows rnnlm-2 --methods zero-shot --zero-shot-samples -1 --pretrained " + policy +
-                         " --results " + results,
-                     "--zero-shot-samples");
+  ExpectCleanFailure("bench --rows rnnlm-2 --methods zero-shot --results " + results, "needs --pretrained");
+  ExpectCleanFailure("bench --rows rnnlm-2 --methods zero-shot --zero-shot-options zero_shot_samples=-1 --pretrained " +
+                         policy + " --results " + results,
+                     "zero_shot_samples");
   std::system(("rm -rf '" + TempPath("bench_transfer") + "'").c_str());
   ExpectCleanFailure("optimize " + unseen + " --pretrained " + policy + " --policy hidden=32", "cannot be combined");
   ExpectCleanFailure("optimize " + unseen + " --zero-shot", "need a pre-trained policy");

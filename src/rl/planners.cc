@@ -1,0 +1,159 @@
+// The learned planners of the registry (rl/planners.h).
+#include "rl/planners.h"
+
+#include <cmath>
+#include <memory>
+#include <optional>
+
+#include "core/files.h"
+#include "rl/methods.h"
+#include "rl/zero_shot.h"
+#include "sim/simulator.h"
+
+namespace graphopt {
+namespace {
+
+SearchReport ReportOf(const GoSearchResult& r) {
+  SearchReport report;
+  report.reference_us = r.best_baseline_score.fits() ? r.best_baseline_score.step_time_us : 0;
+  for (const ConvergencePoint& p : r.trace) {
+    // The step time of a plan that does not fit is not a result: the series starts at
+    // the first best plan that fits (after it, every best plan fits).
+    if (!p.fits) continue;
+    report.seconds.push_back(p.seconds);
+    report.plans.push_back(p.plans);
+    report.best_us.push_back(p.best_step_us);
+  }
+  report.end_seconds = r.seconds;
+  report.end_plans = r.plans_simulated;
+  report.seconds_to_best = r.seconds_to_best;
+  report.policy_best_us = r.ppo_best_us;
+  report.improvements_policy = r.improvements_ppo;
+  report.improvements_polish = r.improvements_polish;
+  report.improvements_sample_polish = r.improvements_sample_polish;
+  return report;
+}
+
+Status NeedsSimulator(const PlanContext& context) {
+  if (context.simulator == nullptr) return InvalidArgument("a learned planner needs the simulator of the graph");
+  return Status::Ok();
+}
+
+// go, colocrl, hdp and finetune: a GO search driver run.
+class SearchPlanner : public Planner {
+ public:
+  SearchPlanner(GoSearchConfig config, std::string pretrained)
+      : config_(std::move(config)), pretrained_(std::move(pretrained)) {}
+
+  StatusOr<Plan> Run(const PlanContext& context) override {
+    GO_RETURN_IF_ERROR(NeedsSimulator(context));
+    GoSearchConfig c = config_;
+    if (!pretrained_.empty()) {
+      GO_ASSIGN_OR_RETURN(c.pretrained, PolicyForGraph(pretrained_, context.graph));
+    }
+    GO_ASSIGN_OR_RETURN(auto search, GoSearch::Create(*context.simulator, c));
+    GO_ASSIGN_OR_RETURN(GoSearchResult r, search->Run());
+    report_ = ReportOf(r);
+    return r.plan;
+  }
+  const SearchReport* report() const override { return report_ ? &*report_ : nullptr; }
+
+ private:
+  GoSearchConfig config_;
+  std::string pretrained_;
+  std::optional<SearchReport> report_;
+};
+
+class ZeroShotPlanner : public Planner {
+ public:
+  ZeroShotPlanner(GoSearchConfig config, std::string pretrained)
+      : config_(std::move(config)), pretrained_(std::move(pretrained)) {}
+
+  StatusOr<Plan> Run(const PlanContext& context) override {
+    GO_RETURN_IF_ERROR(NeedsSimulator(context));
+    GO_ASSIGN_OR_RETURN(const std::string policy, PolicyForGraph(pretrained_, context.graph));
+    GO_ASSIGN_OR_RETURN(ZeroShotResult z, ZeroShotPlan(*context.simulator, policy, SearchZeroShotOptions(config_)));
+    return z.plan;
+  }
+
+ private:
+  GoSearchConfig config_;
+  std::string pretrained_;
+};
+
+// The search config of a learned method: its defaults, the budget, the seed, the
+// recipe (finetune), then the options.
+StatusOr<GoSearchConfig> SearchConfig(const std::string& method, const PlannerSettings& s, bool finetune) {
+  GO_ASSIGN_OR_RETURN(GoSearchConfig c, DefaultSearchConfig(method));
+  c.time_limit_s = s.budget.time_limit_s;
+  c.max_steps = s.budget.max_steps;
+  c.threads = s.budget.threads;
+  c.seed = s.seed;
+  if (finetune) GO_RETURN_IF_ERROR(ApplyFinetuneRecipe(s.budget.max_steps > 0 ? s.budget.max_steps : kFinetuneDefaultSteps, &c));
+  return ParseGoSearchOptions(s.options, c);
+}
+
+PlannerFactory SearchFactory(const std::string& method) {
+  return [method](const PlannerSettings& s) -> StatusOr<std::unique_ptr<Planner>> {
+    GO_ASSIGN_OR_RETURN(GoSearchConfig c, SearchConfig(method, s, false));
+    return std::unique_ptr<Planner>(new SearchPlanner(std::move(c), ""));
+  };
+}
+
+Status NeedsPretrained(const PlannerSettings& s, const char* method) {
+  if (s.pretrained.empty()) return InvalidArgument(std::string(method) + " needs a pre-trained policy");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ApplyFinetuneRecipe(int64_t steps, GoSearchConfig* config) {
+  GO_ASSIGN_OR_RETURN(*config, ParseGoSearchOptions("preset=finetune", *config));
+  config->max_steps = steps;
+  return Status::Ok();
+}
+
+StatusOr<std::string> PolicyForGraph(const std::string& pretrained, const Graph& graph) {
+  if (!IsDirectory(pretrained)) return pretrained;
+  if (graph.family().empty()) return InvalidArgument("graph " + graph.name() + " has no family to hold out");
+  return pretrained + "/no-" + graph.family() + ".pt";
+}
+
+void RegisterLearnedPlanners(PlannerRegistry* r) {
+  if (r->Find("go") != nullptr) return;
+  auto add = [r](const char* name, const char* summary, bool decides_fusion, PlannerInfo::Budget budget,
+                 bool needs_pretrained, PlannerFactory create) {
+    PlannerInfo info;
+    info.name = name;
+    info.kind = PlannerKind::kLearned;
+    info.summary = summary;
+    info.decides_fusion = decides_fusion;
+    info.budget = budget;
+    if (budget == PlannerInfo::Budget::kSteps) info.default_steps = kFinetuneDefaultSteps;
+    info.needs_pretrained = needs_pretrained;
+    info.create = std::move(create);
+    const Status s = r->Register(std::move(info));
+    GO_CHECK_MSG(s.ok(), s.message());
+  };
+  using Budget = PlannerInfo::Budget;
+  add("go", "GO: GraphSAGE + segment-recurrent attention trained by PPO, from the best baseline, with local search",
+      true, Budget::kSeconds, false, SearchFactory("go"));
+  add("colocrl", "ColocRL: a seq2seq placer over colocation groups trained by REINFORCE, from scratch", false,
+      Budget::kSeconds, false, SearchFactory("colocrl"));
+  add("hdp", "HDP: a grouper and a placer trained together by REINFORCE, from scratch", false, Budget::kSeconds, false,
+      SearchFactory("hdp"));
+  add("finetune", "the pre-trained GO policy alone, fine-tuned on the graph for a number of steps", true, Budget::kSteps,
+      true, [](const PlannerSettings& s) -> StatusOr<std::unique_ptr<Planner>> {
+        GO_RETURN_IF_ERROR(NeedsPretrained(s, "finetune"));
+        GO_ASSIGN_OR_RETURN(GoSearchConfig c, SearchConfig("go", s, true));
+        return std::unique_ptr<Planner>(new SearchPlanner(std::move(c), s.pretrained));
+      });
+  add("zero-shot", "one pass of the pre-trained GO policy: its greedy plan and the best of its samples, no training",
+      true, Budget::kNone, true, [](const PlannerSettings& s) -> StatusOr<std::unique_ptr<Planner>> {
+        GO_RETURN_IF_ERROR(NeedsPretrained(s, "zero-shot"));
+        GO_ASSIGN_OR_RETURN(GoSearchConfig c, SearchConfig("go", s, false));
+        return std::unique_ptr<Planner>(new ZeroShotPlanner(std::move(c), s.pretrained));
+      });
+}
+
+}  // namespace graphopt

@@ -1,0 +1,40 @@
+// The learned planners of the registry (baselines/planner.h): go, colocrl and hdp
+// search from scratch to their budget (rl/go_search.h); finetune runs a pre-trained
+// policy alone for a number of steps; zero-shot plans in one pass of a pre-trained
+// policy (rl/zero_shot.h). No LibTorch in this header.
+//
+// PlannerSettings::options are the options `graphopt optimize --policy` takes (the
+// driver's keys, then the method's own: rl/go_search.h ParseGoSearchOptions), checked
+// when the planner is made; the budget's time limit and steps, the threads and the
+// seed come before them (an option may override them).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "baselines/planner.h"
+#include "graph/graph.h"
+#include "rl/go_search.h"
+
+namespace graphopt {
+
+// Adds go, colocrl, hdp, finetune and zero-shot to `registry`; a second call adds
+// nothing.
+void RegisterLearnedPlanners(PlannerRegistry* registry = &PlannerRegistry::Global());
+
+// Steps of finetune when the budget sets none.
+inline constexpr int64_t kFinetuneDefaultSteps = 50;
+
+// The finetune recipe on a go config (the preset "finetune", rl/go_search.h
+// SearchPresets) for `steps` steps: the policy alone from the pre-trained policy, the
+// heads and a learned placement logit per unit (PpoConfig::unit_bias) on the frozen
+// pre-trained trunk learn from their own samples for half of them, then imitate the
+// best sample (the self warm start), kFinetuneMethodStepOps op decisions a step. No
+// time limit.
+Status ApplyFinetuneRecipe(int64_t steps, GoSearchConfig* config);
+
+// The pre-trained policy of a graph: `pretrained` itself if it is a file, else the
+// folder's policy pre-trained without the graph's family (no-<family>.pt).
+StatusOr<std::string> PolicyForGraph(const std::string& pretrained, const Graph& graph);
+
+}  // namespace graphopt

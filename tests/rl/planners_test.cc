@@ -1,0 +1,109 @@
+// The learned planners of the registry and the presets of the search's options.
+#include "rl/planners.h"
+
+#include <gtest/gtest.h>
+
+#include "rl_test_util.h"
+#include "sim/simulator.h"
+
+namespace graphopt {
+namespace {
+
+TEST(LearnedPlannersTest, RegisteredOnceWithTheirBudgets) {
+  PlannerRegistry r;
+  RegisterLearnedPlanners(&r);
+  RegisterLearnedPlanners(&r);  // a second call adds nothing
+  ASSERT_EQ(r.Planners().size(), 5u);
+  for (const char* name : {"go", "colocrl", "hdp", "finetune", "zero-shot"}) {
+    const PlannerInfo* info = r.Find(name);
+    ASSERT_NE(info, nullptr) << name;
+    EXPECT_EQ(info->kind, PlannerKind::kLearned);
+  }
+  EXPECT_EQ(r.Find("go")->budget, PlannerInfo::Budget::kSeconds);
+  EXPECT_EQ(r.Find("finetune")->budget, PlannerInfo::Budget::kSteps);
+  EXPECT_EQ(r.Find("finetune")->default_steps, kFinetuneDefaultSteps);
+  EXPECT_EQ(r.Find("zero-shot")->budget, PlannerInfo::Budget::kNone);
+  EXPECT_TRUE(r.Find("zero-shot")->needs_pretrained);
+  EXPECT_FALSE(r.Find("colocrl")->needs_pretrained);
+}
+
+TEST(LearnedPlannersTest, SettingsAreCheckedWhenThePlannerIsMade) {
+  PlannerRegistry r;
+  RegisterLearnedPlanners(&r);
+  PlannerSettings s;
+  auto finetune = r.Find("finetune")->create(s);
+  ASSERT_FALSE(finetune.ok());
+  EXPECT_NE(finetune.status().message().find("needs a pre-trained policy"), std::string::npos);
+  s.options = "no_such_key=1";
+  auto go = r.Find("go")->create(s);
+  ASSERT_FALSE(go.ok());
+  EXPECT_NE(go.status().message().find("no_such_key"), std::string::npos) << go.status().message();
+  s.options = "max_groups=16";  // a ColocRL key, not one of GO's
+  EXPECT_TRUE(r.Find("colocrl")->create(s).ok());
+  EXPECT_FALSE(r.Find("go")->create(s).ok());
+}
+
+TEST(LearnedPlannersTest, ColocRlPlansThroughThePipelineAndReportsItsSearch) {
+  const testing::SmallRnnToy toy;
+  PlannerRegistry r;
+  RegisterLearnedPlanners(&r);
+  PlannerSettings s;
+  s.budget.max_steps = 2;
+  s.budget.threads = 1;
+  s.seed = 3;
+  auto pipeline = ParsePipeline("colocrl", r);
+  ASSERT_TRUE(pipeline.ok());
+  auto planner = pipeline->planner->create(s);
+  ASSERT_TRUE(planner.ok()) << planner.status().message();
+  const PlanContext context{toy.graph, toy.cluster, toy.sim.cost_model(), &toy.sim};
+  auto plan = RunPipeline(*pipeline, **planner, context);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_TRUE(ValidatePlan(toy.graph, toy.cluster, *plan).ok());
+  const SearchReport* report = (*planner)->report();
+  ASSERT_NE(report, nullptr);
+  EXPECT_GT(report->end_plans, 0);
+  // Without the simulator a learned planner cannot score a plan.
+  auto blind = (*planner)->Run(PlanContext{toy.graph, toy.cluster, toy.sim.cost_model()});
+  ASSERT_FALSE(blind.ok());
+  EXPECT_NE(blind.status().message().find("simulator"), std::string::npos);
+}
+
+TEST(SearchPresetsTest, APresetSetsItsKeysAndTheOthersOverrideIt) {
+  const GoSearchConfig go = DefaultSearchConfig("go").value();
+  auto alone = ParseGoSearchOptions("preset=policy-alone", go);
+  ASSERT_TRUE(alone.ok()) << alone.status().message();
+  EXPECT_FALSE(alone->baselines);
+  EXPECT_FALSE(alone->warm_start);
+  EXPECT_FALSE(alone->polish);
+  auto overridden = ParseGoSearchOptions("polish=1,preset=policy-alone", go);
+  ASSERT_TRUE(overridden.ok());
+  EXPECT_TRUE(overridden->polish);
+  EXPECT_FALSE(overridden->baselines);
+  auto one = ParseGoSearchOptions("preset=go-one", go);
+  ASSERT_TRUE(one.ok());
+  EXPECT_NE(one->policy.find("tasks=placement"), std::string::npos);
+  auto unknown = ParseGoSearchOptions("preset=fastest", go);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("policy-alone, go-one, search-only, finetune"), std::string::npos)
+      << unknown.status().message();
+  for (const SearchPreset& p : SearchPresets()) {
+    EXPECT_TRUE(ParseGoSearchOptions("preset=" + p.name, go).ok()) << p.name;
+  }
+}
+
+TEST(SearchPresetsTest, TheFinetuneRecipeIsThePreset) {
+  GoSearchConfig c = DefaultSearchConfig("go").value();
+  c.time_limit_s = 120;
+  ASSERT_TRUE(ApplyFinetuneRecipe(7, &c).ok());
+  EXPECT_EQ(c.max_steps, 7);
+  EXPECT_EQ(c.time_limit_s, 0);
+  EXPECT_FALSE(c.baselines);
+  EXPECT_FALSE(c.polish);
+  EXPECT_TRUE(c.warm_start);
+  EXPECT_TRUE(c.frozen_start);
+  EXPECT_EQ(c.step_ops, kFinetuneMethodStepOps);
+  EXPECT_EQ(c.ppo, "unit_bias=1");
+}
+
+}  // namespace
+}  // namespace graphopt
