@@ -110,12 +110,15 @@ void PrintList() {
 // expert plans come first, as references (the table's speedups are over the expert).
 // What the schedule and fusion of pl+sch+fu are worth on each row goes to *effects.
 StatusOr<std::vector<MethodSpec>> TaskConfigurationMethods(const Args& args, std::vector<std::string>* effects) {
-  const std::vector<std::string>& all = TaskConfigurationNames();
-  std::vector<std::string> names = args.Has("methods") ? SplitList(args.Get("methods"), ',') : all;
-  for (const std::string& name : names) {
-    if (std::find(all.begin(), all.end(), name) == all.end()) {
-      return InvalidArgument("--tasks: unknown configuration \"" + name + "\" (known: " + Join(all, ", ") + ")");
+  std::vector<const TaskConfiguration*> configurations;
+  if (args.Has("methods")) {
+    for (const std::string& name : SplitList(args.Get("methods"), ',')) {
+      auto found = FindTaskConfiguration(name);
+      if (!found.ok()) return found.status().WithContext("--tasks");
+      configurations.push_back(*found);
     }
+  } else {
+    for (const TaskConfiguration& c : TaskConfigurations()) configurations.push_back(&c);
   }
   GO_ASSIGN_OR_RETURN(GoSearchConfig base, DefaultSearchConfig("go"));
   GO_ASSIGN_OR_RETURN(base.time_limit_s, args.GetDouble("time-limit", kDefaultSearchSeconds));
@@ -125,15 +128,16 @@ StatusOr<std::vector<MethodSpec>> TaskConfigurationMethods(const Args& args, std
   auto parsed = ParseGoSearchOptions(args.Get("go-options"), base);
   if (!parsed.ok()) return parsed.status().WithContext("--go-options");
   GO_ASSIGN_OR_RETURN(std::vector<MethodSpec> methods, ParseMethods("single,expert", false));
-  for (const std::string& name : names) {
+  for (const TaskConfiguration* configuration : configurations) {
     MethodSpec spec;
-    spec.name = name;
-    const bool learned = name != "tf-default" && name != "hp-only";
-    if (learned && parsed->time_limit_s > 0 && parsed->max_steps == 0) spec.fixed_seconds = parsed->time_limit_s;
-    spec.plan = [name, cfg = *parsed, effects](const Graph& graph, const Cluster& cluster,
-                                              const Simulator& sim) -> StatusOr<Plan> {
-      GO_ASSIGN_OR_RETURN(Plan plan, PlanTaskConfiguration(name, sim, cfg));
-      if (name == "pl+sch+fu") {
+    spec.name = configuration->name;
+    if (configuration->learned && parsed->time_limit_s > 0 && parsed->max_steps == 0) {
+      spec.fixed_seconds = parsed->time_limit_s;
+    }
+    spec.plan = [configuration, cfg = *parsed, effects](const Graph& graph, const Cluster& cluster,
+                                                       const Simulator& sim) -> StatusOr<Plan> {
+      GO_ASSIGN_OR_RETURN(Plan plan, PlanTaskConfiguration(configuration->name, sim, cfg));
+      if (configuration->all_tasks) {
         GO_ASSIGN_OR_RETURN(const TaskEffects e, MeasureTaskEffects(sim, plan));
         effects->push_back(graph.name() + " on " + cluster.name() + ": " + TaskEffectsText(e));
       }
@@ -185,6 +189,77 @@ std::string LearnedRunLine(const std::string& row, const LearnedRun& run) {
                    run.improvements_policy, run.improvements_polish, run.improvements_sample_polish);
 }
 
+
+// The learned methods' settings: a time limit or a number of steps per row (as their
+// PlannerInfo says), their options (--NAME-options), the pre-trained policy of those
+// that need one; each planner is made once here, so that bad options fail before any
+// row runs. A learned run's report goes to *row_runs; *budgets gets "go 120 s" and the
+// like for the summary.
+Status ConfigureLearnedMethods(const Args& args, uint64_t seed, std::vector<MethodSpec>* methods,
+                               std::vector<LearnedRun>* row_runs, std::vector<std::string>* budgets) {
+  GO_ASSIGN_OR_RETURN(const double time_limit, args.GetDouble("time-limit", kDefaultSearchSeconds));
+  const std::string pretrained = args.Get("pretrained", args.Get("transfer"));
+  for (MethodSpec& m : *methods) {
+    if (m.plan || m.pipeline.planner->kind != PlannerKind::kLearned) continue;
+    const PlannerInfo& info = *m.pipeline.planner;
+    PlannerSettings& s = m.settings;
+    s.seed = seed;
+    s.budget.threads = ThreadsPerRank();
+    if (info.budget == PlannerInfo::Budget::kSeconds) {
+      s.budget.time_limit_s = time_limit;
+      budgets->push_back(StrFormat("%s %g s", m.name.c_str(), time_limit));
+    }
+    if (info.budget == PlannerInfo::Budget::kSteps) {
+      GO_ASSIGN_OR_RETURN(s.budget.max_steps, args.GetIntInRange(info.name + "-steps", info.default_steps, 1, int64_t{1} << 40));
+      budgets->push_back(StrFormat("%s %lld steps", m.name.c_str(), static_cast<long long>(s.budget.max_steps)));
+    }
+    const std::string options_flag = info.name + "-options";
+    s.options = args.Get(options_flag);
+    if (info.needs_pretrained) {
+      if (pretrained.empty()) return InvalidArgument("the " + info.name + " method needs --pretrained (or --transfer DIR)");
+      s.pretrained = pretrained;
+    }
+    const auto made = info.create(s);
+    if (!made.ok()) return made.status().WithContext("--" + options_flag);
+    // A run to a time limit alone takes that long on any row (dealing rows to ranks).
+    if (s.budget.time_limit_s > 0 && s.budget.max_steps == 0) m.fixed_seconds = s.budget.time_limit_s;
+    m.on_report = [row_runs, name = m.name](const SearchReport& r) { row_runs->push_back(LearnedRunOf(name, r)); };
+  }
+  return Status::Ok();
+}
+
+// A finished row as the rank that ran it sends it to rank 0: its results, the
+// convergence of its learned runs and its summary lines, as three JSON texts.
+struct RowMessage {
+  SuiteResults row;  // one row
+  std::vector<ConvergenceSeries> series;
+  std::vector<std::string> learned_lines, effects_lines;
+};
+
+std::string EncodeRowMessage(const RowMessage& m) {
+  const nlohmann::json lines{{"learned", m.learned_lines}, {"effects", m.effects_lines}};
+  return ResultsToJson(m.row) + kRecordSeparator + ConvergenceToJson(m.series) + kRecordSeparator + lines.dump();
+}
+
+StatusOr<RowMessage> DecodeRowMessage(const std::string& message) {
+  const std::vector<std::string> parts = Split(message, kRecordSeparator);
+  if (parts.size() != 3) return InternalError("a rank sent a malformed message");
+  RowMessage m;
+  GO_ASSIGN_OR_RETURN(m.row, ResultsFromJson(parts[0], "a rank's rows"));
+  GO_ASSIGN_OR_RETURN(m.series, ConvergenceFromJson(parts[1], "a rank's convergence"));
+  GO_ASSIGN_OR_RETURN(const nlohmann::json lines, ParseJsonText(parts[2], "a rank's summary lines"));
+  if (m.row.rows.size() != 1) return InternalError("a rank's message holds other than one row");
+  for (const auto& [key, out] : {std::pair{"learned", &m.learned_lines}, std::pair{"effects", &m.effects_lines}}) {
+    if (!lines.is_object() || !lines.contains(key) || !lines[key].is_array()) {
+      return InternalError("a rank sent malformed summary lines");
+    }
+    for (const nlohmann::json& line : lines[key]) {
+      if (!line.is_string()) return InternalError("a rank sent malformed summary lines");
+      out->push_back(line.get<std::string>());
+    }
+  }
+  return m;
+}
 
 std::string Timings(const SuiteResults& ran, double total_seconds) {
   std::string out = StrFormat("Timings of this run (wall clock): %.1f s in total\n", total_seconds);
@@ -255,39 +330,10 @@ int RunBenchCommand(int argc, char** argv) {
   const ReportPaths paths = ReportPathsFor(args->Get("results", tasks ? kDefaultTasksResults : kDefaultResults));
   const std::string report_base = paths.svg.substr(0, paths.svg.size() - std::string(".svg").size());
   const std::string convergence_path = report_base + ".convergence.json";
-  // The learned methods' settings: a time limit or a number of steps per row, their
-  // options (--NAME-options), the pre-trained policy of those that need one.
   std::vector<std::string> learned;  // "go 120 s", "finetune 50 steps"
   std::vector<LearnedRun> row_runs;  // of the row being run
-  auto time_limit = args->GetDouble("time-limit", kDefaultSearchSeconds);
-  if (!time_limit.ok()) return Fail(time_limit.status().message());
-  const std::string pretrained = args->Get("pretrained", args->Get("transfer"));
-  for (MethodSpec& m : *methods) {
-    if (m.plan || m.pipeline.planner->kind != PlannerKind::kLearned) continue;
-    const PlannerInfo& info = *m.pipeline.planner;
-    PlannerSettings& s = m.settings;
-    s.seed = static_cast<uint64_t>(*seed);
-    s.budget.threads = ThreadsPerRank();
-    if (info.budget == PlannerInfo::Budget::kSeconds) s.budget.time_limit_s = *time_limit;
-    if (info.budget == PlannerInfo::Budget::kSteps) {
-      auto steps = args->GetIntInRange(info.name + "-steps", info.default_steps, 1, int64_t{1} << 40);
-      if (!steps.ok()) return Fail(steps.status().message());
-      s.budget.max_steps = *steps;
-    }
-    const std::string options_flag = info.name + "-options";
-    s.options = args->Get(options_flag);
-    if (info.needs_pretrained) {
-      if (pretrained.empty()) return Fail("the " + info.name + " method needs --pretrained (or --transfer DIR)");
-      s.pretrained = pretrained;
-    }
-    auto made = info.create(s);  // checks the options before any row runs
-    if (!made.ok()) return Fail("--" + options_flag + ": " + made.status().message());
-    // A run to a time limit alone takes that long on any row (dealing rows to ranks).
-    if (s.budget.time_limit_s > 0 && s.budget.max_steps == 0) m.fixed_seconds = s.budget.time_limit_s;
-    m.on_report = [&row_runs, name = m.name](const SearchReport& r) { row_runs.push_back(LearnedRunOf(name, r)); };
-    if (info.budget == PlannerInfo::Budget::kSeconds) learned.push_back(StrFormat("%s %g s", m.name.c_str(), *time_limit));
-    if (info.budget == PlannerInfo::Budget::kSteps) learned.push_back(StrFormat("%s %lld steps", m.name.c_str(), static_cast<long long>(s.budget.max_steps)));
-  }
+  const Status configured = ConfigureLearnedMethods(*args, static_cast<uint64_t>(*seed), &*methods, &row_runs, &learned);
+  if (!configured.ok()) return Fail(configured.message());
   auto convergence = ReadConvergenceFile(convergence_path);
   if (!convergence.ok()) return Fail(convergence.status().message());
   auto decisions = TableDecisionsFromName(
@@ -370,33 +416,19 @@ int RunBenchCommand(int argc, char** argv) {
       learned_here.push_back(LearnedRunLine(row.row, run));
     }
     row_runs.clear();
-    const nlohmann::json lines{{"learned", learned_here}, {"effects", task_effects}};
+    const std::string message = EncodeRowMessage(RowMessage{one_row(row), series, learned_here, task_effects});
     task_effects.clear();
-    return ResultsToJson(one_row(row)) + kRecordSeparator + ConvergenceToJson(series) + kRecordSeparator +
-           lines.dump();
+    return message;
   };
   // Rank 0: merges a finished row, from whichever rank ran it.
   SuiteResults ran;  // the rows of this run (their timings)
   auto on_message = [&](const std::string& message) -> Status {
-    const std::vector<std::string> parts = Split(message, kRecordSeparator);
-    if (parts.size() != 3) return InternalError("a rank sent a malformed message");
-    GO_ASSIGN_OR_RETURN(const SuiteResults their, ResultsFromJson(parts[0], "a rank's rows"));
-    GO_ASSIGN_OR_RETURN(const std::vector<ConvergenceSeries> series, ConvergenceFromJson(parts[1], "a rank's convergence"));
-    GO_ASSIGN_OR_RETURN(const nlohmann::json lines, ParseJsonText(parts[2], "a rank's summary lines"));
-    if (their.rows.size() != 1) return InternalError("a rank's message holds other than one row");
-    for (const auto& [key, out] : {std::pair{"learned", &learned_lines}, std::pair{"effects", &effects_lines}}) {
-      if (!lines.is_object() || !lines.contains(key) || !lines[key].is_array()) {
-        return InternalError("a rank sent malformed summary lines");
-      }
-      for (const nlohmann::json& line : lines[key]) {
-        if (!line.is_string()) return InternalError("a rank sent malformed summary lines");
-        (*out)[their.rows[0].row].push_back(line.get<std::string>());
-      }
-    }
-    for (const RowResult& row : their.rows) {
-      GO_RETURN_IF_ERROR(merge_row(row, series));
-      ran.rows.push_back(row);
-    }
+    GO_ASSIGN_OR_RETURN(const RowMessage m, DecodeRowMessage(message));
+    const std::string& name = m.row.rows[0].row;
+    for (const std::string& line : m.learned_lines) learned_lines[name].push_back(line);
+    for (const std::string& line : m.effects_lines) effects_lines[name].push_back(line);
+    GO_RETURN_IF_ERROR(merge_row(m.row.rows[0], m.series));
+    ran.rows.push_back(m.row.rows[0]);
     return Status::Ok();
   };
   const auto start = std::chrono::steady_clock::now();

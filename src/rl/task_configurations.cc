@@ -46,24 +46,49 @@ StatusOr<Plan> Combined(const Simulator& sim, const GoSearchConfig& base, const 
 
 }  // namespace
 
+const std::vector<TaskConfiguration>& TaskConfigurations() {
+  using Base = const GoSearchConfig&;
+  static const std::vector<TaskConfiguration> kConfigurations = {
+      {"tf-default", false, false,
+       [](const Simulator& sim, Base) { return RunBaseline("tf-default", sim.graph(), sim.cluster(), sim.cost_model()); }},
+      {"hp-only", false, false,
+       [](const Simulator& sim, Base) -> StatusOr<Plan> {
+         GO_ASSIGN_OR_RETURN(Plan plan, RunBaseline("expert", sim.graph(), sim.cluster(), sim.cost_model()));
+         ApplyDefaultFusion(sim.graph(), &plan);
+         return plan;
+       }},
+      {"pl-only", true, false, [](const Simulator& sim, Base base) { return Learn(sim, base, kTaskPlacement, 1); }},
+      {"pl|sch", true, false,
+       [](const Simulator& sim, Base base) { return Combined(sim, base, {kTaskPlacement, kTaskScheduling}); }},
+      {"pl+sch", true, false,
+       [](const Simulator& sim, Base base) { return Learn(sim, base, kTaskPlacement | kTaskScheduling, 1); }},
+      {"sch+fu", true, false,
+       [](const Simulator& sim, Base base) { return Learn(sim, base, kTaskScheduling | kTaskFusion, 1, "expert"); }},
+      {"pl|sch|fu", true, false,
+       [](const Simulator& sim, Base base) {
+         return Combined(sim, base, {kTaskPlacement, kTaskScheduling, kTaskFusion});
+       }},
+      {"pl+sch+fu", true, true, [](const Simulator& sim, Base base) { return Learn(sim, base, kAllTasks, 1); }},
+  };
+  return kConfigurations;
+}
+
+StatusOr<const TaskConfiguration*> FindTaskConfiguration(const std::string& name) {
+  std::vector<std::string> known;
+  for (const TaskConfiguration& c : TaskConfigurations()) {
+    if (c.name == name) return &c;
+    known.push_back(c.name);
+  }
+  return NotFound("unknown task configuration \"" + name + "\" (known: " + Join(known, ", ") + ")");
+}
+
 StatusOr<Plan> PlanTaskConfiguration(const std::string& name, const Simulator& sim, const GoSearchConfig& base) {
   GO_ASSIGN_OR_RETURN(const GoPolicyConfig policy, GoPolicyConfig::FromString(base.policy));
   if (policy.tasks != kAllTasks || base.policy.find("tasks") != std::string::npos) {
     return InvalidArgument("the task configurations set the tasks themselves: the options must not (" + base.policy + ")");
   }
-  if (name == "tf-default") return RunBaseline("tf-default", sim.graph(), sim.cluster(), sim.cost_model());
-  if (name == "hp-only") {
-    GO_ASSIGN_OR_RETURN(Plan plan, RunBaseline("expert", sim.graph(), sim.cluster(), sim.cost_model()));
-    ApplyDefaultFusion(sim.graph(), &plan);
-    return plan;
-  }
-  if (name == "pl-only") return Learn(sim, base, kTaskPlacement, 1);
-  if (name == "pl|sch") return Combined(sim, base, {kTaskPlacement, kTaskScheduling});
-  if (name == "pl+sch") return Learn(sim, base, kTaskPlacement | kTaskScheduling, 1);
-  if (name == "sch+fu") return Learn(sim, base, kTaskScheduling | kTaskFusion, 1, "expert");
-  if (name == "pl|sch|fu") return Combined(sim, base, {kTaskPlacement, kTaskScheduling, kTaskFusion});
-  if (name == "pl+sch+fu") return Learn(sim, base, kAllTasks, 1);
-  return NotFound("unknown task configuration \"" + name + "\" (known: " + Join(TaskConfigurationNames(), ", ") + ")");
+  GO_ASSIGN_OR_RETURN(const TaskConfiguration* configuration, FindTaskConfiguration(name));
+  return configuration->plan(sim, base);
 }
 
 }  // namespace graphopt

@@ -21,18 +21,32 @@
 // their defaults.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "core/status.h"
-#include "eval/results.h"
 #include "rl/go_search.h"
 #include "sim/plan.h"
 #include "sim/simulator.h"
 
 namespace graphopt {
 
-// (Their names, in the paper's order: eval/results.h TaskConfigurationNames.)
+struct TaskConfiguration {
+  std::string name;  // "pl+sch+fu"
+  // Trained with the budget of a learned column; false: a baseline's plan with defaults.
+  bool learned = true;
+  // All three tasks in one policy: the table's summary says what its schedule and
+  // fusion are worth against the defaults on its placement (eval/task_effects.h).
+  bool all_tasks = false;
+  std::function<StatusOr<Plan>(const Simulator& simulator, const GoSearchConfig& base)> plan;
+};
+
+// The eight, in the paper's order (the column order of eval/results.h
+// TaskConfigurationNames).
+const std::vector<TaskConfiguration>& TaskConfigurations();
+// NotFound listing the names if unknown.
+StatusOr<const TaskConfiguration*> FindTaskConfiguration(const std::string& name);
 
 // The plan of configuration `name` for the simulator's graph and cluster. `base` is
 // the GO search of every learned part (its options: everything on, or the policy

@@ -380,7 +380,7 @@ TEST(CliTest, BenchTasksRunsTheConfigurations) {
   for (const char* column : {"| single |", "| expert |", "| hp-only |", "| pl-only |", "| tf-default |"}) {
     EXPECT_NE(r.output.find(column), std::string::npos) << column << "\n" << r.output;
   }
-  ExpectCleanFailure("bench --tasks --rows rnnlm-2 --methods pl+fu --results " + results, "unknown configuration \"pl+fu\"");
+  ExpectCleanFailure("bench --tasks --rows rnnlm-2 --methods pl+fu --results " + results, "unknown task configuration \"pl+fu\"");
   ExpectCleanFailure("bench --tasks --fusion --results " + results, "no --transfer, --pretrained or --fusion");
   std::system(("rm -rf '" + TempPath("bench_tasks") + "'").c_str());
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "baselines/baseline.h"
+#include "eval/results.h"
 #include "rl_test_util.h"
 
 namespace graphopt {
@@ -26,6 +27,17 @@ GoSearchConfig Base() {
 
 bool AllZero(const std::vector<double>& v) {
   return std::all_of(v.begin(), v.end(), [](double x) { return x == 0.0; });
+}
+
+TEST(TaskConfigurationsTest, TheTableIsTheResultsColumnsInOrder) {
+  std::vector<std::string> names;
+  for (const TaskConfiguration& c : TaskConfigurations()) names.push_back(c.name);
+  EXPECT_EQ(names, TaskConfigurationNames());
+  EXPECT_FALSE((*FindTaskConfiguration("hp-only"))->learned);
+  EXPECT_TRUE((*FindTaskConfiguration("pl+sch+fu"))->all_tasks);
+  auto unknown = FindTaskConfiguration("pl+magic");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("pl|sch|fu"), std::string::npos);
 }
 
 TEST(TaskConfigurationsTest, EveryConfigurationKeepsItsDefaults) {
