@@ -8,19 +8,9 @@
 
 #include "core/options.h"
 #include "core/status.h"
+#include "sim/tasks.h"
 
 namespace graphopt {
-
-// The tasks a policy decides (bit set).
-enum PolicyTask : uint32_t {
-  kTaskPlacement = 1u << 0,
-  kTaskScheduling = 1u << 1,
-  kTaskFusion = 1u << 2,
-  kAllTasks = kTaskPlacement | kTaskScheduling | kTaskFusion,
-};
-// "placement+scheduling+fusion" <-> bit set; "all" is accepted.
-std::string TasksToString(uint32_t tasks);
-StatusOr<uint32_t> TasksFromString(const std::string& text);
 
 struct GoPolicyConfig {
   int hidden = 64;

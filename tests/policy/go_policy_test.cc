@@ -616,8 +616,6 @@ TEST(GoPolicyTest, ConfigRoundTripsAndRejectsBadValues) {
   EXPECT_FALSE(GoPolicyConfig::FromString("colour=blue").ok());
   EXPECT_FALSE(GoPolicyConfig::FromString("feedback_attention=1").ok());  // needs unit_tasks=0
   EXPECT_TRUE(GoPolicyConfig::FromString("feedback_attention=1,unit_tasks=0").ok());
-  EXPECT_EQ(*TasksFromString("placement+fusion"), static_cast<uint32_t>(kTaskPlacement | kTaskFusion));
-  EXPECT_EQ(TasksToString(kAllTasks), "placement+scheduling+fusion");
 }
 
 }  // namespace
