@@ -79,9 +79,8 @@ class CriticalPathScheduler {
 // The most tensors a fused kernel of the greedy fusion reads from outside plus writes
 // for readers outside (or for no reader): XLA's GPU fusion cap
 // (kMaxOperandsAndOutputsPerFusion), which bounds a kernel's parameters. Without it a
-// chain of accumulations fuses into one kernel that waits for all of its inputs: the
-// gradient sum of Transformer-XL's 24 segments became one 99-op kernel that held every
-// segment's logits at once (peak 15.4 GB -> 30.9 GB on the expert's last GPU).
+// chain of accumulations fuses into one kernel that waits for all of its inputs and
+// holds them all at once (docs/baselines.md, "Baselines").
 inline constexpr int kMaxFusionOperandsAndOutputs = 64;
 
 // Greedy producer-consumer fusion of fusible kinds on the plan's devices without

@@ -15,7 +15,7 @@ struct DefaultPolicy {
 };
 
 // A GRAPHOPT_POLICY naming a file that is not there is an error naming it; no shipped
-// file is not (the program then trains from scratch, as before policies were shipped).
+// file is not (the program then trains a new policy from scratch).
 StatusOr<DefaultPolicy> FindDefaultPolicy();
 
 }  // namespace graphopt

@@ -11,9 +11,9 @@
 // Measuring: every plan of a graph gets its executor first; then rounds, each running
 // two steps of every plan (the order rotating from round to round), so that a slow
 // phase of the machine falls on every plan alike; the first of the two is not
-// measured (it starts on caches full of the plan before's data: one such step ran
-// RNNLM 2x256 about 25% slower than steps that follow their own), each plan's time is
-// the median of the second ones. The noise floor is what two halves of the same rounds disagree by
+// measured (it starts on caches full of the plan before's data:
+// docs/experiments/2026-11-29-fidelity.md, "How the measurement had to be made"), each
+// plan's time is the median of the second ones. The noise floor is what two halves of the same rounds disagree by
 // (odd rounds against even ones). A machine running another job measures that job:
 // the bench refuses to start when the load average says so, unless --force.
 #include <algorithm>

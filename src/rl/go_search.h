@@ -95,53 +95,50 @@ struct GoSearchConfig {
   // plan and the best of zero_shot_samples samples) is the search's first plan (source
   // "zero-shot"), a plan decoded from the policy, so the policy alone may use it.
   // 128 samples: on an unseen machine the greedy plan is often far from the policy's
-  // best (the shipped policy on 1xV100+2xP100: RNNLM-8 1.02x the expert's best at 16
-  // samples, 1.30x at 128), at under 1.3 s of wall time on the 61k-op Transformer-XL.
+  // best sample (docs/policy-changelog.md, "The policy shipped before it: plain units").
   std::string pretrained;
   int zero_shot_samples = 128;
   // Samples of the zero-shot plan whose placement is drawn coupled
   // (policy/coupled_sampling.h: the units of a sample move together), besides the
   // zero_shot_samples independent ones; scheduling and fusion as in those.
-  // 256: with 128 the policy pre-trained without Transformer-XL found no plan of
-  // Transformer-XL-4 that fits in memory; under 4 s of wall time on the 61k-op one.
+  // 256: enough for a policy that never saw a family to find a plan that fits
+  // (docs/experiments/2026-11-25-zero-shot-coupled-samples.md, "Result and decision").
   int zero_shot_coupled = 256;
   // Plans of the zero-shot pass on the fastest accelerator alone (rl/zero_shot.h
   // ZeroShotOptions::single_device_plans: its greedy plan and the rest samples).
   int zero_shot_single = 32;
   // Plans of the zero-shot pass whose placement is decoded under a memory budget
   // (policy/memory_budget.h; the greedy one and the rest samples) and that budget as
-  // a fraction of each device's memory. The policy pre-trained without
-  // Transformer-XL on layer units ran out of memory in all 417 other zero-shot plans
-  // of Transformer-XL-8.
+  // a fraction of each device's memory: plans of a policy that spreads memory badly
+  // on an unseen family (docs/experiments/2026-11-26-zero-shot-memory-budget.md).
   int zero_shot_budgeted = 16;
   double zero_shot_memory_budget = 0.9;
   // With a pre-trained policy, training starts with the scheduling head's output layer
   // afresh (GoPolicyImpl::RestartPriorityOutput, seeded by `seed`): the pre-trained
   // one puts every unit on priority level 0 with certainty, so no sample tries another
   // schedule (docs/experiments/history-pretrain.md, "Fine-tuning with the scheduling head
-  // afresh"). The zero-shot
-  // plan is the pre-trained policy's, before it.
+  // afresh"). The zero-shot plan is the pre-trained policy's, before it.
   bool fresh_priority = false;
   // Plans offered to GO's trainer from outside it (the zero-shot plan, baselines, the
   // local search) have no priority levels of their own (read at level 0, the warm start
   // and the imitation teach level 0 for every op): with this, their placement and
   // fusion are imitated and their levels sampled from the policy
   // (PpoTrainer::OfferPlanWithSampledLevels; the warm start leaves the scheduling head
-  // alone). Off by default: with fresh_priority the levels then survive the
-  // exploration, but the validation graphs were 1.1% slower
+  // alone). Off by default: slower on the validation graphs
   // (docs/experiments/history-pretrain.md, "Teachers' plans without their levels").
   bool sample_offered_levels = false;
   // With a pre-trained policy, the trunk is frozen from the first step (as the warm
   // start freezes it; PpoConfig::frozen_trunk), so the exploring steps train the heads
   // and, with unit_bias, a logit per unit, instead of the whole network at lr: on an
   // unseen family the pre-trained placement is near uniform and the whole network
-  // barely moves it in 25 steps. Off by default: 0.85% slower on the validation graphs
-  // (docs/experiments/history-pretrain.md, "The exploring half of fine-tuning").
+  // barely moves it in a few dozen steps. Off by default: slower on the validation
+  // graphs (docs/experiments/history-pretrain.md, "The exploring half of fine-tuning").
   bool frozen_start = false;
   // The fraction of the exploring steps' samples whose placement is drawn coupled
   // (PpoTrainer::set_coupled_fraction: the units of a sample move together, as in the
   // zero-shot pass's coupled samples); imitating steps sample independently. 0 by
-  // default: 0.5 was 1.7% slower on the validation graphs (the same paragraph).
+  // default: slower on the validation graphs (docs/experiments/history-pretrain.md,
+  // "The exploring half of fine-tuning").
   double explore_coupled = 0;
   // PPO steps sample at least this many op decisions in all: samples_per_step grows
   // on graphs of fewer than step_ops / samples_per_step ops (StepSamples), so a step

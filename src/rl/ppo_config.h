@@ -10,9 +10,9 @@
 namespace graphopt {
 
 struct PpoConfig {
-  // 32, not 16: twice the plans per step for about 1.2x the step time (the trunk's
-  // forward and backward pass is shared by the batch), with the same plans at 60 s
-  // on five rows (docs/experiments/history-bench.md, "Coherent scheduling, cheaper steps").
+  // 32, not 16: twice the plans per step for little more time a step (the trunk's
+  // forward and backward pass is shared by the batch) (docs/experiments/history-bench.md,
+  // "Coherent scheduling, cheaper steps").
   int samples_per_step = 32;
   int epochs = 1;
   double clip = 0.2;
@@ -49,12 +49,9 @@ struct PpoConfig {
   // Until the trunk is frozen, the whole network learns at every trunk_every-th step
   // (step % trunk_every == 0); the steps between train the heads alone on that step's
   // trunk output (computed before its update), skipping the trunk's forward and
-  // backward passes, most of a step on a large graph (GNMT-8 at 32 samples: 1,009 ms
-  // a trunk step, about 300 a heads step). 1: every step trains the whole network.
-  // 3 gave the policy alone better plans than 1 on five rows at 60 s (2.2-2.5x the
-  // steps), but took the policy's share from the README's first command
-  // (docs/experiments/history-bench.md, "The trunk at every third step"), so the
-  // default stays 1 until measured further.
+  // backward passes, most of a step on a large graph. 1 (the default): every step
+  // trains the whole network; 3 helps the policy alone and costs the full optimizer
+  // (docs/experiments/history-bench.md, "The trunk at every third step").
   int trunk_every = 1;
   // Self-imitation: weight of -log-probability (per decision, per task) of the best
   // plan so far in every step's loss (needs include_best). With the policy alone the

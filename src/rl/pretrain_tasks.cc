@@ -32,11 +32,9 @@ const std::vector<Grid>& Grids() {
        {{"layers", {2, 3, 4, 6, 8}},
         {"batch", {64, 128, 256}},
         {"steps", {10, 20, 30, 40}},
-        // 2048 as RNNLM's: the policy pre-trained without RNNLM on GNMT up to 1024 wide
-        // planned the 2048-wide RNNLM-4 0.70x the expert zero-shot; one run with 2048
-        // here gave 0.99x: one run cannot tell the grid from the new stream
-        // (docs/experiments/history-pretrain.md, "GNMT as wide as RNNLM in the
-        // pre-training stream").
+        // 2048 as RNNLM's, so that a policy held out from RNNLM has seen recurrent
+        // layers that wide (docs/experiments/history-pretrain.md, "GNMT as wide as
+        // RNNLM in the pre-training stream").
         {"hidden", {512, 1024, 2048}},
         {"vocab", {16000, 32000}}}},
       {"transformer_xl",

@@ -25,8 +25,8 @@ const std::vector<std::string>& PretrainFamilies();
 // The clusters pre-training draws from by default: the suite's three presets and the
 // others (K40 with its host, DGX-1 NVLink, DGX H100), and mixed kinds on PCIe
 // (sim/cluster.h ClusterFromSpec); 2, 4, 5, 6 and 8 GPUs, so that a 3-GPU machine
-// stays unseen (the policy pre-trained on 2, 4 and 8 alone was no slower than the
-// expert on 6 of 10 rows of a 3-GPU machine).
+// stays unseen (the transfer to a machine of a size never seen is measured on it:
+// docs/results.md).
 const std::vector<std::string>& DefaultPretrainClusters();
 
 struct PretrainStreamOptions {
