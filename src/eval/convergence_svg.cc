@@ -18,11 +18,14 @@ using Json = nlohmann::json;
 constexpr const char* kFormat = "graphopt-convergence-suite";
 constexpr int kVersion = 1;
 
-// Fixed colours for the known methods, then a palette.
+// Fixed colours for the learned methods every chart compares (the same method, the
+// same colour in every chart), then a palette.
 std::string MethodColor(const std::string& method, int index) {
-  if (method == "go") return "#4e79a7";
-  if (method == "colocrl") return "#f28e2b";
-  if (method == "hdp") return "#e15759";
+  static const std::pair<const char*, const char*> kFixed[] = {
+      {"go", "#4e79a7"}, {"colocrl", "#f28e2b"}, {"hdp", "#e15759"}};
+  for (const auto& [name, colour] : kFixed) {
+    if (method == name) return colour;
+  }
   static const char* const palette[] = {"#59a14f", "#b07aa1", "#9c755f", "#76b7b2", "#edc948"};
   return palette[index % 5];
 }
