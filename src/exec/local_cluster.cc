@@ -286,7 +286,10 @@ StatusOr<Cluster> MeasureLocalCluster(const std::string& name, int num_devices) 
   }
   GO_RETURN_IF_ERROR(cluster.Validate().WithContext(name + " (measured on this machine)"));
   Log(LogLevel::kDebug, StrFormat("%s measured in %.2f s: %s", name.c_str(), SecondsSince(start), cluster.Summary().c_str()));
-  return cluster;
+  // The figures as a cluster file gives them back (peak_tflops x 1e12 is not always
+  // the measured FLOP/s to the last bit), so that a profile that stores this cluster
+  // reloads to the same figures and plans the same.
+  return ClusterFromJson(ClusterToJson(cluster), name + " (measured on this machine)");
 }
 
 }  // namespace

@@ -265,3 +265,33 @@ TEST(ClusterTest, AbsurdPhysicalValuesAreRefusedAtLoad) {
 
 }  // namespace
 }  // namespace graphopt
+
+namespace graphopt {
+namespace {
+
+// A measured figure (any double) does not always survive FLOP/s -> TFLOP/s -> FLOP/s,
+// but the figures a file gives back do: a cluster read from its file writes and reads
+// back to the same bits (what a measured cluster is made of: exec/local_cluster.cc).
+TEST(ClusterTest, FiguresReadFromAFileRoundTripBitForBit) {
+  Cluster c = *ClusterPreset("4xV100");
+  Device d = c.device(0);
+  d.peak_flops = 32956212316.54795;  // (x / 1e12) * 1e12 != x
+  d.memory_bandwidth = 12345678901.234567;
+  Cluster odd("odd", {d, c.device(1)});
+  odd.SetAllLinks(Link{8.37e9 + 0.123456789, 0.53});
+  ASSERT_NE(d.peak_flops / 1e12 * 1e12, d.peak_flops);
+  auto once = ClusterFromJson(ClusterToJson(odd), "once");
+  ASSERT_TRUE(once.ok()) << once.status().message();
+  auto twice = ClusterFromJson(ClusterToJson(*once), "twice");
+  ASSERT_TRUE(twice.ok());
+  for (DeviceId i = 0; i < once->num_devices(); ++i) {
+    EXPECT_EQ(twice->device(i).peak_flops, once->device(i).peak_flops);
+    EXPECT_EQ(twice->device(i).memory_bandwidth, once->device(i).memory_bandwidth);
+    EXPECT_EQ(twice->device(i).memory_bytes, once->device(i).memory_bytes);
+  }
+  EXPECT_EQ(twice->link(0, 1).bandwidth, once->link(0, 1).bandwidth);
+  EXPECT_EQ(twice->link(0, 1).latency_us, once->link(0, 1).latency_us);
+}
+
+}  // namespace
+}  // namespace graphopt
