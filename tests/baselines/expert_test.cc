@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "../testing/clusters.h"
+#include "../testing/graphs.h"
 #include "baselines/baseline.h"
 #include "baselines/stages.h"
 #include "sim/cluster.h"
@@ -17,25 +19,8 @@
 namespace graphopt {
 namespace {
 
-Cluster Preset(const std::string& name) {
-  auto c = ClusterPreset(name);
-  EXPECT_TRUE(c.ok()) << c.status().message();
-  return c.ok() ? *c : Cluster();
-}
-
-// A generic op reading `inputs` and writing one tensor, taking `measured_us` on a GPU.
-OpId AddTimedOp(Graph& g, const std::string& name, const std::vector<TensorId>& inputs, double measured_us,
-                int32_t layer = kNoId, Phase phase = Phase::kForward) {
-  Op op;
-  op.name = name;
-  op.kind = OpKind::kGeneric;
-  op.phase = phase;
-  op.inputs = inputs;
-  op.layer = layer;
-  op.measured_time_us = measured_us;
-  op.outputs = {g.AddTensor(name + ":0", {1024})};
-  return g.AddOp(std::move(op), /*compute_cost=*/false);
-}
+using testing::AddLayerTimedOp;
+using testing::Preset;
 
 // A training graph shaped like the built-ins: per layer (in the order given) a
 // Variable, a forward op reading the previous layer's output and the variable, then
@@ -64,14 +49,14 @@ Graph LayeredGraph(const std::string& family, const std::vector<std::string>& la
     weights.push_back(g.op(v).outputs[0]);
     std::vector<TensorId> in = {weights.back()};
     if (x != kNoId) in.push_back(x);
-    x = g.op(AddTimedOp(g, layers[l] + "/forward", in, us / 2, tag)).outputs[0];
+    x = g.op(AddLayerTimedOp(g, layers[l] + "/forward", in, us / 2, tag)).outputs[0];
     forward_out.push_back(x);
   }
   TensorId grad = x;
   for (size_t l = layers.size(); l-- > 0;) {
     const int32_t tag = static_cast<int32_t>(l);
-    grad = g.op(AddTimedOp(g, "grad/" + layers[l], {grad, forward_out[l]}, (layer_us.empty() ? 10.0 : layer_us[l]) / 2,
-                           tag, Phase::kBackward))
+    const double grad_us = (layer_us.empty() ? 10.0 : layer_us[l]) / 2;
+    grad = g.op(AddLayerTimedOp(g, "grad/" + layers[l], {grad, forward_out[l]}, grad_us, tag, Phase::kBackward))
                .outputs[0];
     Op update;
     update.name = "update/" + layers[l];
@@ -306,7 +291,7 @@ TEST(ExpertTest, UntaggedOpsFollowTheirProducer) {
     if (g.op(o).name == "lstm2/forward") lstm2 = o;
   }
   ASSERT_NE(lstm2, kNoId);
-  const OpId untagged = AddTimedOp(g, "probe", {g.op(lstm2).outputs[0]}, 1.0);
+  const OpId untagged = AddLayerTimedOp(g, "probe", {g.op(lstm2).outputs[0]}, 1.0);
   const Plan plan = ExpertOk(g, Preset("4xV100"));
   EXPECT_EQ(plan.device[static_cast<size_t>(untagged)], 2);
 }

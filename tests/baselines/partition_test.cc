@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "../testing/clusters.h"
+#include "../testing/graphs.h"
 #include "baselines/baseline.h"
 #include "sim/cluster.h"
 #include "sim/cost_model.h"
@@ -16,26 +18,9 @@
 namespace graphopt {
 namespace {
 
+using testing::AddTimedOp;
+using testing::Preset;
 using PlanFn = StatusOr<Plan> (*)(const Graph&, const Cluster&, const CostModel&, const BaselineOptions&);
-
-Cluster Preset(const std::string& name) {
-  auto c = ClusterPreset(name);
-  EXPECT_TRUE(c.ok()) << c.status().message();
-  return c.ok() ? *c : Cluster();
-}
-
-// An op reading `inputs`, writing one tensor of `elements` floats, taking
-// `measured_us` on a GPU.
-OpId AddTimedOp(Graph& g, const std::string& name, const std::vector<TensorId>& inputs, double measured_us,
-                int64_t elements = 1024) {
-  Op op;
-  op.name = name;
-  op.kind = OpKind::kGeneric;
-  op.inputs = inputs;
-  op.measured_time_us = measured_us;
-  op.outputs = {g.AddTensor(name + ":0", {elements})};
-  return g.AddOp(std::move(op), /*compute_cost=*/false);
-}
 
 // A chain of n ops of 10 us each, op i feeding op i + 1.
 Graph UniformChain(int n) {
@@ -188,9 +173,9 @@ TEST(MetisTest, PartOverDeviceMemoryIsReportedNotRepaired) {
   const OpId v = g.AddOp(std::move(variable), /*compute_cost=*/false);
   AddTimedOp(g, "reader", {g.op(v).outputs[0], g.op(39).outputs[0]}, 10.0);
   const Cluster cluster = Preset("4xV100");
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   auto plan = MetisPlan(g, cluster, CostModel());
-  const std::string log = testing::internal::GetCapturedStderr();
+  const std::string log = ::testing::internal::GetCapturedStderr();
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   EXPECT_TRUE(ValidatePlan(g, cluster, *plan).ok());
   EXPECT_NE(log.find("OOM"), std::string::npos) << log;

@@ -1,27 +1,12 @@
 // Critical-path-first priorities on hand graphs whose bottom levels are computed on paper.
 #include <gtest/gtest.h>
 
+#include "../testing/clusters.h"
 #include "baselines/baseline.h"
 #include "sim/random_graph.h"
 
 namespace graphopt {
 namespace {
-
-// Two GPUs joined by links of 1 GB/s (1000 bytes per us) and 10 us latency.
-Cluster TwoGpus() {
-  Device d;
-  d.kind = DeviceKind::kGpu;
-  d.peak_flops = 10e12;
-  d.memory_bandwidth = 900e9;
-  d.memory_bytes = int64_t{16} << 30;
-  d.launch_overhead_us = 5;
-  d.name = "gpu:0";
-  Device e = d;
-  e.name = "gpu:1";
-  Cluster c("two", {d, e});
-  c.SetAllLinks(Link{1e9, 10});
-  return c;
-}
 
 // An op with a measured time (taken as is on GPUs) and one output of 1000 floats
 // (4000 bytes: 4 us on the test links).
@@ -51,7 +36,7 @@ struct Diamond {
 TEST(CriticalPathTest, BottomLevelsOnOneDevice) {
   Diamond g;
   Plan plan = DefaultPlan(g.graph, 0);
-  SetCriticalPathPriorities(g.graph, TwoGpus(), CostModel(), &plan);
+  SetCriticalPathPriorities(g.graph, testing::TwoGpusOnSlowLinks(), CostModel(), &plan);
   // d 7; b 20 + 7; c 5 + 7; a 10 + max(27, 12); x 0 + 37.
   EXPECT_EQ(plan.priority, (std::vector<double>{37, 37, 27, 12, 7}));
 }
@@ -60,7 +45,7 @@ TEST(CriticalPathTest, CrossDeviceEdgesAddTransferTime) {
   Diamond g;
   Plan plan = DefaultPlan(g.graph, 0);
   plan.device[static_cast<size_t>(g.c)] = 1;
-  SetCriticalPathPriorities(g.graph, TwoGpus(), CostModel(), &plan);
+  SetCriticalPathPriorities(g.graph, testing::TwoGpusOnSlowLinks(), CostModel(), &plan);
   // Transfer of 4000 bytes: 10 + 4 = 14 us. c: 5 + 14 + 7 = 26; a: 10 + max(27, 14 + 26) = 50.
   EXPECT_EQ(plan.priority, (std::vector<double>{50, 50, 27, 26, 7}));
 }
@@ -68,7 +53,7 @@ TEST(CriticalPathTest, CrossDeviceEdgesAddTransferTime) {
 TEST(CriticalPathTest, FillsAnEmptyPlanWithDefaults) {
   Diamond g;
   Plan plan;
-  SetCriticalPathPriorities(g.graph, TwoGpus(), CostModel(), &plan);
+  SetCriticalPathPriorities(g.graph, testing::TwoGpusOnSlowLinks(), CostModel(), &plan);
   EXPECT_EQ(plan.device, std::vector<DeviceId>(5, 0));
   EXPECT_EQ(plan.priority, (std::vector<double>{37, 37, 27, 12, 7}));
 }

@@ -4,10 +4,12 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
 
+#include "../testing/scratch_dir.h"
 #include "cli_test_util.h"
 #include "core/rng.h"
 
@@ -18,6 +20,7 @@ using testing::CliRun;
 using testing::Data;
 using testing::Graphopt;
 using testing::RunShell;
+using testing::ScratchDir;
 using testing::TempPath;
 
 TEST(CliTest, InspectWorksOnEveryDataFile) {
@@ -168,13 +171,14 @@ TEST(CliTest, RunComparesEveryBaseline) {
 }
 
 TEST(CliTest, BenchWritesItsReports) {
-  const std::string results = TempPath("bench/placement.json");
+  const ScratchDir scratch("cli_bench");
+  const std::string results = scratch.Path("placement.json");
   CliRun r = Graphopt("bench --rows rnnlm-2,wavenet-2 --methods single,expert --results " + results);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("| RNNLM 2-layer (2) |"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("2 rows x 2 methods"), std::string::npos) << r.output;  // those rows alone
   for (const char* ext : {".json", ".md", ".csv", ".svg"}) {
-    const std::string f = TempPath(std::string("bench/placement") + ext);
+    const std::string f = scratch.Path(std::string("placement") + ext);
     EXPECT_TRUE(std::ifstream(f).good()) << f;
     std::remove(f.c_str());
   }
@@ -183,7 +187,8 @@ TEST(CliTest, BenchWritesItsReports) {
 
 // --models: rows of their own (here two data files on a 3-GPU machine), in the order given.
 TEST(CliTest, BenchRunsModelFilesAsRows) {
-  const std::string results = TempPath("bench_models/r.json");
+  const ScratchDir scratch("cli_bench_models");
+  const std::string results = scratch.Path("r.json");
   CliRun r = Graphopt("bench --models '" + Data("pipedream/vgg16.txt") + ";" + Data("onnx/squeezenet1_1.onnx") +
                       "' --cluster 1xV100+2xP100 --methods tf-default,expert --results " + results);
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -194,7 +199,6 @@ TEST(CliTest, BenchRunsModelFilesAsRows) {
   EXPECT_LT(vgg, squeezenet) << r.output;
   ExpectCleanFailure("bench --rows gnmt-2 --models x.onnx --results " + results, "not both");
   ExpectCleanFailure("bench --models ' ; ' --results " + results, "names no model");
-  std::system(("rm -rf '" + TempPath("bench_models") + "'").c_str());
 }
 
 #ifdef GRAPHOPT_HAVE_RL
@@ -216,12 +220,13 @@ TEST(CliTest, OptimizeWritesAPlanThatSimulateAccepts) {
 }
 
 TEST(CliTest, BenchLearnedMethodWritesConvergenceCharts) {
-  const std::string results = TempPath("bench_learned/placement.json");
+  const ScratchDir scratch("cli_bench_learned");
+  const std::string results = scratch.Path("placement.json");
   CliRun r = Graphopt("bench --rows rnnlm-2 --methods expert,hdp --time-limit 2 --results " + results);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("hdp"), std::string::npos) << r.output;
   for (const char* ext : {".json", ".md", ".csv", ".svg", ".convergence.json", ".convergence.svg", ".convergence-plans.svg"}) {
-    const std::string f = TempPath(std::string("bench_learned/placement") + ext);
+    const std::string f = scratch.Path(std::string("placement") + ext);
     EXPECT_TRUE(std::ifstream(f).good()) << f;
     std::remove(f.c_str());
   }
@@ -243,8 +248,8 @@ TEST(CliTest, OptimizePolicyHelpListsEveryKey) {
 // pretrain, then the policy plans a graph it never saw: zero-shot and fine-tuned.
 TEST(CliTest, PretrainWritesAPolicyThatOptimizePlansWith) {
   const std::string policy = TempPath("pretrained.pt");
-  const std::string ckpt = TempPath("pretrain_ckpt");
-  std::remove((ckpt + "/pretrain_state.json").c_str());
+  const ScratchDir scratch("cli_pretrain");
+  const std::string ckpt = scratch.Path("pretrain_ckpt");
   const std::string models = "\"rnnlm:layers=1,steps=2,hidden=256,batch=32,vocab=500;"
                              "wavenet:stacks=1,layers=2,batch=2,length=512,channels=32,skip=32,quantization=32\"";
   CliRun r = Graphopt("pretrain --families '' --models " + models +
@@ -267,7 +272,7 @@ TEST(CliTest, PretrainWritesAPolicyThatOptimizePlansWith) {
   ASSERT_EQ(f.exit_code, 0) << f.output;
   EXPECT_NE(f.output.find("after 2 steps"), std::string::npos) << f.output;
   EXPECT_NE(f.output.find("zero-shot plan of the pre-trained policy"), std::string::npos) << f.output;
-  const std::string results = TempPath("bench_transfer/t.json");
+  const std::string results = scratch.Path("bench_transfer/t.json");
   CliRun b = Graphopt("bench --rows rnnlm-2 --methods expert,zero-shot,finetune --finetune-steps 1 "
                       "--zero-shot-options zero_shot_samples=4 "
                       "--pretrained " + policy + " --results " + results);
@@ -277,7 +282,6 @@ TEST(CliTest, PretrainWritesAPolicyThatOptimizePlansWith) {
   ExpectCleanFailure("bench --rows rnnlm-2 --methods zero-shot --zero-shot-options zero_shot_samples=-1 --pretrained " +
                          policy + " --results " + results,
                      "zero_shot_samples");
-  std::system(("rm -rf '" + TempPath("bench_transfer") + "'").c_str());
   ExpectCleanFailure("optimize " + unseen + " --pretrained " + policy + " --policy hidden=32", "cannot be combined");
   ExpectCleanFailure("optimize " + unseen + " --zero-shot", "need a pre-trained policy");
   ExpectCleanFailure("optimize " + unseen + " --pretrained /no/such/policy.pt --zero-shot", "/no/such/policy.pt");
@@ -286,15 +290,16 @@ TEST(CliTest, PretrainWritesAPolicyThatOptimizePlansWith) {
   ExpectCleanFailure("pretrain --policy colour=1", "colour");
   std::remove(policy.c_str());
   std::remove((policy + ".json").c_str());
-  std::system(("rm -rf '" + ckpt + "'").c_str());
 }
 
 // optimize starts from the default pre-trained policy: GRAPHOPT_POLICY's, else the one
 // shipped in policies/default.pt beside the binary's folder; network options or
 // --pretrained none train a new one instead.
 TEST(CliTest, OptimizeStartsFromTheDefaultPolicy) {
-  const std::string dir = TempPath("shipped");
-  std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "/bin' '" + dir + "/policies'").c_str());
+  const ScratchDir scratch("cli_shipped");
+  const std::string dir = scratch.path();
+  std::filesystem::create_directories(scratch.Path("bin"));
+  std::filesystem::create_directories(scratch.Path("policies"));
   const std::string policy = dir + "/policies/default.pt";
   CliRun r = Graphopt("pretrain --families '' --models rnnlm:layers=1,steps=2,hidden=256,batch=32,vocab=500 "
                       "--clusters 2xV100 --steps 2 --steps-per-task 2 --threads 1 "
@@ -322,7 +327,6 @@ TEST(CliTest, OptimizeStartsFromTheDefaultPolicy) {
   CliRun missing = Graphopt("optimize " + model + " --steps 1", "GRAPHOPT_POLICY=/no/such/default.pt");
   EXPECT_EQ(missing.exit_code, 1) << missing.output;
   EXPECT_NE(missing.output.find("GRAPHOPT_POLICY names /no/such/default.pt"), std::string::npos) << missing.output;
-  std::system(("rm -rf '" + dir + "'").c_str());
 }
 
 // The shipped default policy (policies/default.pt, made by scripts/pretrain_default.sh)
@@ -370,7 +374,8 @@ TEST(CliTest, OptimizeDecidesOnlyTheTasksGiven) {
 // bench --tasks: the configurations of the multi-task table as columns, with the
 // single-GPU and expert plans for reference.
 TEST(CliTest, BenchTasksRunsTheConfigurations) {
-  const std::string results = TempPath("bench_tasks/t.json");
+  const ScratchDir scratch("cli_bench_tasks");
+  const std::string results = scratch.Path("t.json");
   CliRun r = Graphopt("bench --tasks --rows rnnlm-2 --methods tf-default,hp-only,pl-only,pl+sch+fu --time-limit 1 --results " +
                       results);
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -382,7 +387,6 @@ TEST(CliTest, BenchTasksRunsTheConfigurations) {
   }
   ExpectCleanFailure("bench --tasks --rows rnnlm-2 --methods pl+fu --results " + results, "unknown task configuration \"pl+fu\"");
   ExpectCleanFailure("bench --tasks --fusion --results " + results, "no --transfer, --pretrained or --fusion");
-  std::system(("rm -rf '" + TempPath("bench_tasks") + "'").c_str());
 }
 
 TEST(CliTest, OptimizeRejectsBadOptions) {

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../testing/scratch_dir.h"
 #include "cli_test_util.h"
 
 namespace graphopt {
@@ -39,7 +40,8 @@ TEST(MethodsCommandTest, TheOptionsDocumentIsTheProgramsOutput) {
 }
 
 TEST(MethodsCommandTest, BenchRunsTheRandomPlannerByName) {
-  const std::string results = testing::TempPath("methods_random/r.json");
+  const testing::ScratchDir scratch("cli_methods_random");
+  const std::string results = scratch.Path("r.json");
   const CliRun run = Graphopt("bench --rows rnnlm-2 --methods single,random+fusion --results " + results);
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("random+fusion"), std::string::npos) << run.output;

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "../testing/scratch_dir.h"
 #include "core/files.h"
 #include "eval/results.h"
 
@@ -214,7 +215,8 @@ TEST(ResultsTest, MissingFileReadsAsEmptyResults) {
 }
 
 TEST(ResultsTest, WriteCreatesTheFolderAndReadsBack) {
-  const std::string dir = ::testing::TempDir() + "graphopt_eval_results_dir";
+  const testing::ScratchDir scratch("eval_results_dir");
+  const std::string dir = scratch.path();
   const std::string path = dir + "/sub/placement.json";
   std::remove(path.c_str());
   SuiteResults results;

@@ -6,31 +6,13 @@
 #include <map>
 #include <set>
 
+#include "../testing/clusters.h"
 #include "core/rng.h"
 #include "exec/local_cluster.h"
 #include "models/load.h"
 
 namespace graphopt {
 namespace {
-
-// Two CPU devices of the local kind with plenty of memory (figures do not matter:
-// the executor measures; they only decide the memory check).
-Cluster TwoCores(int64_t memory_bytes = int64_t{8} << 30) {
-  std::vector<Device> devices;
-  for (int i = 0; i < 2; ++i) {
-    Device d;
-    d.name = "cpu:" + std::to_string(i);
-    d.kind = DeviceKind::kCpu;
-    d.peak_flops = 50e9;
-    d.memory_bandwidth = 10e9;
-    d.memory_bytes = memory_bytes;
-    d.launch_overhead_us = 2;
-    devices.push_back(d);
-  }
-  Cluster c("local:2", devices);
-  c.SetAllLinks(Link{5e9, 1});
-  return c;
-}
 
 // One core set per device: the cores this process may use, dealt round-robin.
 std::vector<std::vector<int>> CoreSets(int devices) {
@@ -83,7 +65,7 @@ bool SameBits(const at::Tensor& a, const at::Tensor& b) {
 
 void ExpectSameOutputsUnderEveryPlan(const std::string& spec) {
   const Graph g = Load(spec);
-  const Cluster c = TwoCores();
+  const Cluster c = testing::TwoLocalCores();
   const auto reference = RunOnce(g, c, DefaultPlan(g));
   ASSERT_FALSE(reference.empty());
   int parameters = 0;
@@ -110,7 +92,7 @@ TEST(ExecutorTest, SameOutputsUnderEveryPlanConvolutional) {
 
 TEST(ExecutorTest, ParametersChangeFromStepToStep) {
   const Graph g = Load("rnnlm:layers=1,batch=2,steps=2,hidden=8,vocab=20");
-  const Cluster c = TwoCores();
+  const Cluster c = testing::TwoLocalCores();
   auto ex = Executor::Create(g, c, CoreSets(2), DefaultPlan(g));
   ASSERT_TRUE(ex.ok()) << ex.status().ToString();
   ASSERT_TRUE((*ex)->RunStep().ok());
@@ -126,7 +108,7 @@ TEST(ExecutorTest, ParametersChangeFromStepToStep) {
 // time per device, one copy per tensor and destination.
 TEST(ExecutorTest, TraceRespectsDependenciesAndCopiesOncePerDestination) {
   const Graph g = Load("rnnlm:layers=2,batch=2,steps=3,hidden=16,vocab=50");
-  const Cluster c = TwoCores();
+  const Cluster c = testing::TwoLocalCores();
   const Plan p = RandomPlan(g, c, 5, true, true);
   SimResult r;
   RunOnce(g, c, p, &r, /*timeline=*/true);
@@ -177,7 +159,7 @@ TEST(ExecutorTest, TraceRespectsDependenciesAndCopiesOncePerDestination) {
 // exactly which tasks were ready when each one started: none of higher priority.
 TEST(ExecutorTest, OneDeviceRunsTheReadyTaskOfHighestPriority) {
   const Graph g = Load("rnnlm:layers=2,batch=2,steps=3,hidden=16,vocab=50");
-  const Cluster c = TwoCores();
+  const Cluster c = testing::TwoLocalCores();
   const Plan p = RandomPlan(g, c, 9, /*spread=*/false, /*fuse=*/false);
   SimResult r;
   RunOnce(g, c, p, &r, true);
@@ -211,7 +193,7 @@ TEST(ExecutorTest, OneDeviceRunsTheReadyTaskOfHighestPriority) {
 // plan is refused when the executor is made, naming both; every other plan runs.
 TEST(ExecutorTest, RefusesAPlanWhoseUpdateWaitsForItsOwnGroup) {
   const Graph g = Load("gnmt:layers=2,batch=2,steps=3,hidden=8,vocab=20");
-  const Cluster c = TwoCores();
+  const Cluster c = testing::TwoLocalCores();
   int refused = 0, ran = 0;
   for (uint64_t seed = 1; seed <= 40 && refused == 0; ++seed) {
     const Plan p = RandomPlan(g, c, seed, /*spread=*/true, /*fuse=*/true);
@@ -230,7 +212,7 @@ TEST(ExecutorTest, RefusesAPlanWhoseUpdateWaitsForItsOwnGroup) {
 
 TEST(ExecutorTest, RefusesAPlanOverADevicesMemory) {
   const Graph g = Load("rnnlm:layers=1,batch=2,steps=2,hidden=8,vocab=20");
-  const Cluster c = TwoCores(/*memory_bytes=*/1024);
+  const Cluster c = testing::TwoLocalCores(/*memory_bytes=*/1024);
   auto ex = Executor::Create(g, c, CoreSets(2), DefaultPlan(g));
   ASSERT_FALSE(ex.ok());
   EXPECT_NE(ex.status().message().find("does not fit"), std::string::npos) << ex.status().ToString();
@@ -239,7 +221,7 @@ TEST(ExecutorTest, RefusesAPlanOverADevicesMemory) {
 
 TEST(ExecutorTest, RefusesWrongCoreSetsAndInvalidPlans) {
   const Graph g = Load("rnnlm:layers=1,batch=2,steps=2,hidden=8,vocab=20");
-  const Cluster c = TwoCores();
+  const Cluster c = testing::TwoLocalCores();
   EXPECT_FALSE(Executor::Create(g, c, CoreSets(1), DefaultPlan(g)).ok());
   Plan p = DefaultPlan(g);
   p.device[0] = 5;

@@ -4,28 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include "../testing/clusters.h"
 #include "exec/local_cluster.h"
 #include "models/load.h"
 #include "sim/plan.h"
 
 namespace graphopt {
 namespace {
-
-Cluster TwoCores(int64_t memory_bytes) {
-  std::vector<Device> devices;
-  for (int i = 0; i < 2; ++i) {
-    Device d;
-    d.name = "cpu:" + std::to_string(i);
-    d.kind = DeviceKind::kCpu;
-    d.peak_flops = 1e15;  // a simulated step far faster than any measured one
-    d.memory_bandwidth = 1e15;
-    d.memory_bytes = memory_bytes;
-    devices.push_back(d);
-  }
-  Cluster c("local:2", devices);
-  c.SetAllLinks(Link{1e15, 0});
-  return c;
-}
 
 std::vector<std::vector<int>> CoreSets() {
   auto cores = LocalCoreSets(0);
@@ -36,7 +21,7 @@ std::vector<std::vector<int>> CoreSets() {
 TEST(MeasuredRewardTest, APlanThatFitsIsExecutedAndTimed) {
   auto graph = LoadModel("rnnlm:layers=1,batch=2,steps=3,hidden=16,vocab=40");
   ASSERT_TRUE(graph.ok());
-  auto sim = Simulator::Create(*graph, TwoCores(int64_t{8} << 30));
+  auto sim = Simulator::Create(*graph, testing::TwoInstantCores(int64_t{8} << 30));
   ASSERT_TRUE(sim.ok()) << sim.status().message();
   const Plan plan = DefaultPlan(*graph);
   auto simulated = sim->Simulate(plan);
@@ -55,7 +40,7 @@ TEST(MeasuredRewardTest, APlanThatFitsIsExecutedAndTimed) {
 TEST(MeasuredRewardTest, APlanThatDoesNotFitIsNotRun) {
   auto graph = LoadModel("rnnlm:layers=1,batch=2,steps=3,hidden=16,vocab=40");
   ASSERT_TRUE(graph.ok());
-  auto sim = Simulator::Create(*graph, TwoCores(1024));
+  auto sim = Simulator::Create(*graph, testing::TwoInstantCores(1024));
   ASSERT_TRUE(sim.ok());
   const Plan plan = DefaultPlan(*graph);
   auto simulated = sim->Simulate(plan);
@@ -70,7 +55,7 @@ TEST(MeasuredRewardTest, APlanThatDoesNotFitIsNotRun) {
 TEST(MeasuredRewardTest, AnInvalidPlanIsAnError) {
   auto graph = LoadModel("rnnlm:layers=1,batch=2,steps=3,hidden=16,vocab=40");
   ASSERT_TRUE(graph.ok());
-  auto sim = Simulator::Create(*graph, TwoCores(int64_t{8} << 30));
+  auto sim = Simulator::Create(*graph, testing::TwoInstantCores(int64_t{8} << 30));
   ASSERT_TRUE(sim.ok());
   Plan plan = DefaultPlan(*graph);
   plan.device[3] = 7;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "../testing/models.h"
 #include "graph/json_io.h"
 #include "graph/verifier.h"
 #include "models/registry.h"
@@ -11,32 +12,10 @@
 namespace graphopt {
 namespace {
 
-Graph BuildForward(const std::string& spec) {
-  auto g = BuildBuiltinForward(spec);
-  EXPECT_TRUE(g.ok()) << spec << ": " << g.status().message();
-  return g.ok() ? std::move(*g) : Graph();
-}
-
-std::string ErrorOf(const std::string& spec) {
-  auto g = BuildBuiltinForward(spec);
-  return g.ok() ? "" : g.status().message();
-}
-
-double ContractionMacs(const Graph& g) {
-  double macs = 0;
-  for (const Op& op : g.ops()) {
-    if (op.kind == OpKind::kConv || op.kind == OpKind::kMatMul) macs += op.cost.macs;
-  }
-  return macs;
-}
-
-int64_t ParameterCount(const Graph& g) {
-  int64_t bytes = 0;
-  for (const Op& op : g.ops()) {
-    if (op.kind == OpKind::kVariable) bytes += op.param_bytes;
-  }
-  return bytes / 4;
-}
+using testing::ContractionMacs;
+using testing::ErrorOf;
+using testing::Forward;
+using testing::ParameterCount;
 
 // The output shape of each layer (that of its last op: the cell's concat), in order.
 std::vector<Shape> LayerOutputShapes(const Graph& g) {
@@ -74,7 +53,7 @@ TEST(AmoebaNetTest, DefaultTrainingGraphHasAFewThousandOpsAndVerifiesQuickly) {
 // The paper's large ImageNet model, AmoebaNet-A (N=6, F=190) at 331x331: 86.7M
 // parameters and 23.1B multiply-adds.
 TEST(AmoebaNetTest, LargeModelMatchesPublishedSize) {
-  const Graph g = BuildForward("amoebanet:cells=6,filters=190,image=331,batch=1");
+  const Graph g = Forward("amoebanet:cells=6,filters=190,image=331,batch=1");
   EXPECT_NEAR(static_cast<double>(ParameterCount(g)), 86.7e6, 0.05e6);
   EXPECT_NEAR(ContractionMacs(g), 23.1e9, 0.05e9);
 }
@@ -82,20 +61,20 @@ TEST(AmoebaNetTest, LargeModelMatchesPublishedSize) {
 // The paper's mobile-size model, AmoebaNet-A (N=4, F=50) at 224x224: 5.1M parameters
 // and 555M multiply-adds.
 TEST(AmoebaNetTest, MobileModelMatchesPublishedSize) {
-  const Graph g = BuildForward("amoebanet:cells=4,filters=50,image=224,batch=1");
+  const Graph g = Forward("amoebanet:cells=4,filters=50,image=224,batch=1");
   EXPECT_NEAR(static_cast<double>(ParameterCount(g)), 5.1e6, 0.05e6);
   EXPECT_NEAR(ContractionMacs(g), 555e6, 0.005 * 555e6);
 }
 
 TEST(AmoebaNetTest, MultiplyAccumulatesScaleLinearlyWithBatch) {
-  const double one = ContractionMacs(BuildForward("amoebanet:cells=2,filters=32,batch=1"));
-  const double many = ContractionMacs(BuildForward("amoebanet:cells=2,filters=32,batch=8"));
+  const double one = ContractionMacs(Forward("amoebanet:cells=2,filters=32,batch=1"));
+  const double many = ContractionMacs(Forward("amoebanet:cells=2,filters=32,batch=8"));
   EXPECT_DOUBLE_EQ(many, 8 * one);
 }
 
 TEST(AmoebaNetTest, CellCountMatchesTheParameter) {
   for (int cells : {1, 2, 6}) {
-    const Graph g = BuildForward("amoebanet:filters=16,batch=1,cells=" + std::to_string(cells));
+    const Graph g = Forward("amoebanet:filters=16,batch=1,cells=" + std::to_string(cells));
     std::vector<std::string> expected = {"stem"};
     for (int i = 0; i < 3 * cells + 2; ++i) expected.push_back("cell" + std::to_string(i));
     expected.push_back("classifier");
@@ -108,7 +87,7 @@ TEST(AmoebaNetTest, CellCountMatchesTheParameter) {
 // (cellN and cell2N+1) 5 and halve the spatial size.
 TEST(AmoebaNetTest, ReductionCellsHalveTheSpatialSize) {
   constexpr int kN = 2, kF = 16, kBatch = 2;
-  const Graph g = BuildForward("amoebanet:batch=2,image=224,filters=16,cells=" + std::to_string(kN));
+  const Graph g = Forward("amoebanet:batch=2,image=224,filters=16,cells=" + std::to_string(kN));
   const std::vector<Shape> shapes = LayerOutputShapes(g);
   ASSERT_EQ(shapes.size(), 1u + 3 * kN + 2 + 1);
   EXPECT_EQ(shapes[0], (Shape{kBatch, 5 * kF / 2, 28, 28}));  // stem: two reduction cells
@@ -128,7 +107,7 @@ TEST(AmoebaNetTest, ReductionCellsHalveTheSpatialSize) {
 // 3x3 and 7x7 twice each), each two depthwise + pointwise convolutions.
 TEST(AmoebaNetTest, SeparableConvsAreDepthwiseThenPointwise) {
   constexpr int kN = 2;
-  const Graph g = BuildForward("amoebanet:filters=16,batch=1,cells=" + std::to_string(kN));
+  const Graph g = Forward("amoebanet:filters=16,batch=1,cells=" + std::to_string(kN));
   EXPECT_EQ(CountDepthwiseConvs(g), 8 * (3 * kN + 2 + 2));
   for (const Op& op : g.ops()) {
     if (op.kind != OpKind::kConv || GetIntAttr(op.attrs, "group", 1) == 1) continue;
@@ -140,7 +119,7 @@ TEST(AmoebaNetTest, SeparableConvsAreDepthwiseThenPointwise) {
 }
 
 TEST(AmoebaNetTest, VariantDUsesConvolutionsInsteadOfSeparables) {
-  const Graph g = BuildForward("amoebanet:variant=d,filters=16,cells=2,batch=1");
+  const Graph g = Forward("amoebanet:variant=d,filters=16,cells=2,batch=1");
   EXPECT_EQ(CountDepthwiseConvs(g), 0);
   int one_by_seven = 0;
   for (const Op& op : g.ops()) {
@@ -151,7 +130,7 @@ TEST(AmoebaNetTest, VariantDUsesConvolutionsInsteadOfSeparables) {
 }
 
 TEST(AmoebaNetTest, EveryOpHasALayerTag) {
-  const Graph g = BuildForward("amoebanet:filters=16,cells=2,batch=1");
+  const Graph g = Forward("amoebanet:filters=16,cells=2,batch=1");
   for (const Op& op : g.ops()) {
     EXPECT_GE(op.layer, 0) << op.name;
     EXPECT_LT(op.layer, static_cast<int32_t>(g.layer_names().size())) << op.name;
@@ -160,7 +139,7 @@ TEST(AmoebaNetTest, EveryOpHasALayerTag) {
 
 TEST(AmoebaNetTest, LossIsTheOnlySink) {
   for (const char* spec : {"amoebanet:filters=16,cells=2,batch=1", "amoebanet:variant=d,filters=16,cells=2,batch=1"}) {
-    const Graph g = BuildForward(spec);
+    const Graph g = Forward(spec);
     std::vector<OpId> sinks;
     for (OpId o = 0; o < g.num_ops(); ++o) {
       for (TensorId t : g.op(o).outputs) {
@@ -181,13 +160,13 @@ TEST(AmoebaNetTest, SmallConfigTrainingGraphVerifies) {
 
 TEST(AmoebaNetTest, OddFilterCountsBuild) {
   // F/4 = 47 and F/2 = 95 in the stem: the factorized reductions split odd channel counts.
-  const Graph g = BuildForward("amoebanet:filters=190,cells=1,image=64,batch=1");
+  const Graph g = Forward("amoebanet:filters=190,cells=1,image=64,batch=1");
   EXPECT_EQ(LayerOutputShapes(g)[0][1], 5 * 95);
 }
 
 TEST(AmoebaNetTest, BuildIsDeterministic) {
   const std::string spec = "amoebanet:filters=24,cells=2,batch=2";
-  EXPECT_EQ(GraphToJson(BuildForward(spec)), GraphToJson(BuildForward(spec)));
+  EXPECT_EQ(GraphToJson(Forward(spec)), GraphToJson(Forward(spec)));
 }
 
 TEST(AmoebaNetTest, BadParametersAreRejectedByName) {

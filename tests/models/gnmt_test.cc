@@ -6,34 +6,22 @@
 #include <string>
 #include <vector>
 
+#include "../testing/models.h"
 #include "graph/json_io.h"
 #include "models/registry.h"
 
 namespace graphopt {
 namespace {
 
+using testing::ErrorOf;
+using testing::Forward;
+using testing::Training;
+
 // Forward ops with S = T = steps (see gnmt.cc).
 int ForwardOps(int layers, int steps) { return 46 + 108 * steps + (layers - 2) * (7 + 37 * steps); }
 
 std::string TinySpec(int layers, int steps) {
   return "gnmt:layers=" + std::to_string(layers) + ",steps=" + std::to_string(steps) + ",batch=2,hidden=4,vocab=10";
-}
-
-Graph Forward(const std::string& spec) {
-  auto g = BuildBuiltinForward(spec);
-  GO_CHECK_MSG(g.ok(), g.status().message());
-  return std::move(*g);
-}
-
-Graph Training(const std::string& spec) {
-  auto g = BuildBuiltinModel(spec);
-  GO_CHECK_MSG(g.ok(), g.status().message());
-  return std::move(*g);
-}
-
-std::string ErrorOf(const std::string& spec) {
-  auto g = BuildBuiltinForward(spec);
-  return g.ok() ? "" : g.status().message();
 }
 
 const Op& FindOp(const Graph& g, const std::string& name) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "../testing/models.h"
 #include "graph/json_io.h"
 #include "graph/training.h"
 #include "graph/verifier.h"
@@ -12,23 +13,10 @@
 namespace graphopt {
 namespace {
 
-// Multiply-accumulates of the convolutions and the fully connected layer.
-double ContractionMacs(const Graph& g) {
-  double macs = 0;
-  for (const Op& op : g.ops()) {
-    if (op.phase == Phase::kForward && (op.kind == OpKind::kConv || op.kind == OpKind::kMatMul)) macs += op.cost.macs;
-  }
-  return macs;
-}
-
-// Parameters (float32 elements held by Variable ops).
-int64_t ParameterCount(const Graph& g) {
-  int64_t bytes = 0;
-  for (const Op& op : g.ops()) {
-    if (op.kind == OpKind::kVariable) bytes += op.param_bytes;
-  }
-  return bytes / 4;
-}
+using testing::ErrorOf;
+using testing::Forward;
+using testing::ForwardContractionMacs;
+using testing::ParameterCount;
 
 // The output of a layer: that of its last op (the block's final concat).
 Shape LayerOutputShape(const Graph& g, const std::string& layer) {
@@ -41,54 +29,43 @@ Shape LayerOutputShape(const Graph& g, const std::string& layer) {
   return g.tensor(g.op(last).outputs[0]).shape;
 }
 
-Graph BuildForward(const std::string& spec) {
-  auto g = BuildBuiltinForward(spec);
-  EXPECT_TRUE(g.ok()) << spec << ": " << g.status().message();
-  return g.ok() ? std::move(*g) : Graph();
-}
-
-std::string ErrorOf(const std::string& spec) {
-  auto g = BuildBuiltinForward(spec);
-  return g.ok() ? "" : g.status().message();
-}
-
 // torchvision's inception_v3: 5.71 GFLOPS (multiply-accumulates) at 299x299.
 TEST(InceptionV3Test, MultiplyAccumulatesMatchPublishedFigure) {
-  const Graph g = BuildForward("inception_v3:batch=1");
-  EXPECT_NEAR(ContractionMacs(g), 5.71e9, 0.01 * 5.71e9);
+  const Graph g = Forward("inception_v3:batch=1");
+  EXPECT_NEAR(ForwardContractionMacs(g), 5.71e9, 0.01 * 5.71e9);
 }
 
 // The same sum counted conv by conv from the layer table (kernel x Cin x Cout x output pixels).
 TEST(InceptionV3Test, MultiplyAccumulatesMatchHandCount) {
-  const Graph g = BuildForward("inception_v3:batch=1");
-  EXPECT_EQ(ContractionMacs(g), 5713216096.0);
+  const Graph g = Forward("inception_v3:batch=1");
+  EXPECT_EQ(ForwardContractionMacs(g), 5713216096.0);
 }
 
 TEST(InceptionV3Test, MultiplyAccumulatesScaleLinearlyWithBatch) {
-  const Graph one = BuildForward("inception_v3:batch=1");
-  const Graph many = BuildForward("inception_v3:batch=32");
-  EXPECT_DOUBLE_EQ(ContractionMacs(many), 32 * ContractionMacs(one));
+  const Graph one = Forward("inception_v3:batch=1");
+  const Graph many = Forward("inception_v3:batch=32");
+  EXPECT_DOUBLE_EQ(ForwardContractionMacs(many), 32 * ForwardContractionMacs(one));
 }
 
 // Conv weights + batch-norm scale and bias (2 per output channel) + FC weight and bias:
 // torchvision's inception_v3 without the auxiliary head (27,161,264 - 3,326,696).
 TEST(InceptionV3Test, ParameterCountMatchesTorchvision) {
-  const Graph g = BuildForward("inception_v3");
+  const Graph g = Forward("inception_v3");
   EXPECT_EQ(ParameterCount(g), 23834568);
 }
 
 // With the auxiliary head: conv 768->128 1x1 (+BN), conv 128->768 5x5 (+BN), FC 768->1000.
 TEST(InceptionV3Test, AuxiliaryHeadAddsItsParameters) {
-  const Graph g = BuildForward("inception_v3:aux=1");
+  const Graph g = Forward("inception_v3:aux=1");
   EXPECT_EQ(ParameterCount(g), 27161264);
 }
 
 TEST(InceptionV3Test, ParametersDoNotDependOnBatch) {
-  EXPECT_EQ(ParameterCount(BuildForward("inception_v3:batch=1")), ParameterCount(BuildForward("inception_v3:batch=7")));
+  EXPECT_EQ(ParameterCount(Forward("inception_v3:batch=1")), ParameterCount(Forward("inception_v3:batch=7")));
 }
 
 TEST(InceptionV3Test, BlockOutputsHaveTheStandardShapes) {
-  const Graph g = BuildForward("inception_v3:batch=3");
+  const Graph g = Forward("inception_v3:batch=3");
   EXPECT_EQ(LayerOutputShape(g, "stem"), (Shape{3, 192, 35, 35}));
   EXPECT_EQ(LayerOutputShape(g, "mixed_5b"), (Shape{3, 256, 35, 35}));
   EXPECT_EQ(LayerOutputShape(g, "mixed_5d"), (Shape{3, 288, 35, 35}));
@@ -99,7 +76,7 @@ TEST(InceptionV3Test, BlockOutputsHaveTheStandardShapes) {
 }
 
 TEST(InceptionV3Test, FactorizedConvolutionsUseAsymmetricKernels) {
-  const Graph g = BuildForward("inception_v3:batch=1");
+  const Graph g = Forward("inception_v3:batch=1");
   int one_by_seven = 0, seven_by_one = 0;
   for (const Op& op : g.ops()) {
     if (op.kind != OpKind::kConv) continue;
@@ -116,7 +93,7 @@ TEST(InceptionV3Test, FactorizedConvolutionsUseAsymmetricKernels) {
 }
 
 TEST(InceptionV3Test, EveryConvIsFollowedByBatchNormAndRelu) {
-  const Graph g = BuildForward("inception_v3:batch=1");
+  const Graph g = Forward("inception_v3:batch=1");
   int convs = 0;
   for (const Op& op : g.ops()) {
     if (op.kind != OpKind::kConv) continue;
@@ -132,7 +109,7 @@ TEST(InceptionV3Test, EveryConvIsFollowedByBatchNormAndRelu) {
 }
 
 TEST(InceptionV3Test, LayerTagsFollowTheBlocks) {
-  const Graph g = BuildForward("inception_v3:batch=1");
+  const Graph g = Forward("inception_v3:batch=1");
   const std::vector<std::string> expected = {"stem",     "mixed_5b", "mixed_5c",  "mixed_5d", "mixed_6a",
                                              "mixed_6b", "mixed_6c", "mixed_6d",  "mixed_6e", "mixed_7a",
                                              "mixed_7b", "mixed_7c", "classifier"};
@@ -144,7 +121,7 @@ TEST(InceptionV3Test, LayerTagsFollowTheBlocks) {
 }
 
 TEST(InceptionV3Test, AuxiliaryHeadHasItsOwnLayerAfterMixed6e) {
-  const Graph g = BuildForward("inception_v3:aux=1,batch=1");
+  const Graph g = Forward("inception_v3:aux=1,batch=1");
   ASSERT_EQ(g.layer_names().size(), 14u);
   EXPECT_EQ(g.layer_names()[8], "mixed_6e");
   EXPECT_EQ(g.layer_names()[9], "aux_classifier");
@@ -164,9 +141,9 @@ void ExpectLossIsTheOnlySink(const Graph& g, OpKind loss_kind) {
 }
 
 TEST(InceptionV3Test, LossIsTheOnlySink) {
-  ExpectLossIsTheOnlySink(BuildForward("inception_v3:batch=2"), OpKind::kSoftmaxCrossEntropy);
+  ExpectLossIsTheOnlySink(Forward("inception_v3:batch=2"), OpKind::kSoftmaxCrossEntropy);
   // With the auxiliary head, the two losses are summed (main + 0.4 x aux).
-  ExpectLossIsTheOnlySink(BuildForward("inception_v3:batch=2,aux=1"), OpKind::kAdd);
+  ExpectLossIsTheOnlySink(Forward("inception_v3:batch=2,aux=1"), OpKind::kAdd);
 }
 
 TEST(InceptionV3Test, TrainingGraphBuildsAndVerifiesQuickly) {
@@ -188,11 +165,11 @@ TEST(InceptionV3Test, TrainingGraphBuildsAndVerifiesQuickly) {
 }
 
 TEST(InceptionV3Test, BuildIsDeterministic) {
-  EXPECT_EQ(GraphToJson(BuildForward("inception_v3:batch=4")), GraphToJson(BuildForward("inception_v3:batch=4")));
+  EXPECT_EQ(GraphToJson(Forward("inception_v3:batch=4")), GraphToJson(Forward("inception_v3:batch=4")));
 }
 
 TEST(InceptionV3Test, SmallestImageBuildsDownToOnePixel) {
-  const Graph g = BuildForward("inception_v3:batch=1,image=75");
+  const Graph g = Forward("inception_v3:batch=1,image=75");
   EXPECT_EQ(LayerOutputShape(g, "mixed_7c"), (Shape{1, 2048, 1, 1}));
 }
 

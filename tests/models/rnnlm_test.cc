@@ -5,34 +5,22 @@
 #include <string>
 #include <vector>
 
+#include "../testing/models.h"
 #include "graph/json_io.h"
 #include "models/registry.h"
 
 namespace graphopt {
 namespace {
 
+using testing::ErrorOf;
+using testing::Forward;
+using testing::Training;
+
 // Forward ops: embedding 4 + T, per layer 5 + 15 T, softmax 7 + T.
 int ForwardOps(int layers, int steps) { return 11 + 2 * steps + layers * (5 + 15 * steps); }
 
 std::string TinySpec(int layers, int steps) {
   return "rnnlm:layers=" + std::to_string(layers) + ",steps=" + std::to_string(steps) + ",batch=2,hidden=4,vocab=10";
-}
-
-Graph Forward(const std::string& spec) {
-  auto g = BuildBuiltinForward(spec);
-  GO_CHECK_MSG(g.ok(), g.status().message());
-  return std::move(*g);
-}
-
-Graph Training(const std::string& spec) {
-  auto g = BuildBuiltinModel(spec);
-  GO_CHECK_MSG(g.ok(), g.status().message());
-  return std::move(*g);
-}
-
-std::string ErrorOf(const std::string& spec) {
-  auto g = BuildBuiltinForward(spec);
-  return g.ok() ? "" : g.status().message();
 }
 
 TEST(RnnlmTest, ForwardOpCountMatchesFormulaForTinyConfigs) {

@@ -9,37 +9,22 @@
 #include <string>
 #include <vector>
 
+#include "../testing/graphs.h"
+
 namespace graphopt {
 namespace {
 
-// An op reading `inputs` and writing one tensor of `elements` floats.
-OpId AddOp(Graph& g, const std::string& name, const std::vector<TensorId>& inputs, int64_t elements = 256) {
-  Op op;
-  op.name = name;
-  op.kind = OpKind::kGeneric;
-  op.inputs = inputs;
-  op.outputs = {g.AddTensor(name + ":0", {elements})};
-  return g.AddOp(std::move(op), /*compute_cost=*/false);
-}
-
-// Two independent chains of n ops each: a0 -> a1 -> ..., b0 -> b1 -> ...
-Graph TwoChains(int n) {
-  Graph g("two_chains");
-  for (const char* chain : {"a", "b"}) {
-    std::vector<TensorId> in;
-    for (int i = 0; i < n; ++i) in = {g.op(AddOp(g, chain + std::to_string(i), in)).outputs[0]};
-  }
-  return g;
-}
+using testing::AddUntimedOp;
+using testing::TwoUntimedChains;
 
 TEST(PartitionGraphTest, GroupsAreContractedAndEdgesMergedBothWays) {
   // x feeds y twice (two tensors' worth: one tensor read twice counts once) and z;
   // y and z share a colocation group, so they are one vertex.
   Graph g("small");
-  const OpId x = AddOp(g, "x", {}, 100);
+  const OpId x = AddUntimedOp(g, "x", {}, 100);
   const TensorId tx = g.op(x).outputs[0];
-  const OpId y = AddOp(g, "y", {tx, tx}, 10);
-  const OpId z = AddOp(g, "z", {tx, g.op(y).outputs[0]}, 10);
+  const OpId y = AddUntimedOp(g, "y", {tx, tx}, 10);
+  const OpId z = AddUntimedOp(g, "z", {tx, g.op(y).outputs[0]}, 10);
   const int32_t group = g.NewColocationGroup();
   g.mutable_op(y).colocation_group = group;
   g.mutable_op(z).colocation_group = group;
@@ -62,7 +47,7 @@ TEST(PartitionGraphTest, GroupsAreContractedAndEdgesMergedBothWays) {
 TEST(PartitionGraphTest, MetisPrintsNothing) {
   Graph g("heavy_head");
   std::vector<TensorId> in;
-  for (int i = 0; i < 12; ++i) in = {g.op(AddOp(g, "c" + std::to_string(i), in)).outputs[0]};
+  for (int i = 0; i < 12; ++i) in = {g.op(AddUntimedOp(g, "c" + std::to_string(i), in)).outputs[0]};
   std::vector<double> weight(12, 1.0);
   weight[0] = 1000.0;
   const PartitionGraph pg = BuildPartitionGraph(g, weight);
@@ -78,13 +63,13 @@ TEST(PartitionGraphTest, MetisPrintsNothing) {
 }
 
 TEST(PartitionGraphTest, FreeOpsWeighOne) {
-  const Graph g = TwoChains(2);
+  const Graph g = TwoUntimedChains(2);
   const PartitionGraph pg = BuildPartitionGraph(g, {0.0, 0.0, 4.0, -1.0});
   EXPECT_EQ(pg.vertex_weight, (std::vector<int64_t>{1, 1, 4, 1}));
 }
 
 void ExpectChainsNeverShareAPart(StatusOr<std::vector<int>> (*partition)(const PartitionGraph&, int, uint64_t)) {
-  const Graph g = TwoChains(40);
+  const Graph g = TwoUntimedChains(40);
   const PartitionGraph pg = BuildPartitionGraph(g, std::vector<double>(80, 10.0));
   for (int k : {2, 4, 8}) {
     auto parts = partition(pg, k, 3);

@@ -18,8 +18,6 @@ namespace {
 
 using testing::MlpTrainingGraph;
 
-Cluster TwoGpus() { return testing::GpuCluster(2); }
-
 PolicyInput Build(const Graph& g, const Cluster& c, PolicyInputOptions options = {}) {
   auto in = BuildPolicyInput(g, c, CostModel(), options);
   EXPECT_TRUE(in.ok()) << in.status().message();
@@ -28,7 +26,7 @@ PolicyInput Build(const Graph& g, const Cluster& c, PolicyInputOptions options =
 
 TEST(FeaturesTest, ArraysHaveTheDocumentedSizes) {
   const Graph g = MlpTrainingGraph();
-  const PolicyInput in = Build(g, TwoGpus());
+  const PolicyInput in = Build(g, testing::GpuCluster(2));
   const size_t n = static_cast<size_t>(g.num_ops());
   EXPECT_EQ(in.num_ops, g.num_ops());
   EXPECT_EQ(in.order.size(), n);
@@ -47,7 +45,7 @@ TEST(FeaturesTest, ArraysHaveTheDocumentedSizes) {
 }
 
 TEST(FeaturesTest, ValuesAreFiniteAndInRange) {
-  const PolicyInput in = Build(MlpTrainingGraph(), TwoGpus());
+  const PolicyInput in = Build(MlpTrainingGraph(), testing::GpuCluster(2));
   for (float v : in.op_features) {
     ASSERT_TRUE(std::isfinite(v));
     EXPECT_LE(std::abs(v), 5.0f);
@@ -79,7 +77,7 @@ TEST(FeaturesTest, IdenticalDevicesAreEachTheFavouriteOfSomeDirection) {
 }
 
 TEST(FeaturesTest, StandardizedColumnsHaveZeroMeanAndUnitVariance) {
-  const PolicyInput in = Build(MlpTrainingGraph(), TwoGpus());
+  const PolicyInput in = Build(MlpTrainingGraph(), testing::GpuCluster(2));
   const int n = in.num_ops;
   for (int c = 0; c < 9; ++c) {  // the standardized columns come first
     double sum = 0, sq = 0;
@@ -97,8 +95,8 @@ TEST(FeaturesTest, StandardizedColumnsHaveZeroMeanAndUnitVariance) {
 TEST(FeaturesTest, GraphsOfDifferentScaleLookAlike) {
   // The same structure with every dimension 16x larger: per-op features barely move
   // (standardization removes the scale), the graph features carry it.
-  const PolicyInput small = Build(MlpTrainingGraph(1), TwoGpus());
-  const PolicyInput large = Build(MlpTrainingGraph(16), TwoGpus());
+  const PolicyInput small = Build(MlpTrainingGraph(1), testing::GpuCluster(2));
+  const PolicyInput large = Build(MlpTrainingGraph(16), testing::GpuCluster(2));
   ASSERT_EQ(small.op_features.size(), large.op_features.size());
   double max_diff = 0;
   for (size_t i = 0; i < small.op_features.size(); ++i)
@@ -109,7 +107,7 @@ TEST(FeaturesTest, GraphsOfDifferentScaleLookAlike) {
 
 TEST(FeaturesTest, NodesAreInTopologicalOrder) {
   const Graph g = MlpTrainingGraph();
-  const PolicyInput in = Build(g, TwoGpus());
+  const PolicyInput in = Build(g, testing::GpuCluster(2));
   for (int i = 0; i < in.num_ops; ++i) {
     EXPECT_EQ(in.position[static_cast<size_t>(in.order[static_cast<size_t>(i)])], i);
     for (int32_t k = in.pred_offsets[static_cast<size_t>(i)]; k < in.pred_offsets[static_cast<size_t>(i) + 1]; ++k) {
@@ -123,7 +121,7 @@ TEST(FeaturesTest, NodesAreInTopologicalOrder) {
 
 TEST(FeaturesTest, ColocationGroupsAreOneUnit) {
   const Graph g = MlpTrainingGraph();
-  const PolicyInput in = Build(g, TwoGpus());
+  const PolicyInput in = Build(g, testing::GpuCluster(2));
   std::set<int32_t> groups;
   int ungrouped = 0;
   for (const Op& op : g.ops()) {
@@ -151,7 +149,7 @@ TEST(FeaturesTest, ColocationGroupsAreOneUnit) {
 
 TEST(FeaturesTest, FusableMatchesPlanLegality) {
   const Graph g = MlpTrainingGraph();
-  const PolicyInput in = Build(g, TwoGpus());
+  const PolicyInput in = Build(g, testing::GpuCluster(2));
   int fusable = 0;
   for (int i = 0; i < in.num_ops; ++i) {
     const OpId op = in.order[static_cast<size_t>(i)];
@@ -179,7 +177,7 @@ TEST(FeaturesTest, HostCpuIsMaskedUnlessAllowed) {
 
 TEST(FeaturesTest, UnitMemoryMaskRemovesDevicesTooSmallForAUnit) {
   const Graph g = MlpTrainingGraph(64);  // w1 is 1024 x 2048 floats: 8 MiB, plus optimizer state
-  Cluster c = TwoGpus();
+  Cluster c = testing::GpuCluster(2);
   std::vector<Device> devices = c.devices();
   devices[1].memory_bytes = 1 << 20;  // 1 MiB
   Cluster small("small", devices);
@@ -198,14 +196,14 @@ TEST(FeaturesTest, UnitMemoryMaskRemovesDevicesTooSmallForAUnit) {
 
 TEST(FeaturesTest, EmptyGraphIsAnError) {
   const Graph g("empty");
-  auto in = BuildPolicyInput(g, TwoGpus());
+  auto in = BuildPolicyInput(g, testing::GpuCluster(2));
   ASSERT_FALSE(in.ok());
   EXPECT_NE(in.status().message().find("empty"), std::string::npos);
 }
 
 TEST(ActionsTest, DefaultActionsGiveTheDefaultPlan) {
   const Graph g = MlpTrainingGraph();
-  const Cluster c = TwoGpus();
+  const Cluster c = testing::GpuCluster(2);
   const PolicyInput in = Build(g, c);
   const Plan plan = ToPlan(g, c, in, DefaultActions(in));
   const Plan expected = DefaultPlan(g, 0);
@@ -218,7 +216,7 @@ TEST(ActionsTest, DefaultActionsGiveTheDefaultPlan) {
 
 TEST(ActionsTest, RandomActionsGiveValidPlansWithColocatedOpsTogether) {
   const Graph g = MlpTrainingGraph();
-  const Cluster c = TwoGpus();
+  const Cluster c = testing::GpuCluster(2);
   const PolicyInput in = Build(g, c);
   Rng rng(5);
   for (int trial = 0; trial < 20; ++trial) {

@@ -14,7 +14,6 @@
 namespace graphopt {
 namespace {
 
-using testing::RemoveDir;
 using testing::ScratchDir;
 using testing::TwoChains;
 using Toy = testing::ChainsToy;
@@ -89,7 +88,8 @@ TEST(CheckpointTest, PlanIsReSimulatedNotTrusted) {
 }
 
 TEST(CheckpointTest, StaleTemporariesAreRemovedOwnAndOthersKept) {
-  const std::string dir = ScratchDir("stale");
+  const ScratchDir scratch("stale");
+  const std::string dir = scratch.path();
   const std::string own = "c.json.tmp." + std::to_string(::getpid());
   for (const char* f : {"a.json.tmp.12345", "b.pt.tmp", own.c_str(), "d.json", "e.tmpl", "f.tmp.x1"}) {
     std::ofstream(dir + "/" + f) << "x";
@@ -102,11 +102,11 @@ TEST(CheckpointTest, StaleTemporariesAreRemovedOwnAndOthersKept) {
   EXPECT_TRUE(FileExists(dir + "/e.tmpl"));
   EXPECT_TRUE(FileExists(dir + "/f.tmp.x1"));
   EXPECT_EQ(RemoveStaleTemporaries(dir + "/no-such-folder"), 0);
-  RemoveDir(dir);
 }
 
 TEST(CheckpointTest, OrphanFilesAndMissingFilesAreRefused) {
-  const std::string dir = ScratchDir("orphans");
+  const ScratchDir scratch("orphans");
+  const std::string dir = scratch.path();
   EXPECT_TRUE(RefuseOrphanCheckpointFiles(dir, "state.json", {"policy.pt"}).ok());  // an empty folder: a fresh run
   std::ofstream(dir + "/policy.pt") << "x";
   ExpectErrorWith(RefuseOrphanCheckpointFiles(dir, "state.json", {"best_plan.json", "policy.pt"}),
@@ -118,7 +118,6 @@ TEST(CheckpointTest, OrphanFilesAndMissingFilesAreRefused) {
   const Status missing = RequireCheckpointFiles(dir, {"policy.pt", "optimizer.pt"}, "the state says so");
   EXPECT_EQ(missing.code(), StatusCode::kNotFound);
   ExpectErrorWith(missing, dir + "/optimizer.pt is missing: the state says so");
-  RemoveDir(dir);
 }
 
 }  // namespace

@@ -211,7 +211,8 @@ TEST(ColocRlTest, SameSeedSameRun) {
 TEST(ColocRlTest, CheckpointRoundTripContinuesExactly) {
   ConfigureTorchThreads(1);
   Toy toy(6);
-  const std::string dir = testing::ScratchDir("colocrl_roundtrip");
+  const testing::ScratchDir scratch("colocrl_roundtrip");
+  const std::string dir = scratch.path();
   auto a = MakeTrainer(toy, 3);
   a->Step();
   a->Step();
@@ -229,7 +230,6 @@ TEST(ColocRlTest, CheckpointRoundTripContinuesExactly) {
   EXPECT_EQ(sa.mean_reward, sb.mean_reward);
   EXPECT_EQ(sa.loss, sb.loss);
   ExpectSameParameters(*a->model(), *b->model());
-  testing::RemoveDir(dir);
 }
 
 TEST(ColocRlTest, LoadFailsClearly) {
@@ -239,7 +239,8 @@ TEST(ColocRlTest, LoadFailsClearly) {
   EXPECT_EQ(missing.code(), StatusCode::kNotFound);
   EXPECT_NE(missing.message().find("colocrl_state.json"), std::string::npos) << missing.message();
 
-  const std::string dir = testing::ScratchDir("colocrl_mismatch");
+  const testing::ScratchDir scratch("colocrl_mismatch");
+  const std::string dir = scratch.path();
   ASSERT_TRUE(trainer->SaveCheckpoint(dir).ok());
   auto other = MakeTrainer(toy, 1, std::string(kSmall) + ",lr=0.5");
   const Status config = other->LoadCheckpoint(dir);
@@ -252,7 +253,6 @@ TEST(ColocRlTest, LoadFailsClearly) {
   const Status corrupt = trainer->LoadCheckpoint(dir);
   EXPECT_FALSE(corrupt.ok());
   EXPECT_NE(corrupt.message().find("colocrl_policy.pt"), std::string::npos) << corrupt.message();
-  testing::RemoveDir(dir);
 }
 
 TEST(ColocRlTest, IgnoresOfferedPlans) {

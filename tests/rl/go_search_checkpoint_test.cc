@@ -16,14 +16,13 @@
 namespace graphopt {
 namespace {
 
-using testing::RemoveDir;
 using testing::ScratchDir;
 using testing::ToySearch;
 using Toy = testing::ChainsToy;
 
-// A folder holding the checkpoint of a 2-step toy search.
-std::string Checkpointed(const Toy& toy, const std::string& name) {
-  const std::string dir = ScratchDir(name);
+// `scratch`'s folder, now holding the checkpoint of a 2-step toy search.
+std::string Checkpointed(const Toy& toy, const ScratchDir& scratch) {
+  const std::string dir = scratch.path();
   auto search = GoSearch::Create(toy.sim, ToySearch(dir, 2));
   EXPECT_TRUE(search.ok()) << search.status().message();
   auto r = (*search)->Run();
@@ -51,14 +50,15 @@ void ExpectErrorWith(const Status& s, const std::string& fragment) {
 
 TEST(GoSearchCheckpointTest, AnIntactCheckpointResumes) {
   Toy toy;
-  const std::string dir = Checkpointed(toy, "intact");
+  const ScratchDir scratch("intact");
+  const std::string dir = Checkpointed(toy, scratch);
   EXPECT_TRUE(Resume(toy, ToySearch(dir, 3)).ok());
-  RemoveDir(dir);
 }
 
 TEST(GoSearchCheckpointTest, ABestPlanIsReSimulatedNotTrusted) {
   Toy toy;
-  const std::string dir = Checkpointed(toy, "best_plan");
+  const ScratchDir scratch("best_plan");
+  const std::string dir = Checkpointed(toy, scratch);
   // A slower plan put in place of the best: the recorded score no longer holds.
   ASSERT_TRUE(WritePlanJson(toy.graph, SingleDevicePlan(toy.graph, toy.cluster), dir + "/best_plan.json").ok());
   ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), dir + "/best_plan.json: the checkpoint records this plan as");
@@ -67,12 +67,12 @@ TEST(GoSearchCheckpointTest, ABestPlanIsReSimulatedNotTrusted) {
   far.device[0] = 99;
   ASSERT_TRUE(WritePlanJson(toy.graph, far, dir + "/best_plan.json").ok());
   ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), dir + "/best_plan.json: the checkpoint's plan is not valid");
-  RemoveDir(dir);
 }
 
 TEST(GoSearchCheckpointTest, ImpossibleOrOutOfRangeStateValuesAreErrors) {
   Toy toy;
-  const std::string dir = Checkpointed(toy, "ranges");
+  const ScratchDir scratch("ranges");
+  const std::string dir = Checkpointed(toy, scratch);
   const std::string state = dir + "/state.json";
   const std::string saved = *ReadFile(state);
   auto restore = [&] { ASSERT_TRUE(WriteFileAtomic(state, saved).ok()); };
@@ -104,12 +104,12 @@ TEST(GoSearchCheckpointTest, ImpossibleOrOutOfRangeStateValuesAreErrors) {
     j["best"]["step_time_us"] = j["best"]["step_time_us"].get<double>() / 2;
   });
   ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), dir + "/ppo_best_plan.json: the checkpoint records this plan");
-  RemoveDir(dir);
 }
 
 TEST(GoSearchCheckpointTest, MissingFilesAreErrorsNotSilentRestarts) {
   Toy toy;
-  const std::string dir = Checkpointed(toy, "missing");
+  const ScratchDir scratch("missing");
+  const std::string dir = Checkpointed(toy, scratch);
   std::filesystem::remove(dir + "/optimizer.pt");
   ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), dir + "/optimizer.pt is missing");
   // Without its state the folder is not a fresh one: the policy would be overwritten.
@@ -117,30 +117,29 @@ TEST(GoSearchCheckpointTest, MissingFilesAreErrorsNotSilentRestarts) {
   const std::string policy_before = *ReadFile(dir + "/policy.pt");
   ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), dir + "/state.json is missing but " + dir + "/best_plan.json exists");
   EXPECT_EQ(*ReadFile(dir + "/policy.pt"), policy_before);
-  RemoveDir(dir);
 }
 
 TEST(GoSearchCheckpointTest, ATruncatedOptimizerStateIsBlamedOnItsFile) {
   Toy toy;
-  const std::string dir = Checkpointed(toy, "truncated");
+  const ScratchDir scratch("truncated");
+  const std::string dir = Checkpointed(toy, scratch);
   const std::string path = dir + "/optimizer.pt";
   std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
   const Status s = Resume(toy, ToySearch(dir, 4));
   ExpectErrorWith(s, path + ": not a readable archive");
   EXPECT_EQ(s.message().find("ppo_state.json"), std::string::npos) << s.message();
   EXPECT_EQ(s.message().find("Exception raised from"), std::string::npos) << s.message();  // no backtrace
-  RemoveDir(dir);
 }
 
 TEST(GoSearchCheckpointTest, StaleTemporariesAreRemovedOnResume) {
   Toy toy;
-  const std::string dir = Checkpointed(toy, "stale");
+  const ScratchDir scratch("stale");
+  const std::string dir = Checkpointed(toy, scratch);
   std::ofstream(dir + "/state.json.tmp.99999") << "{\"half";
   std::ofstream(dir + "/optimizer.pt.tmp") << "half";
   ASSERT_TRUE(Resume(toy, ToySearch(dir, 3)).ok());
   EXPECT_FALSE(FileExists(dir + "/state.json.tmp.99999"));
   EXPECT_FALSE(FileExists(dir + "/optimizer.pt.tmp"));
-  RemoveDir(dir);
 }
 
 TEST(GoSearchCheckpointTest, AnUnwritableFolderFailsBeforeTheFirstStep) {

@@ -17,7 +17,6 @@ namespace graphopt {
 namespace {
 
 using testing::kSmallGoPolicy;
-using testing::RemoveDir;
 using testing::ScratchDir;
 using testing::ToySearch;
 using testing::TwoChainsOptimumUs;
@@ -36,7 +35,8 @@ TEST(GoSearchOptionsTest, UnitsPerDeviceAndImitationAreRouted) {
 
 TEST(GoSearchTest, ResumedRunMatchesUninterruptedRun) {
   Toy toy;
-  const std::string dir = ScratchDir("resume");
+  const ScratchDir scratch("resume");
+  const std::string dir = scratch.path();
   auto first = GoSearch::Create(toy.sim, ToySearch(dir, 2));
   ASSERT_TRUE(first.ok()) << first.status().message();
   auto part = (*first)->Run();
@@ -54,7 +54,6 @@ TEST(GoSearchTest, ResumedRunMatchesUninterruptedRun) {
   EXPECT_EQ(resumed->score.step_time_us, whole->score.step_time_us);
   EXPECT_EQ(resumed->plan.device, whole->plan.device);
   EXPECT_EQ(resumed->plans_simulated, whole->plans_simulated);
-  RemoveDir(dir);
 }
 
 // The policy alone (GO-one as the paper defines it): every plan that ever becomes the
@@ -129,7 +128,8 @@ GoSearchConfig ImitatingSearch(const std::string& dir, int64_t steps) {
 // with the checkpoint, required on resume); with the policy alone they never are.
 TEST(GoSearchTest, PlanUnitsSplitByTheBestBaselineAndResume) {
   Toy toy;
-  const std::string dir = ScratchDir("plan_units");
+  const ScratchDir scratch("plan_units");
+  const std::string dir = scratch.path();
   auto split = GoSearch::Create(toy.sim, ImitatingSearch(dir, 1));
   ASSERT_TRUE(split.ok()) << split.status().message();
   auto r = (*split)->Run();
@@ -151,7 +151,6 @@ TEST(GoSearchTest, PlanUnitsSplitByTheBestBaselineAndResume) {
   ASSERT_FALSE(resumed.ok());
   EXPECT_NE(resumed.status().message().find("units_plan.json is missing"), std::string::npos)
       << resumed.status().message();
-  RemoveDir(dir);
 }
 
 double JsonStepTimeUs(const std::string& path, const std::string& key) {
@@ -167,7 +166,8 @@ double JsonStepTimeUs(const std::string& path, const std::string& key) {
 TEST(GoSearchTest, ExploringPolicyKeepsItsOwnBestSample) {
   Toy toy;
   for (const bool explore : {true, false}) {
-    const std::string dir = ScratchDir(explore ? "explore_own" : "imitate_own");
+    const ScratchDir scratch(explore ? "explore_own" : "imitate_own");
+    const std::string dir = scratch.path();
     GoSearchConfig c = ToySearch(dir, 2);
     c.explore = explore ? 1 : 0;
     c.polish = true;
@@ -180,7 +180,6 @@ TEST(GoSearchTest, ExploringPolicyKeepsItsOwnBestSample) {
     } else {
       EXPECT_EQ(trainer_best, r->score.step_time_us);
     }
-    RemoveDir(dir);
   }
 }
 
@@ -189,7 +188,8 @@ TEST(GoSearchTest, ExploringPolicyKeepsItsOwnBestSample) {
 TEST(GoSearchTest, ExplorationPolishesThePolicysBestSample) {
   // Longer chains on four devices, where the policy's first samples scatter them.
   Toy toy = testing::ToyOn(testing::TwoChains(24), testing::PaperCluster(4));
-  const std::string dir = ScratchDir("descent");
+  const ScratchDir scratch("descent");
+  const std::string dir = scratch.path();
   auto config = [&](int64_t steps) {
     GoSearchConfig c = ToySearch(dir, steps);
     c.polish = true;
@@ -223,7 +223,6 @@ TEST(GoSearchTest, ExplorationPolishesThePolicysBestSample) {
   ASSERT_FALSE(resumed.ok());
   EXPECT_NE(resumed.status().message().find("descent_plan.json is missing"), std::string::npos)
       << resumed.status().message();
-  RemoveDir(dir);
 }
 
 // Imitating, the sample polish descends from a sample of the policy across steps
@@ -232,7 +231,8 @@ TEST(GoSearchTest, ExplorationPolishesThePolicysBestSample) {
 // a worse one as a fresh sample every step was; it survives a checkpoint.
 TEST(GoSearchTest, ImitatingSamplePolishCarriesOneDescentAcrossSteps) {
   Toy toy = testing::ToyOn(testing::TwoChains(24), testing::PaperCluster(4));
-  const std::string dir = ScratchDir("imitate_descent");
+  const ScratchDir scratch("imitate_descent");
+  const std::string dir = scratch.path();
   auto descent = [&] {
     std::ifstream in(dir + "/state.json");
     const nlohmann::json state = nlohmann::json::parse(in);
@@ -271,7 +271,6 @@ TEST(GoSearchTest, ImitatingSamplePolishCarriesOneDescentAcrossSteps) {
     score = next_score;
     plan = std::move(next_plan);
   }
-  RemoveDir(dir);
 }
 
 // The local search's improvements of the best plan continue the plan before them:
@@ -294,7 +293,8 @@ TEST(GoSearchTest, PlanOriginSkipsThePolishOfTheBestPlan) {
 // does not explore again.
 TEST(GoSearchTest, ExplorationHandsOverToImitation) {
   Toy toy;
-  const std::string dir = ScratchDir("handover");
+  const ScratchDir scratch("handover");
+  const std::string dir = scratch.path();
   GoSearchConfig c = ToySearch(dir, 4);
   c.polish = true;
   c.explore = 0.5;
@@ -315,7 +315,6 @@ TEST(GoSearchTest, ExplorationHandsOverToImitation) {
   EXPECT_TRUE(resumed->units_split);
   EXPECT_EQ(resumed->explore_seconds, 0);  // no second switch in this run
   EXPECT_EQ(resumed->steps, 6);
-  RemoveDir(dir);
 }
 
 TEST(GoSearchOptionsTest, StepOpsGrowTheSamplesOnSmallGraphs) {
@@ -359,7 +358,8 @@ TEST(GoSearchTest, StepOpsSampleMorePlansPerStep) {
 TEST(GoSearchTest, ExploreCoupledFindsTheConsolidatedPlan) {
   Toy toy = testing::CostlyCutsToy();
   const double consolidated = toy.sim.Simulate(DefaultPlan(toy.graph))->step_time_us;
-  const std::string dir = ScratchDir("explore_coupled");
+  const ScratchDir scratch("explore_coupled");
+  const std::string dir = scratch.path();
   GoSearchConfig c = ToySearch("", 2);
   c.baselines = c.warm_start = false;
   auto run = [&](double fraction) {
@@ -384,7 +384,6 @@ TEST(GoSearchTest, ExploreCoupledFindsTheConsolidatedPlan) {
   EXPECT_EQ(resumed.plan.device, half.plan.device);
   EXPECT_EQ(resumed.plans_simulated, half.plans_simulated);
   EXPECT_FALSE(ParseGoSearchOptions("explore_coupled=1.5", GoSearchConfig{}).ok());
-  RemoveDir(dir);
 }
 
 TEST(GoSearchOptionsTest, ExploreIsAFraction) {

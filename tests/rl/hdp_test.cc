@@ -179,7 +179,8 @@ TEST(HdpTest, SameSeedSameRun) {
 TEST(HdpTest, CheckpointRoundTripContinuesExactly) {
   ConfigureTorchThreads(1);
   HdpToy toy(6);
-  const std::string dir = testing::ScratchDir("hdp_roundtrip");
+  const testing::ScratchDir scratch("hdp_roundtrip");
+  const std::string dir = scratch.path();
   auto a = MakeHdp(toy, 3);
   a->Step();
   a->Step();
@@ -197,7 +198,6 @@ TEST(HdpTest, CheckpointRoundTripContinuesExactly) {
   // A checkpoint of another method is not this one's.
   const Status wrong = b->LoadCheckpoint("/nonexistent");
   EXPECT_NE(wrong.message().find("hdp_state.json"), std::string::npos) << wrong.message();
-  testing::RemoveDir(dir);
 }
 
 }  // namespace

@@ -108,7 +108,8 @@ TEST(PpoBiasTest, ResumesExactlyAndRefusesAWrongBias) {
   auto trainer = MakeTrainer(toy, &batch, config);
   WarmStartOn(*trainer, toy.sim, target);
   trainer->Step();
-  const std::string dir = testing::ScratchDir("ppo_unit_bias");
+  const testing::ScratchDir scratch("ppo_unit_bias");
+  const std::string dir = scratch.path();
   auto resumed = ResumeAndCompare(*trainer, dir, [&] { return MakeTrainer(toy, &batch, config); });
   ASSERT_TRUE(FileExists(dir + "/unit_bias.pt"));
   EXPECT_EQ(trainer->GreedyPlan().device, resumed->GreedyPlan().device);
@@ -123,10 +124,10 @@ TEST(PpoBiasTest, ResumesExactlyAndRefusesAWrongBias) {
     auto small = MakeTrainer(other, &other_batch, config);
     const Plan small_target = ScatteredPlan(other.graph);
     WarmStartOn(*small, other.sim, small_target);
-    const std::string small_dir = testing::ScratchDir("ppo_unit_bias_small");
+    const testing::ScratchDir small_dir_scratch("ppo_unit_bias_small");
+    const std::string small_dir = small_dir_scratch.path();
     ASSERT_TRUE(small->SaveCheckpoint(small_dir).ok());
     ASSERT_EQ(std::rename((small_dir + "/unit_bias.pt").c_str(), (dir + "/unit_bias.pt").c_str()), 0);
-    testing::RemoveDir(small_dir);
   }
   const Status wrong = MakeTrainer(toy, &batch, config)->LoadCheckpoint(dir);
   ASSERT_FALSE(wrong.ok());
@@ -135,7 +136,6 @@ TEST(PpoBiasTest, ResumesExactlyAndRefusesAWrongBias) {
   const Status missing = MakeTrainer(toy, &batch, config)->LoadCheckpoint(dir);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.message().find("unit_bias.pt"), std::string::npos) << missing.message();
-  testing::RemoveDir(dir);
 }
 
 // Without a frozen trunk there is no bias: the whole network learns as before, and
@@ -150,13 +150,13 @@ TEST(PpoBiasTest, OnlyWithAFrozenTrunk) {
   WarmStartOn(*trainer, toy.sim, ScatteredPlan(toy.graph));
   EXPECT_FALSE(trainer->trunk_frozen());
   trainer->Step();
-  const std::string dir = testing::ScratchDir("ppo_unit_bias_whole");
+  const testing::ScratchDir scratch("ppo_unit_bias_whole");
+  const std::string dir = scratch.path();
   ASSERT_TRUE(trainer->SaveCheckpoint(dir).ok());
   EXPECT_FALSE(FileExists(dir + "/unit_bias.pt"));
   auto resumed = MakeTrainer(toy, &batch, config);
   const Status loaded = resumed->LoadCheckpoint(dir);
   EXPECT_TRUE(loaded.ok()) << loaded.message();
-  testing::RemoveDir(dir);
 }
 
 // Two chains of 48 elementwise ops (each may fuse into the one before it), on one
@@ -237,7 +237,8 @@ TEST(PpoBiasTest, ResumesTheFusionBiasExactly) {
   auto trainer = MakeFusionTrainer(toy, &batch, config);
   WarmStartOn(*trainer, toy.sim, target);
   trainer->Step();
-  const std::string dir = testing::ScratchDir("ppo_fusion_bias");
+  const testing::ScratchDir scratch("ppo_fusion_bias");
+  const std::string dir = scratch.path();
   auto resumed = ResumeAndCompare(*trainer, dir, [&] { return MakeFusionTrainer(toy, &batch, config); });
   ASSERT_TRUE(FileExists(dir + "/fusion_bias.pt"));
   EXPECT_FALSE(FileExists(dir + "/unit_bias.pt"));
@@ -249,7 +250,6 @@ TEST(PpoBiasTest, ResumesTheFusionBiasExactly) {
   const Status missing = MakeFusionTrainer(toy, &batch, config)->LoadCheckpoint(dir);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.message().find("fusion_bias.pt"), std::string::npos) << missing.message();
-  testing::RemoveDir(dir);
 }
 
 }  // namespace

@@ -173,7 +173,8 @@ TEST(PpoTest, AnOfferedBestPlanResumesAsItself) {
   const PlanScore score = PlanScore::Of(*toy.sim.Simulate(offered));
   ASSERT_TRUE(trainer->OfferPlan(offered, score));
   ASSERT_NE(trainer->GreedyPlan().priority, offered.priority);  // not what actions build
-  const std::string dir = testing::ScratchDir("ppo_offered");
+  const testing::ScratchDir scratch("ppo_offered");
+  const std::string dir = scratch.path();
   ASSERT_TRUE(trainer->SaveCheckpoint(dir).ok());
   auto resumed = MakeTrainer(toy, &batch, 5);
   const Status loaded = resumed->LoadCheckpoint(dir);
@@ -185,7 +186,6 @@ TEST(PpoTest, AnOfferedBestPlanResumesAsItself) {
   const Status missing = MakeTrainer(toy, &batch, 5)->LoadCheckpoint(dir);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.message().find("ppo_best_plan.json"), std::string::npos) << missing.message();
-  testing::RemoveDir(dir);
 }
 
 // A teacher's plan has no priority levels of its own (PlanToActions reads every op at
@@ -231,7 +231,8 @@ TEST(PpoTest, AnOfferedPlanWithSampledLevelsTeachesItsPlacementNotLevelZero) {
   EXPECT_GT(b.levels_off, 0.8 * b0.levels_off);
   EXPECT_LT(b.units_off, 0.5 * b0.units_off);  // the placement is imitated all the same
 
-  const std::string dir = testing::ScratchDir("ppo_sampled_levels");
+  const testing::ScratchDir scratch("ppo_sampled_levels");
+  const std::string dir = scratch.path();
   ASSERT_TRUE(sampled->SaveCheckpoint(dir).ok());
   auto resumed = make();
   const Status loaded = resumed->LoadCheckpoint(dir);
@@ -240,7 +241,6 @@ TEST(PpoTest, AnOfferedPlanWithSampledLevelsTeachesItsPlacementNotLevelZero) {
   const PpoStepStats next = sampled->Step(), again = resumed->Step();
   EXPECT_EQ(next.loss, again.loss);
   EXPECT_EQ(next.mean_reward, again.mean_reward);
-  testing::RemoveDir(dir);
 
   // A plan a sample beats: the sample's actions, levels included, become the best.
   auto beaten = make();
@@ -292,7 +292,8 @@ TEST(PpoTest, FrozenTrunkTrainsTheHeadsAloneAndResumesExactly) {
       EXPECT_GT(trunk_changed, 0);
     }
     if (!frozen) continue;
-    const std::string dir = testing::ScratchDir("ppo_frozen");
+    const testing::ScratchDir scratch("ppo_frozen");
+    const std::string dir = scratch.path();
     ASSERT_TRUE(trainer->SaveCheckpoint(dir).ok());
     auto resumed = MakeTrainer(toy, &batch, 5, config);
     const Status loaded = resumed->LoadCheckpoint(dir);
@@ -303,7 +304,6 @@ TEST(PpoTest, FrozenTrunkTrainsTheHeadsAloneAndResumesExactly) {
     EXPECT_EQ(a.mean_reward, b.mean_reward);
     EXPECT_EQ(a.loss, b.loss);
     EXPECT_EQ(trainer->GreedyPlan().device, resumed->GreedyPlan().device);
-    testing::RemoveDir(dir);
   }
 }
 
@@ -330,7 +330,8 @@ TEST(PpoTest, TrunkEveryTrainsTheTrunkAtEveryKthStepAndResumesExactly) {
   PpoConfig config = ToyPpo();
   config.trunk_every = 3;
   auto trainer = MakeTrainer(toy, &batch, 5, config);
-  const std::string dir = testing::ScratchDir("ppo_trunk_every");
+  const testing::ScratchDir scratch("ppo_trunk_every");
+  const std::string dir = scratch.path();
   for (int step = 0; step < 7; ++step) {
     const auto before = snapshot(trainer->policy());
     trainer->Step();
@@ -377,7 +378,6 @@ TEST(PpoTest, TrunkEveryTrainsTheTrunkAtEveryKthStepAndResumesExactly) {
   Status wrong = MakeTrainer(toy, &batch, 5, config)->LoadCheckpoint(dir);
   EXPECT_FALSE(wrong.ok());
   EXPECT_NE(wrong.message().find("node_states has shape"), std::string::npos) << wrong.message();
-  testing::RemoveDir(dir);
 }
 
 // set_coupled_fraction: an untrained policy's independent samples of 13 units almost

@@ -21,7 +21,6 @@
 namespace graphopt {
 namespace {
 
-using testing::RemoveDir;
 using testing::ScratchDir;
 
 // Small members of three families (about 100 to 250 ops), wide enough that compute,
@@ -81,7 +80,8 @@ void ExpectExactResume(bool teacher, int graphs = 1, bool sampled_levels = false
     if (sampled_levels) c.policy = std::string(testing::kSmallGoNetwork) + ",tasks=placement+scheduling,level_prior=0";
     return c;
   };
-  const std::string whole = ScratchDir("pretrain_whole"), parts = ScratchDir("pretrain_parts");
+  const ScratchDir whole_scratch("pretrain_whole"), parts_scratch("pretrain_parts");
+  const std::string whole = whole_scratch.path(), parts = parts_scratch.path();
   auto a = Pretrain(config(whole, 8), whole + "/out.pt");
   ASSERT_TRUE(a.ok()) << a.status().message();
   ASSERT_EQ(a->tasks.size(), 3u * static_cast<size_t>(graphs));  // 3 + 3 + 2 steps
@@ -107,8 +107,6 @@ void ExpectExactResume(bool teacher, int graphs = 1, bool sampled_levels = false
     EXPECT_EQ(b->tasks[i].best_us, a->tasks[i].best_us);
   }
   EXPECT_EQ(b->plans, a->plans);
-  RemoveDir(whole);
-  RemoveDir(parts);
 }
 
 TEST(PretrainTest, ResumesExactlyInsideATaskAndAtItsEnd) {
@@ -126,7 +124,8 @@ TEST(PretrainTest, TwoGraphsPerStepResumeExactly) {
 // step, and each step samples both tasks (twice the plans of one graph per step).
 TEST(PretrainTest, TwoGraphsPerStepTrainOnBoth) {
   ConfigureTorchThreads(1);
-  const std::string one = ScratchDir("pretrain_g1"), two = ScratchDir("pretrain_g2");
+  const ScratchDir one_scratch("pretrain_g1"), two_scratch("pretrain_g2");
+  const std::string one = one_scratch.path(), two = two_scratch.path();
   PretrainConfig c1 = TinyPretrain(one, 3), c2 = TinyPretrain(two, 3);
   c1.graphs_per_step = 1;
   c2.graphs_per_step = 2;
@@ -150,8 +149,6 @@ TEST(PretrainTest, TwoGraphsPerStepTrainOnBoth) {
   ASSERT_FALSE(other.ok());
   EXPECT_NE(other.status().message().find("graphs_per_step=2, this run has graphs_per_step=1"), std::string::npos)
       << other.status().message();
-  RemoveDir(one);
-  RemoveDir(two);
 }
 
 // sample_teacher_levels says how a teacher is imitated: refused without one; a run with
@@ -165,7 +162,8 @@ TEST(PretrainTest, SampledTeacherLevelsNeedATeacherAndResumeExactly) {
   EXPECT_NE(refused.status().message().find("needs imitate_baselines"), std::string::npos)
       << refused.status().message();
   ExpectExactResume(true, 1, true);
-  const std::string dir = ScratchDir("pretrain_sampled_levels");
+  const ScratchDir scratch("pretrain_sampled_levels");
+  const std::string dir = scratch.path();
   PretrainConfig c = TinyPretrain(dir, 2);
   c.imitate_baselines = true;
   c.sample_teacher_levels = true;
@@ -175,12 +173,12 @@ TEST(PretrainTest, SampledTeacherLevelsNeedATeacherAndResumeExactly) {
   auto other = Pretrain(c);
   ASSERT_FALSE(other.ok());
   EXPECT_NE(other.status().message().find("sample_teacher_levels=1"), std::string::npos) << other.status().message();
-  RemoveDir(dir);
 }
 
 TEST(PretrainTest, ACheckpointOfOtherOptionsOrWithoutItsStateIsRefused) {
   ConfigureTorchThreads(1);
-  const std::string dir = ScratchDir("pretrain_other");
+  const ScratchDir scratch("pretrain_other");
+  const std::string dir = scratch.path();
   ASSERT_TRUE(Pretrain(TinyPretrain(dir, 2)).ok());
   PretrainConfig other = TinyPretrain(dir, 4);
   other.steps_per_task = 5;
@@ -193,7 +191,6 @@ TEST(PretrainTest, ACheckpointOfOtherOptionsOrWithoutItsStateIsRefused) {
   r = Pretrain(TinyPretrain(dir, 4));
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("pretrain_state.json"), std::string::npos) << r.status().message();
-  RemoveDir(dir);
 }
 
 // Devices are inputs: pre-trained on graphs of two families on a fast and a slow GPU
@@ -202,7 +199,8 @@ TEST(PretrainTest, ACheckpointOfOtherOptionsOrWithoutItsStateIsRefused) {
 // and better than the untrained network it started from.
 TEST(PretrainTest, APretrainedPolicyPlansAnUnseenGraphBetterThanAnUntrainedOne) {
   ConfigureTorchThreads(1);
-  const std::string dir = ScratchDir("pretrain_transfer");
+  const ScratchDir scratch("pretrain_transfer");
+  const std::string dir = scratch.path();
   PretrainConfig c = TinyPretrain("", 60);
   c.stream.clusters = {"1xH100+1xK40", "1xK40+1xH100"};
   c.steps_per_task = 10;
@@ -238,7 +236,6 @@ TEST(PretrainTest, APretrainedPolicyPlansAnUnseenGraphBetterThanAnUntrainedOne) 
   EXPECT_LT(trained->score.step_time_us, before->score.step_time_us);
   EXPECT_LT(trained->score.step_time_us, 1.02 * all_fast)
       << "untrained " << before->score.step_time_us << " us, everything on the H100 " << all_fast << " us";
-  RemoveDir(dir);
 }
 
 // With a teacher, the fastest baseline plan of a task joins its first batch (one more
@@ -254,7 +251,8 @@ TEST(PretrainTest, WithATeacherTheBestBaselinePlanJoinsTheFirstBatch) {
   ASSERT_TRUE(alone.ok() && taught.ok());
   EXPECT_EQ(alone->plans, 4);  // samples=4, no best plan yet
   EXPECT_EQ(taught->plans, 5);
-  const std::string dir = ScratchDir("pretrain_teacher");
+  const ScratchDir scratch("pretrain_teacher");
+  const std::string dir = scratch.path();
   c.checkpoint_dir = dir;
   ASSERT_TRUE(Pretrain(c).ok());
   c.imitate_baselines = false;
@@ -263,12 +261,12 @@ TEST(PretrainTest, WithATeacherTheBestBaselinePlanJoinsTheFirstBatch) {
   ASSERT_FALSE(resumed.ok());
   EXPECT_NE(resumed.status().message().find("imitate_baselines=1, this run has imitate_baselines=0"), std::string::npos)
       << resumed.status().message();
-  RemoveDir(dir);
 }
 
 TEST(ZeroShotTest, RefusesACorruptOrForeignPolicyFile) {
   testing::ChainsToy toy;
-  const std::string dir = ScratchDir("zero_shot_bad");
+  const ScratchDir scratch("zero_shot_bad");
+  const std::string dir = scratch.path();
   std::ofstream(dir + "/garbage.pt") << "not a policy";
   auto r = ZeroShotPlan(toy.sim, dir + "/garbage.pt");
   ASSERT_FALSE(r.ok());
@@ -284,7 +282,6 @@ TEST(ZeroShotTest, RefusesACorruptOrForeignPolicyFile) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("feature version"), std::string::npos) << r.status().message();
   EXPECT_NE(r.status().message().find(dir + "/future.pt"), std::string::npos);
-  RemoveDir(dir);
 }
 
 // The policy alone for `steps` steps from the pre-trained policy in `file`.
@@ -351,7 +348,8 @@ void ExpectOptionResumesAndOwnsItsCheckpoint(const Simulator& sim, GoSearchConfi
 TEST(GoSearchPretrainedTest, StartsFromTheZeroShotPlanAndKeepsTheFilesNetwork) {
   ConfigureTorchThreads(1);
   testing::ChainsToy toy;
-  const std::string dir = ScratchDir("search_pretrained");
+  const ScratchDir scratch("search_pretrained");
+  const std::string dir = scratch.path();
   GoPolicyConfig pc = *GoPolicyConfig::FromString(testing::kSmallGoPolicy);
   GoPolicy policy(pc);
   ASSERT_TRUE(SaveGoPolicy(policy, dir + "/policy.pt").ok());
@@ -375,7 +373,6 @@ TEST(GoSearchPretrainedTest, StartsFromTheZeroShotPlanAndKeepsTheFilesNetwork) {
   auto missing = GoSearch::Create(toy.sim, c);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find(dir + "/missing.pt"), std::string::npos);
-  RemoveDir(dir);
 }
 
 // fresh_priority: the pre-trained policy's scheduling head, here certain of level 0,
@@ -384,7 +381,8 @@ TEST(GoSearchPretrainedTest, StartsFromTheZeroShotPlanAndKeepsTheFilesNetwork) {
 TEST(GoSearchPretrainedTest, FreshPriorityRestartsTheSchedulingHeadAfterTheZeroShotPlan) {
   ConfigureTorchThreads(1);
   testing::ChainsToy toy;
-  const std::string dir = ScratchDir("search_fresh_priority");
+  const ScratchDir scratch("search_fresh_priority");
+  const std::string dir = scratch.path();
   GoPolicy policy(*GoPolicyConfig::FromString(testing::kSmallGoNetwork));
   {
     torch::NoGradGuard no_grad;
@@ -406,7 +404,6 @@ TEST(GoSearchPretrainedTest, FreshPriorityRestartsTheSchedulingHeadAfterTheZeroS
   // checkpoint, not drawn again): the uninterrupted run's plan. A checkpoint of the
   // option is refused without it.
   ExpectOptionResumesAndOwnsItsCheckpoint(toy.sim, c, &GoSearchConfig::fresh_priority, "fresh_priority", dir + "/ckpt", fresh);
-  RemoveDir(dir);
 }
 
 // sample_offered_levels: the zero-shot plan the trainer imitates has no levels of its
@@ -417,7 +414,8 @@ TEST(GoSearchPretrainedTest, FreshPriorityRestartsTheSchedulingHeadAfterTheZeroS
 TEST(GoSearchPretrainedTest, SampledOfferedLevelsKeepThePolicysSchedulesThroughTheWarmStart) {
   ConfigureTorchThreads(1);
   testing::ChainsToy toy;
-  const std::string dir = ScratchDir("search_sampled_levels");
+  const ScratchDir scratch("search_sampled_levels");
+  const std::string dir = scratch.path();
   GoPolicy untrained(*GoPolicyConfig::FromString(std::string(testing::kSmallGoNetwork) + ",level_prior=0"));
   ASSERT_TRUE(SaveGoPolicy(untrained, dir + "/policy.pt").ok());
   GoSearchConfig c = PretrainedSearch(dir + "/policy.pt", 3);
@@ -438,7 +436,6 @@ TEST(GoSearchPretrainedTest, SampledOfferedLevelsKeepThePolicysSchedulesThroughT
   ExpectSamePlan(sampled, again);
   c.sample_offered_levels = true;
   ExpectResumedSearchEndsAt(toy.sim, c, dir + "/ckpt", sampled);
-  RemoveDir(dir);
 }
 
 // frozen_start: the exploring steps from a pre-trained policy train its heads alone
@@ -448,7 +445,8 @@ TEST(GoSearchPretrainedTest, SampledOfferedLevelsKeepThePolicysSchedulesThroughT
 TEST(GoSearchPretrainedTest, FrozenStartTrainsTheHeadsAloneFromTheFirstStep) {
   ConfigureTorchThreads(1);
   testing::ChainsToy toy;
-  const std::string dir = ScratchDir("search_frozen_start");
+  const ScratchDir scratch("search_frozen_start");
+  const std::string dir = scratch.path();
   GoPolicy pretrained(*GoPolicyConfig::FromString(testing::kSmallGoNetwork));
   ASSERT_TRUE(SaveGoPolicy(pretrained, dir + "/policy.pt").ok());
   GoSearchConfig c = PretrainedSearch(dir + "/policy.pt", 3);
@@ -481,7 +479,6 @@ TEST(GoSearchPretrainedTest, FrozenStartTrainsTheHeadsAloneFromTheFirstStep) {
   EXPECT_EQ(frozen.zero_shot_score.step_time_us, whole.zero_shot_score.step_time_us);
   ExpectSamePlan(frozen, again);
   ExpectOptionResumesAndOwnsItsCheckpoint(toy.sim, c, &GoSearchConfig::frozen_start, "frozen_start", dir + "/ckpt", frozen);
-  RemoveDir(dir);
 }
 
 }  // namespace

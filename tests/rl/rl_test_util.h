@@ -3,12 +3,12 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <string>
 
 #include "../sim/sim_test_util.h"
+#include "../testing/policies.h"
+#include "../testing/scratch_dir.h"
 #include "models/load.h"
 #include "policy/features.h"
 #include "rl/go_search.h"
@@ -42,10 +42,8 @@ inline Cluster SlowAndFastCluster() {
   return out;
 }
 
-// The GO network of the toys (every task unless a test picks them), small enough for them.
-inline constexpr const char* kSmallGoNetwork = "hidden=16,heads=2,sage_layers=1,attention_layers=1,segment=16,memory=16";
-// That network placing only: the toys' GO policy.
-inline const std::string kSmallGoPolicy = std::string(kSmallGoNetwork) + ",tasks=placement";
+// The GO network of the toys: kSmallGoNetwork and kSmallGoPolicy of
+// tests/testing/policies.h.
 
 // Two chains of 6 on two paper devices, with its simulator and policy input.
 struct ChainsToy {
@@ -76,13 +74,6 @@ inline ChainsToy CostlyCutsToy() {
   return ToyOn(std::move(g.graph()), PaperCluster(2));
 }
 
-// An empty folder of its own for a test (removed first if a run left it behind).
-inline std::string ScratchDir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "graphopt_rl_" + name + "_" + std::to_string(::getpid());
-  std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str());
-  return dir;
-}
-
 // A GO search on a toy: the small policy, 8 samples, no polish, `steps` steps, one
 // thread, checkpoints in `dir` ("": none) after every step.
 inline GoSearchConfig ToySearch(const std::string& dir, int64_t steps) {
@@ -107,7 +98,5 @@ struct SmallRnnToy {
   Cluster cluster = LoadCluster("2xV100").value();
   Simulator sim = std::move(Simulator::Create(graph, cluster).value());
 };
-
-inline void RemoveDir(const std::string& dir) { std::system(("rm -rf '" + dir + "'").c_str()); }
 
 }  // namespace graphopt::testing

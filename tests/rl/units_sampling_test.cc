@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "../testing/clusters.h"
+#include "../testing/graphs.h"
+#include "../testing/policies.h"
 #include "core/rng.h"
 #include "policy/features.h"
 #include "policy/go_policy.h"
@@ -18,41 +21,6 @@
 namespace graphopt {
 namespace {
 
-// Two independent chains of 12 ops, 100 us each, every tensor 4 MB. On two GPUs the
-// optimum puts one chain on each (step time about 1.2 ms, no transfer); any other
-// plan either serializes ops of both chains on one GPU or cuts a chain, paying a
-// transfer.
-Graph TwoChains() {
-  Graph g("two_chains");
-  for (const char* chain : {"a", "b"}) {
-    std::vector<TensorId> in;
-    for (int i = 0; i < 12; ++i) {
-      Op op;
-      op.name = chain + std::to_string(i);
-      op.kind = OpKind::kGeneric;
-      op.inputs = in;
-      op.measured_time_us = 100;
-      op.outputs = {g.AddTensor(op.name + ":0", {1 << 20})};
-      in = op.outputs;
-      g.AddOp(std::move(op), /*compute_cost=*/false);
-    }
-  }
-  return g;
-}
-
-Cluster TwoGpus() {
-  std::vector<Device> devices(2);
-  for (int i = 0; i < 2; ++i) {
-    devices[static_cast<size_t>(i)].name = "gpu:" + std::to_string(i);
-    devices[static_cast<size_t>(i)].peak_flops = 1.4e13;
-    devices[static_cast<size_t>(i)].memory_bandwidth = 9e11;
-    devices[static_cast<size_t>(i)].memory_bytes = int64_t{16} << 30;
-  }
-  Cluster c("2gpu", devices);
-  c.SetAllLinks(Link{1e10, 10});
-  return c;
-}
-
 // Best step time of 16 plans sampled from an untrained policy with at most
 // `max_units` units (0: one per op).
 double BestSampleUs(const Graph& g, const Cluster& c, const Simulator& sim, int max_units) {
@@ -62,7 +30,7 @@ double BestSampleUs(const Graph& g, const Cluster& c, const Simulator& sim, int 
   EXPECT_TRUE(input.ok()) << input.status().message();
   if (!input.ok()) return 0;
   const PolicyTensors tensors = ToTensors(*input);
-  auto config = GoPolicyConfig::FromString("hidden=16,heads=2,sage_layers=1,attention_layers=1,segment=16,memory=16,tasks=placement");
+  auto config = GoPolicyConfig::FromString(testing::kSmallGoPolicy);
   EXPECT_TRUE(config.ok());
   GoPolicy policy(*config);
   torch::NoGradGuard no_grad;
@@ -78,8 +46,12 @@ double BestSampleUs(const Graph& g, const Cluster& c, const Simulator& sim, int 
 }
 
 TEST(UnitsSamplingTest, TwoUnitsReachTheOptimumThatPerOpSamplesMiss) {
-  const Graph g = TwoChains();
-  const Cluster c = TwoGpus();
+  // Two independent chains of 12 ops, 100 us each, every tensor 4 MB. On two GPUs the
+  // optimum puts one chain on each (step time about 1.2 ms, no transfer); any other
+  // plan either serializes ops of both chains on one GPU or cuts a chain, paying a
+  // transfer.
+  const Graph g = testing::TwoTimedChains(12, 100, 1 << 20);
+  const Cluster c = testing::TwoGpusOnFastLinks();
   auto sim = Simulator::Create(g, c);
   ASSERT_TRUE(sim.ok()) << sim.status().message();
   Plan optimum = DefaultPlan(g, 0);

@@ -16,18 +16,15 @@
 namespace graphopt {
 namespace {
 
-using testing::RemoveDir;
 using testing::ScratchDir;
 
 class ZeroShotCoupledTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = ScratchDir("zero_shot_coupled");
     GoPolicy policy(*GoPolicyConfig::FromString(testing::kSmallGoPolicy));
     ASSERT_TRUE(SaveGoPolicy(policy, path()).ok());
   }
-  void TearDown() override { RemoveDir(dir_); }
-  std::string path() const { return dir_ + "/policy.pt"; }
+  std::string path() const { return dir_.Path("policy.pt"); }
   ZeroShotOptions Options(int samples, int coupled) const {
     ZeroShotOptions o;
     o.samples = samples;
@@ -38,7 +35,7 @@ class ZeroShotCoupledTest : public ::testing::Test {
     return o;
   }
   testing::ChainsToy toy_;
-  std::string dir_;
+  const ScratchDir dir_{"zero_shot_coupled"};
 };
 
 TEST_F(ZeroShotCoupledTest, CoupledSamplesComeOnTopOfTheOthers) {
