@@ -18,6 +18,7 @@
 #include "core/strings.h"
 #include "dist/world.h"
 #include "models/load.h"
+#include "rl/go_search.h"  // kDefaultSearchSeconds (no LibTorch in it)
 #include "sim/cluster.h"
 #include "sim/plan.h"
 #include "sim/simulator.h"
@@ -26,7 +27,6 @@
 #ifdef GRAPHOPT_HAVE_RL
 #include "baselines/baseline.h"
 #include "policy/go_policy_config.h"
-#include "rl/go_search.h"
 #include "rl/methods.h"
 #endif
 #ifdef GRAPHOPT_HAVE_EXEC
