@@ -153,9 +153,7 @@ StatusOr<std::vector<MethodSpec>> TaskConfigurationMethods(const Args& args, std
 // A learned method's run on a row (the planners do not know the row).
 struct LearnedRun {
   ConvergenceSeries series;
-  double seconds_to_best = 0;
-  double policy_best_us = 0;
-  int improvements_policy = 0, improvements_polish = 0, improvements_sample_polish = 0;
+  SearchReport report;  // the planner's, for the summary line
 };
 
 LearnedRun LearnedRunOf(const std::string& method, const SearchReport& r) {
@@ -167,11 +165,7 @@ LearnedRun LearnedRunOf(const std::string& method, const SearchReport& r) {
   run.series.best_us = r.best_us;
   run.series.end_seconds = r.end_seconds;
   run.series.end_plans = r.end_plans;
-  run.seconds_to_best = r.seconds_to_best;
-  run.policy_best_us = r.policy_best_us;
-  run.improvements_policy = r.improvements_policy;
-  run.improvements_polish = r.improvements_polish;
-  run.improvements_sample_polish = r.improvements_sample_polish;
+  run.report = r;
   return run;
 }
 
@@ -183,10 +177,12 @@ std::string LearnedRunLine(const std::string& row, const LearnedRun& run) {
   const double ratio = run.series.reference_us > 0 ? run.series.best_us.back() / run.series.reference_us : 0.0;
   return StrFormat("%-16s %-8s final plan after %6.1f s (%lld plans); %.3fx the best baseline; best policy sample %s; "
                    "improvements: %d policy, %d local search, %d polished samples",
-                   row.c_str(), run.series.method.c_str(), run.seconds_to_best,
+                   row.c_str(), run.series.method.c_str(), run.report.seconds_to_best,
                    static_cast<long long>(run.series.plans.empty() ? 0 : run.series.plans.back()), ratio,
-                   run.policy_best_us < 1e300 ? StrFormat("%.1f ms", run.policy_best_us / 1e3).c_str() : "none fits",
-                   run.improvements_policy, run.improvements_polish, run.improvements_sample_polish);
+                   run.report.policy_best_us < 1e300 ? StrFormat("%.1f ms", run.report.policy_best_us / 1e3).c_str()
+                                                     : "none fits",
+                   run.report.improvements_policy, run.report.improvements_polish,
+                   run.report.improvements_sample_polish);
 }
 
 
