@@ -23,6 +23,7 @@
 #include "models/registry.h"
 #include "policy/features.h"
 #include "policy/go_policy.h"
+#include "rl/go_search.h"
 #include "rl/methods.h"
 #include "rl/ppo.h"
 #include "sim/batch.h"
@@ -103,7 +104,10 @@ Setup& GetSetup() {
       trainer = std::unique_ptr<Trainer>(std::make_unique<PpoTrainer>(*s.sim, s.batch.get(), s.unit_input,
                                                                       GoPolicy(GoPolicyConfig()), *config, 0));
     } else {
-      trainer = CreateMethodTrainer(method, *s.sim, s.batch.get(), s.input, options, 0);
+      auto config = DefaultSearchConfig(method);
+      if (config.ok()) config = ParseGoSearchOptions(options, *config);
+      if (!config.ok()) Fail(config.status());
+      trainer = CreateMethodTrainer(*config, *s.sim, s.batch.get(), s.input);
     }
     if (!trainer.ok()) Fail(trainer.status());
     (*trainer)->set_reference_us(reference->step_time_us);

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -169,7 +170,7 @@ StatusOr<DefaultPolicy> PickPretrained(const Args& args, const LearnedMethod& me
   if (!method.go_policy) return DefaultPolicy{"", "--method " + method.name};
   GO_ASSIGN_OR_RETURN(DefaultPolicy found, FindDefaultPolicy());
   if (found.path.empty()) return DefaultPolicy{"", "no default policy: " + found.origin};
-  if (!config.policy.empty()) {
+  if (config.policy.has_value()) {
     return DefaultPolicy{"", "network options or --tasks given, so not the default pre-trained policy"};
   }
   if (found.origin == "shipped") found.origin = "the shipped default; --pretrained none trains a new policy";
@@ -345,8 +346,8 @@ int RunOptimizeCommand(int argc, char** argv) {
     std::printf("preset   %s (%s)\n", args->Get("preset").c_str(), FindSearchPreset(args->Get("preset")).value()->options.c_str());
   }
   if (learned.go_policy) {
-    auto policy_config = GoPolicyConfig::FromString(config.policy);
-    if (policy_config.ok() && policy_config->tasks != kAllTasks) {
+    const std::optional<GoPolicyConfig>& policy_config = config.policy;
+    if (policy_config && policy_config->tasks != kAllTasks) {
       std::string others = "the others TensorFlow's default";
       if ((policy_config->tasks & kTaskPlacement) == 0) {
         others += " (placement of " + (config.fixed_placement.empty() ? "tf-default" : config.fixed_placement) + ")";

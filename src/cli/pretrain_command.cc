@@ -115,12 +115,13 @@ int RunPretrainCommand(int argc, char** argv) {
     auto values = ParseKeyValues(args->Get("policy"), "--policy");
     if (!values.ok()) return Fail(values.status().message());
     for (const auto& [key, value] : *values) {
-      std::string& target = kPpoOptions.Has(key) ? config.ppo : config.policy;
       if (!kPpoOptions.Has(key) && !kGoPolicyOptions.Has(key)) {
         return Fail("--policy: unknown key \"" + key + "\" (known: PPO: " + kPpoOptions.KnownKeys() +
                     "; GO policy: " + kGoPolicyOptions.KnownKeys() + ")");
       }
-      target += (target.empty() ? "" : ",") + key + "=" + value;
+      const Status set = kPpoOptions.Has(key) ? kPpoOptions.Set(key, value, &config.ppo, "--policy")
+                                              : kGoPolicyOptions.Set(key, value, &config.policy, "--policy");
+      if (!set.ok()) return Fail(set.message());
     }
   }
   const std::string out = args->Get("out", "policy.pt");

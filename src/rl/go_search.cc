@@ -61,17 +61,19 @@ StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator,
     }
     impl->world = impl->config.world;
   }
-  GO_ASSIGN_OR_RETURN(impl->policy_config, GoPolicyConfig::FromString(impl->config.policy));
+  GO_RETURN_IF_ERROR(method->validate(impl->config));
+  impl->policy_config = impl->config.policy.value_or(GoPolicyConfig{});
   if (!impl->config.pretrained.empty()) {
     if (!method->go_policy) return InvalidArgument("a pre-trained policy is a GO policy: method must be go");
-    if (!impl->config.policy.empty()) {
-      return InvalidArgument("the network options (" + impl->config.policy + ") cannot be combined with a pre-trained policy, " +
-                             "whose network is " + impl->config.pretrained + "'s");
+    if (impl->config.policy.has_value()) {
+      return InvalidArgument("the network options (" + impl->config.policy->ToString() +
+                             ") cannot be combined with a pre-trained policy, whose network is " +
+                             impl->config.pretrained + "'s");
     }
     GO_ASSIGN_OR_RETURN(const GoPolicy pretrained, LoadGoPolicy(impl->config.pretrained));
     impl->policy_config = pretrained->config();
   }
-  GO_ASSIGN_OR_RETURN(impl->ppo_config, PpoConfig::FromString(impl->config.ppo));
+  impl->ppo_config = impl->config.ppo;
   impl->ppo_config.samples_per_step =
       StepSamples(impl->ppo_config.samples_per_step, impl->config.step_ops, simulator.graph().num_ops());
   if (impl->policy_config.seed == GoPolicyConfig().seed) impl->policy_config.seed = impl->config.seed + 1;
@@ -103,8 +105,7 @@ StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator,
         impl->ppo = ppo.get();
         impl->trainer = std::move(ppo);
       } else {
-        GO_ASSIGN_OR_RETURN(impl->trainer, method->create(simulator, impl->batch.get(), impl->input,
-                                                          impl->config.method_options, impl->config.seed));
+        GO_ASSIGN_OR_RETURN(impl->trainer, method->create(simulator, impl->batch.get(), impl->input, impl->config));
       }
     } catch (const std::exception& e) {
       return InternalError("creating the " + impl->config.method + " policy: " + e.what());

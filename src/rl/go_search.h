@@ -42,16 +42,20 @@
 // at the end; a run whose checkpoint_dir holds a checkpoint resumes from it.
 #pragma once
 
+#include <any>
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/options.h"
 #include "core/status.h"
 #include "dist/world.h"
+#include "policy/go_policy_config.h"
+#include "rl/ppo_config.h"
 #include "rl/local_search.h"
 #include "rl/zero_shot.h"
 #include "sim/batch.h"
@@ -68,9 +72,14 @@ inline constexpr int64_t kExploreStepsWithoutLimit = 100;
 
 struct GoSearchConfig {
   std::string method = "go";  // rl/methods.h LearnedMethodNames
-  std::string method_options; // options of a method other than go, "key=value,..."
-  std::string policy;  // GoPolicyConfig overrides, "key=value,..." (policy/go_policy.h)
-  std::string ppo;     // PpoConfig overrides, "key=value,..." (rl/ppo.h)
+  // go: the network (policy/go_policy_config.h). Unset: the defaults or, with
+  // `pretrained`, the file's network (setting it then is an error).
+  std::optional<GoPolicyConfig> policy;
+  PpoConfig ppo;  // go: its PPO trainer (rl/ppo_config.h)
+  // A method other than go: its own config (a ColocRlConfig for colocrl, an HdpConfig
+  // for hdp), set through its descriptor (rl/methods.h LearnedMethod::set_key).
+  // Empty: the method's defaults.
+  std::any method_config;
   LocalSearchConfig polish_config;
   bool baselines = true;
   bool warm_start = true;
@@ -211,15 +220,19 @@ const std::vector<SearchPreset>& SearchPresets();
 StatusOr<const SearchPreset*> FindSearchPreset(const std::string& name);
 
 // Parses "key=value,..." over `base` (core/options.h has the rule), whose method
-// must be set; a key `preset=NAME` applies the preset's options first, then the others: a key of kGoSearchOptions sets the driver's field; any other key goes
-// to the method's own options: for go, to the PPO config if kPpoOptions has it,
-// else to the policy config if kGoPolicyOptions has it, else it fails listing the
-// keys of all three; for colocrl and hdp, to method_options, checked by the method.
+// must be set; a key `preset=NAME` applies the preset's options first, then the
+// others: a key of kGoSearchOptions sets the driver's field; any other key is the
+// method's (LearnedMethod::set_key): for go, a key of kPpoOptions sets `ppo`, one of
+// kGoPolicyOptions `policy`; for colocrl and hdp, one of its table sets
+// `method_config`; an unknown key fails listing the keys of the driver and the
+// method. The result is validated by the method.
 StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchConfig base);
 // The options of `c` that change the search's decisions, as one string (a checkpoint's
-// identity: rl/checkpoint.h): the method's options, the policy and PPO configs in
-// canonical form (`policy`, `ppo`) and the driver's ingredients. Budgets, threads and
-// the checkpoint cadence are left out: they may change between runs of a checkpoint.
+// identity: rl/checkpoint.h): the method's own config in canonical form ("" when
+// unset), the effective network and PPO configs in canonical form (`policy`, `ppo`:
+// a pre-trained policy's network, the samples a step takes on this graph) and the
+// driver's ingredients. Budgets, threads and the checkpoint cadence are left out:
+// they may change between runs of a checkpoint.
 std::string GoSearchIdentityConfig(const GoSearchConfig& c, const std::string& policy, const std::string& ppo);
 // The zero-shot options of a search from a pre-trained policy: its zero_shot_samples,
 // units per device, threads and seed.

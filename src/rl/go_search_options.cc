@@ -59,15 +59,10 @@ namespace {
 
 constexpr const char* kContext = "optimizer options";
 
-// `key`=`value` at the end of "k=v,..." `list`, replacing an earlier value of the
-// same key (a preset's, e.g. the finetune method's unit_bias=1).
-std::string AppendKey(const std::string& list, const std::string& key, const std::string& value) {
-  std::string out;
-  for (const std::string& item : Split(list, ',')) {
-    if (Trim(item).empty() || Trim(item.substr(0, item.find('='))) == key) continue;
-    out += (out.empty() ? "" : ",") + item;
-  }
-  return out + (out.empty() ? "" : ",") + key + "=" + value;
+// The method's own config in canonical form ("" for go or when unset).
+std::string MethodConfigText(const GoSearchConfig& c) {
+  auto method = FindLearnedMethod(c.method);
+  return method.ok() ? (*method)->config_text(c) : std::string();
 }
 
 }  // namespace
@@ -78,7 +73,7 @@ std::string GoSearchIdentityConfig(const GoSearchConfig& c, const std::string& p
       "method_options=%s;policy=%s;ppo=%s;baselines=%d,warm_start=%d,ppo=%d,polish=%d,polish_samples=%d,"
       "units_per_device=%d,plan_units=%d,explore=%.17g,polish_evaluations=%lld,pretrained=%d,zero_shot_samples=%d,"
       "zero_shot_coupled=%d,zero_shot_single=%d,zero_shot_budgeted=%d,zero_shot_memory_budget=%.17g;polish_config=%d,%.17g,%d,%d,%d,%d",
-      c.method_options.c_str(), policy.c_str(), ppo.c_str(), c.baselines, c.warm_start, c.ppo_enabled, c.polish,
+      MethodConfigText(c).c_str(), policy.c_str(), ppo.c_str(), c.baselines, c.warm_start, c.ppo_enabled, c.polish,
       c.polish_samples, c.units_per_device, c.plan_units, c.explore, static_cast<long long>(c.polish_evaluations),
       !c.pretrained.empty(), c.zero_shot_samples, c.zero_shot_coupled, c.zero_shot_single,
       c.zero_shot_budgeted, c.zero_shot_memory_budget,
@@ -130,12 +125,8 @@ StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchC
     } else if (!method->has_key(key)) {
       return InvalidArgument(std::string(kContext) + ": unknown key \"" + key + "\" (known: driver: " +
                              kGoSearchOptions.KnownKeys() + "; " + method->known_keys + ")");
-    } else if (!method->go_policy) {
-      c.method_options = AppendKey(c.method_options, key, value);
-    } else if (kPpoOptions.Has(key)) {
-      c.ppo = AppendKey(c.ppo, key, value);
     } else {
-      c.policy = AppendKey(c.policy, key, value);
+      GO_RETURN_IF_ERROR(method->set_key(key, value, &c, kContext));
     }
   }
   GO_RETURN_IF_ERROR(method->validate(c));

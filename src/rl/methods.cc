@@ -1,5 +1,7 @@
 #include "rl/methods.h"
 
+#include <any>
+
 #include "core/strings.h"
 #include "policy/go_policy_config.h"
 #include "rl/colocrl.h"
@@ -10,9 +12,11 @@
 namespace graphopt {
 namespace {
 
+// The config of a method other than the GO policy held in `c`, or its defaults.
 template <class Config>
-Config ParsedOrDefault(const StatusOr<Config>& parsed) {
-  return parsed.ok() ? *parsed : Config{};
+Config MethodConfig(const GoSearchConfig& c) {
+  const Config* config = std::any_cast<Config>(&c.method_config);
+  return config != nullptr ? *config : Config{};
 }
 
 // A method other than the GO policy: a Trainer over a config of its own.
@@ -22,14 +26,30 @@ LearnedMethod PublishedMethod(const std::string& name, const OptionTable<Config>
   m.name = name;
   m.has_key = [&table](const std::string& key) { return table.Has(key); };
   m.known_keys = name + ": " + table.KnownKeys();
-  m.help = [&table, name, header](const GoSearchConfig& c) {
-    return name + " (" + header + "):\n" + table.Help(ParsedOrDefault(Config::FromString(c.method_options)));
+  m.set_key = [&table](const std::string& key, const std::string& value, GoSearchConfig* c,
+                       const std::string& context) -> Status {
+    Config config = MethodConfig<Config>(*c);
+    GO_RETURN_IF_ERROR(table.Set(key, value, &config, context));
+    c->method_config = config;
+    return Status::Ok();
   };
-  m.validate = [](const GoSearchConfig& c) { return Config::FromString(c.method_options).status(); };
-  m.create = [](const Simulator& simulator, BatchSimulator* batch, const PolicyInput& input,
-                const std::string& options, uint64_t seed) -> StatusOr<std::unique_ptr<Trainer>> {
-    GO_ASSIGN_OR_RETURN(const Config config, Config::FromString(options));
-    GO_ASSIGN_OR_RETURN(std::unique_ptr<TrainerType> trainer, TrainerType::Create(simulator, batch, input, config, seed));
+  m.help = [&table, name, header](const GoSearchConfig& c) {
+    return name + " (" + header + "):\n" + table.Help(MethodConfig<Config>(c));
+  };
+  m.validate = [](const GoSearchConfig& c) {
+    if (c.method_config.has_value() && std::any_cast<Config>(&c.method_config) == nullptr) {
+      return InvalidArgument("the options given are not " + c.method + "'s");
+    }
+    return MethodConfig<Config>(c).Validate();
+  };
+  m.config_text = [](const GoSearchConfig& c) {
+    return c.method_config.has_value() ? MethodConfig<Config>(c).ToString() : std::string();
+  };
+  m.create = [validate = m.validate](const Simulator& simulator, BatchSimulator* batch, const PolicyInput& input,
+                                     const GoSearchConfig& c) -> StatusOr<std::unique_ptr<Trainer>> {
+    GO_RETURN_IF_ERROR(validate(c));
+    GO_ASSIGN_OR_RETURN(std::unique_ptr<TrainerType> trainer,
+                        TrainerType::Create(simulator, batch, input, MethodConfig<Config>(c), c.seed));
     return std::unique_ptr<Trainer>(std::move(trainer));
   };
   return m;
@@ -41,14 +61,23 @@ LearnedMethod GoMethod() {
   m.go_policy = true;
   m.has_key = [](const std::string& key) { return kPpoOptions.Has(key) || kGoPolicyOptions.Has(key); };
   m.known_keys = "PPO: " + kPpoOptions.KnownKeys() + "; GO policy: " + kGoPolicyOptions.KnownKeys();
+  m.set_key = [](const std::string& key, const std::string& value, GoSearchConfig* c,
+                 const std::string& context) -> Status {
+    if (kPpoOptions.Has(key)) return kPpoOptions.Set(key, value, &c->ppo, context);
+    GoPolicyConfig policy = c->policy.value_or(GoPolicyConfig{});
+    GO_RETURN_IF_ERROR(kGoPolicyOptions.Set(key, value, &policy, context));
+    c->policy = policy;
+    return Status::Ok();
+  };
   m.help = [](const GoSearchConfig& c) {
-    return "PPO (rl/ppo.h):\n" + kPpoOptions.Help(ParsedOrDefault(PpoConfig::FromString(c.ppo))) +
-           "GO policy (policy/go_policy.h):\n" + kGoPolicyOptions.Help(ParsedOrDefault(GoPolicyConfig::FromString(c.policy)));
+    return "PPO (rl/ppo.h):\n" + kPpoOptions.Help(c.ppo) + "GO policy (policy/go_policy.h):\n" +
+           kGoPolicyOptions.Help(c.policy.value_or(GoPolicyConfig{}));
   };
   m.validate = [](const GoSearchConfig& c) -> Status {
-    GO_RETURN_IF_ERROR(PpoConfig::FromString(c.ppo).status());
-    return GoPolicyConfig::FromString(c.policy).status();
+    GO_RETURN_IF_ERROR(c.ppo.Validate());
+    return c.policy ? c.policy->Validate() : Status::Ok();
   };
+  m.config_text = [](const GoSearchConfig&) { return std::string(); };
   return m;
 }
 
@@ -76,20 +105,11 @@ std::vector<std::string> LearnedMethodNames() {
   return names;
 }
 
-Status ValidateMethodOptions(const std::string& method, const std::string& options) {
-  GO_ASSIGN_OR_RETURN(const LearnedMethod* m, FindLearnedMethod(method));
-  if (m->go_policy) return Status::Ok();
-  GoSearchConfig c;
-  c.method_options = options;
-  return m->validate(c);
-}
-
-StatusOr<std::unique_ptr<Trainer>> CreateMethodTrainer(const std::string& method, const Simulator& simulator,
-                                                       BatchSimulator* batch, const PolicyInput& input,
-                                                       const std::string& options, uint64_t seed) {
-  GO_ASSIGN_OR_RETURN(const LearnedMethod* m, FindLearnedMethod(method));
-  if (!m->create) return InvalidArgument("method \"" + method + "\" is run by the GO search driver, not CreateMethodTrainer");
-  return m->create(simulator, batch, input, options, seed);
+StatusOr<std::unique_ptr<Trainer>> CreateMethodTrainer(const GoSearchConfig& c, const Simulator& simulator,
+                                                       BatchSimulator* batch, const PolicyInput& input) {
+  GO_ASSIGN_OR_RETURN(const LearnedMethod* m, FindLearnedMethod(c.method));
+  if (!m->create) return InvalidArgument("method \"" + c.method + "\" is run by the GO search driver, not CreateMethodTrainer");
+  return m->create(simulator, batch, input, c);
 }
 
 }  // namespace graphopt

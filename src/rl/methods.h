@@ -23,22 +23,29 @@ struct LearnedMethod {
   std::string name;
   // The GO policy: trained by the driver's own PPO trainer; it may start from a
   // pre-trained policy, decide a subset of the tasks and train over the ranks of an
-  // MPI job; its keys go to the PPO config (GoSearchConfig::ppo) and the network's
+  // MPI job; its keys set the PPO config (GoSearchConfig::ppo) and the network's
   // (GoSearchConfig::policy). The others decide placement alone, from scratch as
   // published (no baseline start, warm start or local search by default), in one
-  // process; their keys go to GoSearchConfig::method_options.
+  // process; their keys set their own config (GoSearchConfig::method_config).
   bool go_policy = false;
   std::function<bool(const std::string& key)> has_key;  // one of the method's own keys
   std::string known_keys;                                 // "PPO: samples, ...; GO policy: hidden, ..."
+  // Sets one of the method's own keys in *c; errors start with `context`.
+  std::function<Status(const std::string& key, const std::string& value, GoSearchConfig* c,
+                       const std::string& context)>
+      set_key;
   // The method's own keys with their values in `c`, one line each, under a title.
   std::function<std::string(const GoSearchConfig& c)> help;
-  // Checks the method's own options in `c`.
+  // Checks the method's own config in `c` (ranges and the rules across fields).
   std::function<Status(const GoSearchConfig& c)> validate;
-  // Its trainer (not for the GO policy, whose trainer the driver makes). `simulator`,
-  // `batch` and `input` (from the same graph and cluster) must outlive it.
+  // The method's own config in `c` in canonical form, "" when unset (not for the GO
+  // policy, whose configs the driver reads).
+  std::function<std::string(const GoSearchConfig& c)> config_text;
+  // Its trainer over the method's config in `c` and c.seed (not for the GO policy,
+  // whose trainer the driver makes). `simulator`, `batch` and `input` (from the same
+  // graph and cluster) must outlive it.
   std::function<StatusOr<std::unique_ptr<Trainer>>(const Simulator& simulator, BatchSimulator* batch,
-                                                   const PolicyInput& input, const std::string& options,
-                                                   uint64_t seed)>
+                                                   const PolicyInput& input, const GoSearchConfig& c)>
       create;
 };
 
@@ -50,15 +57,10 @@ StatusOr<const LearnedMethod*> FindLearnedMethod(const std::string& name);
 // Every learned method `graphopt optimize --method` accepts: "go" first.
 std::vector<std::string> LearnedMethodNames();
 
-// Checks a method's options ("key=value,..." over its defaults); fails on an unknown
-// method or a bad option, naming it. The GO policy's options are checked by the
-// driver's parser (rl/go_search.h ParseGoSearchOptions).
-Status ValidateMethodOptions(const std::string& method, const std::string& options);
-
-// A trainer of a method other than the GO policy. `simulator`, `batch` and `input`
-// (from the same graph and cluster) must outlive the trainer.
-StatusOr<std::unique_ptr<Trainer>> CreateMethodTrainer(const std::string& method, const Simulator& simulator,
-                                                       BatchSimulator* batch, const PolicyInput& input,
-                                                       const std::string& options, uint64_t seed);
+// A trainer of c.method, a method other than the GO policy, over its config in `c`
+// (ParseGoSearchOptions sets it) and c.seed. `simulator`, `batch` and `input` (from
+// the same graph and cluster) must outlive the trainer.
+StatusOr<std::unique_ptr<Trainer>> CreateMethodTrainer(const GoSearchConfig& c, const Simulator& simulator,
+                                                       BatchSimulator* batch, const PolicyInput& input);
 
 }  // namespace graphopt

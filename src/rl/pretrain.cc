@@ -211,8 +211,10 @@ StatusOr<std::unique_ptr<Pretrainer>> Pretrainer::Create(PretrainConfig config) 
   GO_ASSIGN_OR_RETURN(PretrainStream stream, PretrainStream::Create(config.stream));
   auto impl = std::make_unique<Impl>(std::move(config), std::move(stream));
   impl->world = &World::Get();
-  GO_ASSIGN_OR_RETURN(impl->policy_config, GoPolicyConfig::FromString(impl->config.policy));
-  GO_ASSIGN_OR_RETURN(impl->ppo_config, PpoConfig::FromString(impl->config.ppo));
+  GO_RETURN_IF_ERROR(impl->config.policy.Validate());
+  GO_RETURN_IF_ERROR(impl->config.ppo.Validate());
+  impl->policy_config = impl->config.policy;
+  impl->ppo_config = impl->config.ppo;
   if (impl->policy_config.seed == GoPolicyConfig().seed) impl->policy_config.seed = impl->config.seed + 1;
   ConfigureTorchThreads(impl->config.threads);
   try {
@@ -340,8 +342,8 @@ std::string PretrainReportJson(const PretrainConfig& config, const PretrainResul
          {"units_per_device", config.units_per_device},
          {"imitate_baselines", config.imitate_baselines},
          {"sample_teacher_levels", config.sample_teacher_levels},
-         {"policy", config.policy},
-         {"ppo", config.ppo},
+         {"policy", config.policy.ToString()},
+         {"ppo", config.ppo.ToString()},
          {"seed", config.seed},
          {"steps", result.steps},
          {"plans", result.plans},

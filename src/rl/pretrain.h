@@ -51,6 +51,8 @@
 
 #include "core/status.h"
 #include "policy/features.h"
+#include "policy/go_policy_config.h"
+#include "rl/ppo_config.h"
 #include "rl/pretrain_tasks.h"
 
 namespace graphopt {
@@ -60,8 +62,8 @@ struct PretrainConfig {
   int steps_per_task = 40;
   int64_t max_steps = 0;       // 0: no limit
   double time_limit_s = 1800;  // this run's wall time (<= 0: no limit)
-  std::string policy;          // GoPolicyConfig overrides, "key=value,..."
-  std::string ppo;             // PpoConfig overrides
+  GoPolicyConfig policy;        // the network (policy/go_policy_config.h); its seed: seed + 1 if left at 1
+  PpoConfig ppo;               // each task's PPO trainer (rl/ppo_config.h)
   int units_per_device = kDefaultUnitsPerDevice;  // decision units, as GoSearchConfig::units_per_device
   // Graphs trained together per step (G, above). 0: the checkpoint's when resuming,
   // else one per rank.

@@ -15,7 +15,8 @@ namespace {
 StatusOr<Plan> Learn(const Simulator& sim, const GoSearchConfig& base, uint32_t tasks, int parts,
                      const std::string& fixed_placement = "") {
   GoSearchConfig c = base;
-  c.policy += std::string(c.policy.empty() ? "" : ",") + "tasks=" + TasksToString(tasks);
+  if (!c.policy) c.policy.emplace();
+  c.policy->tasks = tasks;
   c.fixed_placement = fixed_placement;
   if (c.max_steps > 0) c.max_steps = std::max<int64_t>(1, c.max_steps / parts);
   if (c.time_limit_s > 0) c.time_limit_s /= parts;
@@ -83,9 +84,9 @@ StatusOr<const TaskConfiguration*> FindTaskConfiguration(const std::string& name
 }
 
 StatusOr<Plan> PlanTaskConfiguration(const std::string& name, const Simulator& sim, const GoSearchConfig& base) {
-  GO_ASSIGN_OR_RETURN(const GoPolicyConfig policy, GoPolicyConfig::FromString(base.policy));
-  if (policy.tasks != kAllTasks || base.policy.find("tasks") != std::string::npos) {
-    return InvalidArgument("the task configurations set the tasks themselves: the options must not (" + base.policy + ")");
+  if (base.policy && base.policy->tasks != kAllTasks) {
+    return InvalidArgument("the task configurations set the tasks themselves: the options must not (tasks=" +
+                           TasksToString(base.policy->tasks) + ")");
   }
   GO_ASSIGN_OR_RETURN(const TaskConfiguration* configuration, FindTaskConfiguration(name));
   return configuration->plan(sim, base);

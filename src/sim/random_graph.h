@@ -1,5 +1,6 @@
-// Random graphs and plans for tests and benchmarks of the simulator and of anything
-// that consumes plans (baselines, policies): seeded, so a failure reproduces.
+// Random graphs and plans: the fidelity report's random plan (cli/fidelity_command.cc),
+// and the tests and benchmarks of the simulator and of anything that consumes plans
+// (baselines, policies). Seeded, so a failure reproduces.
 //
 // RandomLayeredGraph builds a layered DAG that looks like a training graph to the
 // simulator: an input, parameters (Variables in colocation groups of their own, each

@@ -7,6 +7,8 @@
 #include <string>
 
 #include "policy/go_policy.h"
+#include "rl/go_search.h"
+#include "rl/hdp_config.h"
 #include "rl/methods.h"
 #include "rl_test_util.h"
 
@@ -264,26 +266,40 @@ TEST(ColocRlTest, IgnoresOfferedPlans) {
   EXPECT_FALSE(trainer->best_score().scored());
 }
 
+// The options of `method`, parsed over its defaults.
+StatusOr<GoSearchConfig> MethodOptions(const std::string& method, const std::string& options) {
+  GO_ASSIGN_OR_RETURN(GoSearchConfig c, DefaultSearchConfig(method));
+  return ParseGoSearchOptions(options, c);
+}
+
 TEST(ColocRlMethodsTest, ValidateAndCreateByName) {
-  EXPECT_TRUE(ValidateMethodOptions("colocrl", "samples=4").ok());
-  EXPECT_TRUE(ValidateMethodOptions("hdp", "placements=2").ok());
-  EXPECT_TRUE(ValidateMethodOptions("go", "").ok());
-  const Status bad_key = ValidateMethodOptions("colocrl", "bogus=1");
+  EXPECT_TRUE(MethodOptions("colocrl", "samples=4").ok());
+  EXPECT_TRUE(MethodOptions("hdp", "placements=2").ok());
+  EXPECT_TRUE(MethodOptions("go", "").ok());
+  const Status bad_key = MethodOptions("colocrl", "bogus=1").status();
   EXPECT_NE(bad_key.message().find("bogus"), std::string::npos) << bad_key.message();
-  const Status bad_value = ValidateMethodOptions("hdp", "lr=-1");
+  const Status bad_value = MethodOptions("hdp", "lr=-1").status();
   EXPECT_NE(bad_value.message().find("lr"), std::string::npos) << bad_value.message();
-  const Status unknown = ValidateMethodOptions("placeto", "");
+  const Status unknown = MethodOptions("placeto", "").status();
   EXPECT_NE(unknown.message().find("placeto"), std::string::npos);
   EXPECT_NE(unknown.message().find("colocrl"), std::string::npos) << unknown.message();
 
   Toy toy(4);
   for (const std::string method : {"colocrl", "hdp"}) {
-    auto t = CreateMethodTrainer(method, toy.sim, &toy.batch, toy.input, "hidden=16", 1);
+    auto c = MethodOptions(method, "hidden=16");
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    c->seed = 1;
+    auto t = CreateMethodTrainer(*c, toy.sim, &toy.batch, toy.input);
     ASSERT_TRUE(t.ok()) << t.status().message();
     EXPECT_EQ((*t)->method(), method);
   }
-  EXPECT_FALSE(CreateMethodTrainer("colocrl", toy.sim, &toy.batch, toy.input, "hidden=x", 1).ok());
-  EXPECT_FALSE(CreateMethodTrainer("go", toy.sim, &toy.batch, toy.input, "", 1).ok());
+  EXPECT_FALSE(MethodOptions("colocrl", "hidden=x").ok());
+  // A config of another method's type, or of the GO policy (the driver's), is refused.
+  GoSearchConfig swapped = *MethodOptions("colocrl", "");
+  swapped.method_config = HdpConfig{};
+  const Status wrong = CreateMethodTrainer(swapped, toy.sim, &toy.batch, toy.input).status();
+  EXPECT_NE(wrong.message().find("not colocrl's"), std::string::npos) << wrong.message();
+  EXPECT_FALSE(CreateMethodTrainer(*MethodOptions("go", ""), toy.sim, &toy.batch, toy.input).ok());
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // routing of the search driver's option string.
 #include <gtest/gtest.h>
 
+#include <any>
 #include <set>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "rl/go_search.h"
 #include "rl/hdp_config.h"
 #include "rl/ppo_config.h"
+#include "../testing/policies.h"
 
 namespace graphopt {
 namespace {
@@ -148,13 +150,18 @@ TEST(GoSearchOptionsTest, KeysAreRoutedByTheTables) {
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->polish_config.batch, 4);
   EXPECT_EQ(c->checkpoint_every, 3);
-  EXPECT_EQ(c->ppo, "lr=0.01,samples_per_step=2");
-  EXPECT_EQ(c->policy, "hidden=32");
+  EXPECT_EQ(c->ppo.lr, 0.01);
+  EXPECT_EQ(c->ppo.samples_per_step, 2);
+  ASSERT_TRUE(c->policy.has_value());
+  EXPECT_EQ(c->policy->hidden, 32);
+  EXPECT_EQ(c->policy->sage_layers, GoPolicyConfig{}.sage_layers);
+  EXPECT_FALSE(ParseGoSearchOptions("lr=0.01", GoSearchConfig{})->policy.has_value());
   GoSearchConfig colocrl;
   colocrl.method = "colocrl";
   auto m = ParseGoSearchOptions("samples=4,time_limit=5", colocrl);
   ASSERT_TRUE(m.ok()) << m.status().message();
-  EXPECT_EQ(m->method_options, "samples=4");
+  ASSERT_NE(std::any_cast<ColocRlConfig>(&m->method_config), nullptr);
+  EXPECT_EQ(std::any_cast<ColocRlConfig>(m->method_config).samples_per_step, 4);
   EXPECT_EQ(m->time_limit_s, 5);
 }
 
@@ -162,11 +169,12 @@ TEST(GoSearchOptionsTest, KeysAreRoutedByTheTables) {
 // user's value; the user's own options still may not repeat a key.
 TEST(GoSearchOptionsTest, AGivenKeyReplacesThePresetsValue) {
   GoSearchConfig preset;
-  preset.ppo = "unit_bias=1,lr=0.01";
+  preset.ppo = testing::PpoOptions("unit_bias=1,lr=0.01");
   auto c = ParseGoSearchOptions("unit_bias=0,head_lr=0.02", preset);
   ASSERT_TRUE(c.ok()) << c.status().message();
-  EXPECT_EQ(c->ppo, "lr=0.01,head_lr=0.02,unit_bias=0");
-  EXPECT_FALSE(PpoConfig::FromString(c->ppo)->unit_bias);
+  EXPECT_EQ(c->ppo.lr, 0.01);
+  EXPECT_EQ(c->ppo.head_lr, 0.02);
+  EXPECT_FALSE(c->ppo.unit_bias);
   EXPECT_TRUE(Contains(ParseGoSearchOptions("unit_bias=0,unit_bias=1", preset).status().message(), "given twice"));
 }
 
@@ -186,7 +194,7 @@ TEST(GoSearchOptionsTest, BadKeysAndValuesFollowTheRule) {
             "optimizer options: explore: 1.5 is out of range [0, 1]");
   EXPECT_EQ(ParseGoSearchOptions("ppo=2", GoSearchConfig{}).status().message(),
             "optimizer options: ppo: expected 0/1/true/false, got '2'");
-  EXPECT_TRUE(Contains(ParseGoSearchOptions("lr=0", GoSearchConfig{}).status().message(), "PPO config: lr: 0"));
+  EXPECT_TRUE(Contains(ParseGoSearchOptions("lr=0", GoSearchConfig{}).status().message(), "optimizer options: lr: 0 is out of range"));
 }
 
 TEST(GoSearchOptionsTest, HelpListsEveryKeyOfTheMethod) {
@@ -196,7 +204,7 @@ TEST(GoSearchOptionsTest, HelpListsEveryKeyOfTheMethod) {
   }
   GoSearchConfig colocrl;
   colocrl.method = "colocrl";
-  colocrl.method_options = "samples=3";
+  colocrl.method_config = *ColocRlConfig::FromString("samples=3");
   EXPECT_TRUE(Contains(GoSearchOptionsHelp(colocrl), "  samples=3 "));
 }
 

@@ -96,7 +96,7 @@ TEST(GoSearchCheckpointTest, ImpossibleOrOutOfRangeStateValuesAreErrors) {
   other_seed.seed = 5;
   ExpectErrorWith(Resume(toy, other_seed), "the checkpoint is for seed \"2\", this run's is \"5\"");
   GoSearchConfig other_ppo = ToySearch(dir, 4);
-  other_ppo.ppo = "samples=4,epochs=2";
+  other_ppo.ppo = testing::PpoOptions("samples=4,epochs=2");
   ExpectErrorWith(Resume(toy, other_ppo),
                   "state.json: the checkpoint is for another config: ppo=samples=8 in the checkpoint, ppo=samples=4 in this run");
   // The trainer's own state is checked the same way.

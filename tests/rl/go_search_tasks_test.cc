@@ -16,8 +16,8 @@ using RnnToy = testing::SmallRnnToy;
 // Baselines, local search and PPO all on, 2 steps, one thread.
 GoSearchConfig Search(const std::string& tasks) {
   GoSearchConfig c;
-  c.policy = std::string(testing::kSmallGoNetwork) + ",tasks=" + tasks;
-  c.ppo = "samples=4,epochs=1";
+  c.policy = testing::PolicyConfig(std::string(testing::kSmallGoNetwork) + ",tasks=" + tasks);
+  c.ppo = testing::PpoOptions("samples=4,epochs=1");
   c.max_steps = 2;
   c.time_limit_s = 0;
   c.threads = 1;

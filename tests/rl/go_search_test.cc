@@ -26,9 +26,7 @@ TEST(GoSearchOptionsTest, UnitsPerDeviceAndImitationAreRouted) {
   auto c = ParseGoSearchOptions("units_per_device=2,imitation=0.5", GoSearchConfig{});
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->units_per_device, 2);
-  auto ppo = PpoConfig::FromString(c->ppo);
-  ASSERT_TRUE(ppo.ok()) << ppo.status().message();
-  EXPECT_DOUBLE_EQ(ppo->imitation, 0.5);
+  EXPECT_DOUBLE_EQ(c->ppo.imitation, 0.5);
   EXPECT_EQ(GoSearchConfig{}.units_per_device, 4);
   EXPECT_FALSE(ParseGoSearchOptions("units_per_device=-1", GoSearchConfig{}).ok());
 }

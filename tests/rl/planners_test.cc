@@ -81,7 +81,8 @@ TEST(SearchPresetsTest, APresetSetsItsKeysAndTheOthersOverrideIt) {
   EXPECT_FALSE(overridden->baselines);
   auto one = ParseGoSearchOptions("preset=go-one", go);
   ASSERT_TRUE(one.ok());
-  EXPECT_NE(one->policy.find("tasks=placement"), std::string::npos);
+  ASSERT_TRUE(one->policy.has_value());
+  EXPECT_EQ(one->policy->tasks, kTaskPlacement);
   auto unknown = ParseGoSearchOptions("preset=fastest", go);
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.status().message().find("policy-alone, go-one, search-only, finetune"), std::string::npos)
@@ -102,7 +103,8 @@ TEST(SearchPresetsTest, TheFinetuneRecipeIsThePreset) {
   EXPECT_TRUE(c.warm_start);
   EXPECT_TRUE(c.frozen_start);
   EXPECT_EQ(c.step_ops, kFinetuneMethodStepOps);
-  EXPECT_EQ(c.ppo, "unit_bias=1");
+  EXPECT_TRUE(c.ppo.unit_bias);
+  EXPECT_EQ(c.ppo.ToString(), testing::PpoOptions("unit_bias=1").ToString());
 }
 
 }  // namespace

@@ -38,8 +38,8 @@ PretrainConfig TinyPretrain(const std::string& dir, int64_t steps) {
   c.steps_per_task = 3;
   c.max_steps = steps;
   c.time_limit_s = 0;
-  c.policy = testing::kSmallGoPolicy;
-  c.ppo = "samples=4";
+  c.policy = testing::PolicyConfig(testing::kSmallGoPolicy);
+  c.ppo = testing::PpoOptions("samples=4");
   c.units_per_device = 2;
   c.threads = 1;
   c.seed = 1;
@@ -77,7 +77,9 @@ void ExpectExactResume(bool teacher, int graphs = 1, bool sampled_levels = false
     c.imitate_baselines = teacher;
     c.graphs_per_step = graphs;
     c.sample_teacher_levels = sampled_levels;
-    if (sampled_levels) c.policy = std::string(testing::kSmallGoNetwork) + ",tasks=placement+scheduling,level_prior=0";
+    if (sampled_levels) {
+      c.policy = testing::PolicyConfig(std::string(testing::kSmallGoNetwork) + ",tasks=placement+scheduling,level_prior=0");
+    }
     return c;
   };
   const ScratchDir whole_scratch("pretrain_whole"), parts_scratch("pretrain_parts");
@@ -204,12 +206,12 @@ TEST(PretrainTest, APretrainedPolicyPlansAnUnseenGraphBetterThanAnUntrainedOne) 
   PretrainConfig c = TinyPretrain("", 60);
   c.stream.clusters = {"1xH100+1xK40", "1xK40+1xH100"};
   c.steps_per_task = 10;
-  c.ppo = "samples=8";
+  c.ppo = testing::PpoOptions("samples=8");
   c.units_per_device = 4;
   auto r = Pretrain(c, dir + "/trained.pt");
   ASSERT_TRUE(r.ok()) << r.status().message();
   // The network the run started from (Pretrainer: policy seed = seed + 1).
-  GoPolicyConfig initial = *GoPolicyConfig::FromString(c.policy);
+  GoPolicyConfig initial = c.policy;
   initial.seed = c.seed + 1;
   GoPolicy untrained(initial);
   ASSERT_TRUE(SaveGoPolicy(untrained, dir + "/untrained.pt").ok());
@@ -287,7 +289,7 @@ TEST(ZeroShotTest, RefusesACorruptOrForeignPolicyFile) {
 // The policy alone for `steps` steps from the pre-trained policy in `file`.
 GoSearchConfig PretrainedSearch(const std::string& file, int64_t steps) {
   GoSearchConfig c = testing::ToySearch("", steps);
-  c.policy = "";
+  c.policy.reset();
   c.pretrained = file;
   c.baselines = false;
   c.warm_start = false;
@@ -364,11 +366,11 @@ TEST(GoSearchPretrainedTest, StartsFromTheZeroShotPlanAndKeepsTheFilesNetwork) {
   EXPECT_LE(r->score.step_time_us, r->zero_shot_score.step_time_us);
   for (const ConvergencePoint& p : r->trace) EXPECT_TRUE(p.source == "zero-shot" || p.source == "ppo") << p.source;
 
-  c.policy = "hidden=32";
+  c.policy = testing::PolicyConfig("hidden=32");
   auto conflicting = GoSearch::Create(toy.sim, c);
   ASSERT_FALSE(conflicting.ok());
   EXPECT_NE(conflicting.status().message().find("cannot be combined with a pre-trained policy"), std::string::npos);
-  c.policy = "";
+  c.policy.reset();
   c.pretrained = dir + "/missing.pt";
   auto missing = GoSearch::Create(toy.sim, c);
   ASSERT_FALSE(missing.ok());
@@ -450,7 +452,7 @@ TEST(GoSearchPretrainedTest, FrozenStartTrainsTheHeadsAloneFromTheFirstStep) {
   GoPolicy pretrained(*GoPolicyConfig::FromString(testing::kSmallGoNetwork));
   ASSERT_TRUE(SaveGoPolicy(pretrained, dir + "/policy.pt").ok());
   GoSearchConfig c = PretrainedSearch(dir + "/policy.pt", 3);
-  c.ppo = "unit_bias=1";
+  c.ppo = testing::PpoOptions("unit_bias=1");
   // Trunk and head parameters of the policy the run's checkpoint holds that differ
   // from the file's.
   auto run = [&](bool frozen, const std::string& ckpt) {

@@ -78,8 +78,8 @@ inline ChainsToy CostlyCutsToy() {
 // thread, checkpoints in `dir` ("": none) after every step.
 inline GoSearchConfig ToySearch(const std::string& dir, int64_t steps) {
   GoSearchConfig c;
-  c.policy = kSmallGoPolicy;
-  c.ppo = "samples=8,epochs=2";
+  c.policy = PolicyConfig(kSmallGoPolicy);
+  c.ppo = PpoOptions("samples=8,epochs=2");
   c.polish = false;  // exact resume needs no time-sliced state
   c.max_steps = steps;
   c.time_limit_s = 0;

@@ -17,8 +17,8 @@ using RnnToy = testing::SmallRnnToy;
 
 GoSearchConfig Base() {
   GoSearchConfig c;
-  c.policy = testing::kSmallGoNetwork;
-  c.ppo = "samples=4,epochs=1";
+  c.policy = testing::PolicyConfig(testing::kSmallGoNetwork);
+  c.ppo = testing::PpoOptions("samples=4,epochs=1");
   c.max_steps = 3;  // the separately trained parts get 1 step each
   c.time_limit_s = 0;
   c.threads = 1;
@@ -73,7 +73,7 @@ TEST(TaskConfigurationsTest, BadNamesAndTasksInTheOptionsAreErrors) {
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.status().message().find("known: tf-default, hp-only"), std::string::npos) << unknown.status().message();
   GoSearchConfig c = Base();
-  c.policy += ",tasks=placement";
+  c.policy->tasks = kTaskPlacement;
   auto tasks = PlanTaskConfiguration("pl-only", toy.sim, c);
   ASSERT_FALSE(tasks.ok());
   EXPECT_NE(tasks.status().message().find("must not"), std::string::npos) << tasks.status().message();
