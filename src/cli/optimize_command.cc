@@ -26,8 +26,8 @@
 #include "sim/trace.h"
 
 #ifdef GRAPHOPT_HAVE_RL
-#include "baselines/baseline.h"
 #include "policy/go_policy_config.h"
+#include "rl/baseline_scores.h"
 #include "rl/methods.h"
 #endif
 #ifdef GRAPHOPT_HAVE_EXEC
@@ -110,21 +110,9 @@ int RunZeroShot(const Args& args, const Graph& graph, const Simulator& sim, cons
   const ZeroShotOptions options = SearchZeroShotOptions(config);
   auto z = ZeroShotPlan(sim, config.pretrained, options);
   if (!z.ok()) return Fail(z.status().message());
-  std::vector<BaselineScore> baselines;
-  for (const std::string& method : BaselineNames()) {
-    BaselineScore b;
-    b.method = method;
-    BaselineOptions bo;
-    bo.seed = config.seed;
-    StatusOr<Plan> plan = RunBaseline(method, graph, sim.cluster(), sim.cost_model(), bo);
-    StatusOr<SimResult> r = plan.ok() ? sim.Simulate(*plan) : StatusOr<SimResult>(plan.status());
-    if (r.ok()) {
-      b.score = PlanScore::Of(*r);
-    } else {
-      b.error = r.status().message();
-    }
-    baselines.push_back(b);
-  }
+  BaselineScoring scoring;
+  scoring.seed = config.seed;
+  const std::vector<BaselineScore> baselines = ScoreBaselines(sim, scoring);
   PrintPlanTable("zero-shot", z->score, baselines, sim.lower_bound().value_us());
   const char* source = z->from_single_device ? "best single-device"
                        : z->from_greedy      ? "greedy"

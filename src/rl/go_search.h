@@ -55,6 +55,7 @@
 #include "core/status.h"
 #include "dist/world.h"
 #include "policy/go_policy_config.h"
+#include "rl/baseline_scores.h"
 #include "rl/ppo_config.h"
 #include "rl/local_search.h"
 #include "rl/zero_shot.h"
@@ -254,13 +255,6 @@ struct ConvergencePoint {
 // plan ("polish") improves the plan before it, so the origin is the last point whose
 // source is not "polish" ("polish" if there is none; "" for an empty trace).
 std::string PlanOrigin(const std::vector<ConvergencePoint>& trace);
-
-struct BaselineScore {
-  std::string method;
-  std::string error;  // non-empty: the baseline failed
-  PlanScore score;
-  bool plain = true;  // a plain baseline (not a +fusion variant)
-};
 
 struct GoSearchProgress {
   int64_t step = 0;

@@ -1,4 +1,5 @@
-// GoSearch's state (rl/go_search.h), shared by go_search.cc (the search) and
+// GoSearch's state (rl/go_search.h), shared by go_search.cc (the search's steps),
+// go_search_phases.cc (its phases), go_search_ranks.cc (data parallelism) and
 // go_search_checkpoint.cc (its checkpoints). Internal: include rl/go_search.h.
 #pragma once
 
@@ -9,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "baselines/planner.h"
 #include "core/rng.h"
 #include "policy/features.h"
 #include "policy/go_policy.h"
+#include "rl/baseline_scores.h"
 #include "rl/checkpoint.h"
 #include "rl/go_search.h"
 #include "rl/local_search.h"
@@ -73,63 +74,25 @@ struct GoSearch::Impl {
   Impl(const Simulator& s, GoSearchConfig c) : sim(s), config(std::move(c)) {}
 
   // A fresh network, or the pre-trained one.
-  StatusOr<GoPolicy> NewPolicy() const {
-    if (config.pretrained.empty()) return GoPolicy(policy_config);
-    GO_ASSIGN_OR_RETURN(GoPolicy policy, LoadGoPolicy(config.pretrained));
-    if (config.fresh_priority) policy->RestartPriorityOutput(config.seed);
-    return policy;
-  }
+  StatusOr<GoPolicy> NewPolicy() const;
 
   // A GO trainer on `input` with NewPolicy's policy, the defaults of the tasks not
   // decided and this run's world; with frozen_start and a pre-trained policy, its
   // trunk frozen. LibTorch's errors are thrown.
-  StatusOr<std::unique_ptr<PpoTrainer>> NewGoTrainer() {
-    GO_ASSIGN_OR_RETURN(GoPolicy policy, NewPolicy());
-    auto fresh = std::make_unique<PpoTrainer>(sim, batch.get(), input, policy, ppo_config, config.seed);
-    UseDefaults(fresh.get());
-    GO_RETURN_IF_ERROR(fresh->set_world(world));
-    if (config.frozen_start && !config.pretrained.empty()) fresh->FreezeTrunk();
-    return fresh;
-  }
+  StatusOr<std::unique_ptr<PpoTrainer>> NewGoTrainer();
 
   // The pre-trained policy's zero-shot plan as the first plan.
-  Status PlanZeroShot() {
-    GO_ASSIGN_OR_RETURN(const ZeroShotResult z, ZeroShotPlan(sim, config.pretrained, SearchZeroShotOptions(config)));
-    result.plans_simulated += z.num_plans;
-    result.zero_shot_score = z.score;
-    result.zero_shot_seconds = z.seconds;
-    Plan plan = z.plan;
-    PlanScore score = z.score;
-    if (!WithDefaults(&plan, &score)) return Status::Ok();
-    if (config.measure) {  // ranked by the simulator, scored like every other plan
-      StatusOr<SimResult> r = Score(plan);
-      if (!r.ok()) return Status::Ok();
-      score = PlanScore::Of(*r);
-    }
-    Offer(plan, score, "zero-shot");
-    if (trainer) OfferToTrainer(plan, score);
-    return Status::Ok();
-  }
+  Status PlanZeroShot();
 
   // The GO policy explores on its own (ingredient 6) instead of imitating the best plan.
   bool Explores() const { return ppo != nullptr && exploring; }
-  bool ExplorationOver(double run_seconds, int64_t steps_this_run) const {
-    if (config.max_steps > 0) return result.steps >= static_cast<int64_t>(config.explore * config.max_steps);
-    if (config.time_limit_s > 0) return run_seconds >= config.explore * config.time_limit_s;
-    return steps_this_run >= static_cast<int64_t>(config.explore * kExploreStepsWithoutLimit);
-  }
+  bool ExplorationOver(double run_seconds, int64_t steps_this_run) const;
   // Plans found by other means join the trainer's batches.
   bool TrainerImitates() const { return trainer != nullptr && !Explores(); }
   // The trainer is offered a plan found outside it (the zero-shot plan, a baseline's,
   // the local search's); with sample_offered_levels, GO's trainer imitates its
   // placement and fusion and samples its priority levels (PpoTrainer::OfferPlanWithSampledLevels).
-  void OfferToTrainer(const Plan& plan, const PlanScore& score) {
-    if (ppo != nullptr && config.sample_offered_levels) {
-      ppo->OfferPlanWithSampledLevels(plan, score);
-    } else {
-      trainer->OfferPlan(plan, score);
-    }
-  }
+  void OfferToTrainer(const Plan& plan, const PlanScore& score);
 
   double Seconds() const {
     return elapsed_offset + std::chrono::duration<double>(go_search_internal::Clock::now() - start).count();
@@ -140,18 +103,7 @@ struct GoSearch::Impl {
   bool Root() const { return world == nullptr || world->root(); }
 
   // Records a new best plan if it is better.
-  bool Offer(const Plan& plan, const PlanScore& score, const std::string& source) {
-    if (!score.BetterThan(best_score)) return false;
-    best = plan;
-    best_score = score;
-    result.seconds_to_best = Seconds();
-    result.trace.push_back(ConvergencePoint{result.seconds_to_best, Plans(), trainer ? trainer->step() : result.steps,
-                                            score.step_time_us, score.fits(), source});
-    if (source == "ppo" || (trainer && source == trainer->method())) ++result.improvements_ppo;
-    if (source == "polish") ++result.improvements_polish;
-    if (source == "ppo+polish") ++result.improvements_sample_polish;
-    return true;
-  }
+  bool Offer(const Plan& plan, const PlanScore& score, const std::string& source);
 
   // A plan's result, as the batch scores plans: simulated, or measured with a measured
   // reward (GoSearchConfig::measure).
@@ -159,81 +111,21 @@ struct GoSearch::Impl {
 
   // A plan made elsewhere (a baseline, the zero-shot plan) with the defaults of the
   // tasks not decided, re-scored if they apply; false if it could not be simulated.
-  bool WithDefaults(Plan* plan, PlanScore* score) {
-    if (defaults.all()) return true;
-    defaults.Apply(sim.graph(), plan);
-    StatusOr<SimResult> r = Score(*plan);
-    ++result.plans_simulated;
-    if (!r.ok()) return false;
-    *score = PlanScore::Of(*r);
-    return true;
-  }
+  bool WithDefaults(Plan* plan, PlanScore* score);
 
   // The search's trainer (a fresh one, or one on new units) plans with the defaults.
   void UseDefaults(PpoTrainer* trainer_of_go) {
     if (!defaults.all()) trainer_of_go->set_task_defaults(&defaults);
   }
 
-  void RunBaselines() {
-    PlanScore best_plain;
-    for (const std::string& method : BaselineNames()) {
-      // A baseline that decides its own fusion has no fused variant (the same plan).
-      const bool own_fusion = PlannerRegistry::Global().Find(method)->decides_fusion;
-      for (int fused = 0; fused < 2; ++fused) {
-        if (fused == 1 && own_fusion) continue;
-        BaselineScore b;
-        b.method = method + (fused ? kFusionSuffixForSearch : "");
-        b.plain = fused == 0;
-        BaselineOptions options;
-        options.fusion = fused == 1;
-        options.seed = config.seed;
-        StatusOr<Plan> plan = RunBaseline(method, sim.graph(), sim.cluster(), sim.cost_model(), options);
-        if (!plan.ok()) {
-          b.error = plan.status().message();
-          result.baselines.push_back(b);
-          continue;
-        }
-        StatusOr<SimResult> r = Score(*plan);
-        ++result.plans_simulated;
-        if (!r.ok()) {
-          b.error = r.status().message();
-          result.baselines.push_back(b);
-          continue;
-        }
-        b.score = PlanScore::Of(*r);
-        if (b.plain && b.score.fits() && b.score.BetterThan(best_plain)) {
-          best_plain = b.score;
-          result.best_baseline = b.method;
-          result.best_baseline_score = b.score;
-        }
-        PlanScore offered = b.score;
-        if (config.baselines && WithDefaults(&*plan, &offered)) Offer(*plan, offered, "baseline:" + b.method);
-        result.baselines.push_back(b);
-      }
-    }
-  }
-
-  static constexpr const char* kFusionSuffixForSearch = "+fusion";
+  // Every baseline and its greedy-fusion variant, scored as the search scores plans;
+  // with `baselines` on, each that fits is offered as the best plan (in order, so the
+  // trace counts the plans simulated by then).
+  void RunBaselines();
 
   // The policy input with its units split by `plan`'s placement, and a fresh GO
   // trainer on it (the policy is not trained yet when this happens).
-  Status SplitUnitsBy(const Plan& plan) {
-    PolicyInputOptions options = input_options;
-    options.split_by_device = plan.device;
-    GO_ASSIGN_OR_RETURN(PolicyInput split, BuildPolicyInput(sim.graph(), sim.cluster(), sim.cost_model(), options));
-    trainer.reset();
-    ppo = nullptr;
-    input = std::move(split);
-    try {
-      GO_ASSIGN_OR_RETURN(std::unique_ptr<PpoTrainer> fresh, NewGoTrainer());
-      ppo = fresh.get();
-      trainer = std::move(fresh);
-    } catch (const std::exception& e) {
-      return InternalError(std::string("creating the go policy on the plan's units: ") + e.what());
-    }
-    units_plan = plan;
-    return Status::Ok();
-  }
+  Status SplitUnitsBy(const Plan& plan);
 
   // Ingredient 5: one slice of the sample polish on a plan of the policy; the descent
   // goes on across steps until it converges. Exploring, it starts from the best plan
@@ -241,44 +133,14 @@ struct GoSearch::Impl {
   // Imitating, it starts from the best sample of the last batch and takes a new one
   // when it has converged or a sample beats the plan under descent: the policy's
   // samples are the perturbations of an iterated local search, whose descents may end
-  // in basins the polish of the best plan does not reach. (A descent cut short after
-  // one slice, as every step's sample had before, never got below the best plan.)
-  void PolishPolicySample(const std::function<bool()>& stop) {
-    const PlanScore& sampled = exploring ? ppo->best_score() : ppo->last_sample_score();
-    if (!sampled.scored()) return;
-    const bool restart = exploring ? sampled.BetterThan(descent_seen) || descent_seen.BetterThan(sampled)
-                                   : !descent_seen.scored() || sample_polish->converged() || sampled.BetterThan(descent_score);
-    if (restart) {
-      descent_plan = exploring ? ppo->best_plan() : ppo->last_sample_plan();
-      descent_score = sampled;
-      descent_seen = sampled;
-      sample_polish->Reset();
-    }
-    if (sample_polish->converged()) return;
-    Rng rng(go_search_internal::PolishSeed(Seed() ^ 0x5A5A5A5Aull, result.steps));
-    const LocalSearchStats ls = sample_polish->Polish(&descent_plan, &descent_score, rng, config.polish_evaluations, stop);
-    result.plans_simulated += ls.evaluations;
-    if (Offer(descent_plan, descent_score, "ppo+polish") && !exploring) {
-      OfferToTrainer(best, best_score);
-      polish->Reset();
-    }
-  }
+  // in basins the polish of the best plan does not reach (a descent cut short after
+  // one slice does not get below the best plan).
+  void PolishPolicySample(const std::function<bool()>& stop);
 
   // Ingredients 2, 3 and 5 after the exploration (or from the start): the units are
   // split by the best plan, the policy imitates it, and plans found by any means join
   // its batches.
-  Status StartImitation(double reference, const std::function<bool()>& stop) {
-    exploring = false;
-    descent_seen = PlanScore();  // the next descent starts from the imitating policy's samples
-    if (!trainer || !best_score.scored()) return Status::Ok();
-    if (ppo && config.plan_units && config.baselines) {
-      GO_RETURN_IF_ERROR(SplitUnitsBy(best));
-      trainer->set_reference_us(reference);
-    }
-    OfferToTrainer(best, best_score);
-    if (config.warm_start) trainer->WarmStart(stop);
-    return Status::Ok();
-  }
+  Status StartImitation(double reference, const std::function<bool()>& stop);
 
   // Data-parallel (go_search_ranks.cc; every rank calls these together). Agree: rank
   // 0's stop reason and end of the exploration become every rank's, and `converged`

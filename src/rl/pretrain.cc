@@ -7,7 +7,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "baselines/baseline.h"
+#include "rl/baseline_scores.h"
 #include "core/json_fields.h"
 #include "core/rng.h"
 #include "core/strings.h"
@@ -70,29 +70,23 @@ StatusOr<std::unique_ptr<PretrainEnv>> Pretrainer::Impl::BuildTask(int64_t index
   // three; the teacher (imitate_baselines) the fastest fitting plan of all, plain or fused.
   PlanScore reference, teacher_score;
   Plan teacher;
-  for (const std::string& name : BaselineNames()) {
-    const bool cheap = std::find(std::begin(kReferenceBaselines), std::end(kReferenceBaselines), name) !=
+  BaselineScoring scoring;
+  if (!config.imitate_baselines) scoring.methods.assign(std::begin(kReferenceBaselines), std::end(kReferenceBaselines));
+  scoring.fused = config.imitate_baselines;
+  scoring.seed = config.seed;
+  ScoreBaselines(*env->sim, scoring, [&](const BaselineScore& b, Plan* plan) {
+    if (!b.error.empty()) return;
+    const bool cheap = std::find(std::begin(kReferenceBaselines), std::end(kReferenceBaselines), b.method) !=
                        std::end(kReferenceBaselines);
-    for (bool fusion : {false, true}) {
-      if (!config.imitate_baselines && (fusion || !cheap)) continue;
-      BaselineOptions options;
-      options.fusion = fusion;
-      options.seed = config.seed;
-      StatusOr<Plan> plan = RunBaseline(name, env->graph, env->sim->cluster(), env->sim->cost_model(), options);
-      if (!plan.ok()) continue;
-      StatusOr<SimResult> simulated = env->sim->Simulate(*plan);
-      if (!simulated.ok()) continue;
-      const PlanScore score = PlanScore::Of(*simulated);
-      if (cheap && !fusion && score.BetterThan(reference)) {
-        reference = score;
-        r.reference = name;
-      }
-      if (config.imitate_baselines && score.fits() && score.BetterThan(teacher_score)) {
-        teacher_score = score;
-        teacher = std::move(*plan);
-      }
+    if (cheap && b.score.BetterThan(reference)) {
+      reference = b.score;
+      r.reference = b.method;
     }
-  }
+    if (config.imitate_baselines && b.score.fits() && b.score.BetterThan(teacher_score)) {
+      teacher_score = b.score;
+      teacher = std::move(*plan);
+    }
+  });
   r.reference_us = reference.scored() ? reference.step_time_us : 1e6;
   try {
     env->trainer = std::make_unique<PpoTrainer>(*env->sim, env->batch.get(), env->input, policy, ppo_config,
