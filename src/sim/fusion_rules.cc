@@ -7,9 +7,6 @@
 namespace graphopt {
 namespace {
 
-bool IsLoopRole(FusionRole r) {
-  return r == FusionRole::kElementwise || r == FusionRole::kView || r == FusionRole::kDataMovement;
-}
 bool IsEpilogueRole(FusionRole r) { return r == FusionRole::kElementwise || r == FusionRole::kView; }
 
 OpId FirstKernelProducer(const Graph& graph, OpId op, TensorId* tensor) {

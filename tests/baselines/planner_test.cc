@@ -39,7 +39,7 @@ PlannerInfo Fixed(const std::string& name, Plan plan) {
 
 TEST(PlannerRegistryTest, TheGlobalRegistryHoldsTheBaselinesAndTheStages) {
   const PlannerRegistry& r = PlannerRegistry::Global();
-  for (const std::string& name : {"single", "tf-default", "expert", "metis", "scotch", "heft", "random"}) {
+  for (const std::string name : {"single", "tf-default", "expert", "metis", "scotch", "heft", "random"}) {
     const PlannerInfo* info = r.Find(name);
     ASSERT_NE(info, nullptr) << name;
     EXPECT_EQ(info->kind, PlannerKind::kBaseline);

@@ -204,7 +204,9 @@ TEST(MemoryBudgetTest, BudgetedPlanFitsWhereTheGreedyPlanRunsOutOfMemory) {
     auto fitted = sim->Simulate(ToPlan(graph, cluster, *input, budgeted));
     ASSERT_TRUE(fitted.ok());
     fits.push_back(!fitted->oom);
-    if (fitted->oom) EXPECT_LT(fitted->oom_overflow_bytes, crowded->oom_overflow_bytes);
+    if (fitted->oom) {
+      EXPECT_LT(fitted->oom_overflow_bytes, crowded->oom_overflow_bytes);
+    }
   }
   EXPECT_EQ(fits, (std::vector<bool>{false, true, true, true}));
 }
