@@ -13,6 +13,7 @@
 #include "cli/cluster_flag.h"
 #include "cli/commands.h"
 #include "cli/default_policy.h"
+#include "cli/flag_table.h"
 #include "cli/interrupt.h"
 #include "core/files.h"
 #include "core/progress.h"
@@ -166,21 +167,30 @@ StatusOr<DefaultPolicy> PickPretrained(const Args& args, const LearnedMethod& me
 }
 #endif
 
+// The flags bound to GoSearchConfig's fields (cli/flag_table.h).
+const OptionTable<GoSearchConfig> kOptimizeFlags{
+    {"steps", &GoSearchConfig::max_steps, "stop after this many steps, 0 for no limit", AtLeast(0)},
+    {"time-limit", &GoSearchConfig::time_limit_s, "stop after this many seconds, 0 for no limit", AtLeast(0)},
+    {"seed", &GoSearchConfig::seed, "random seed"},
+    {"checkpoint", &GoSearchConfig::checkpoint_dir,
+     "checkpoint folder: saved every " + std::to_string(GoSearchConfig{}.checkpoint_every) +
+         " steps and at the end; resumed from if it holds one"},
+    {"fixed-placement", &GoSearchConfig::fixed_placement,
+     "with placement not among the tasks: the baseline whose placement every plan keeps "
+     "(none given: tf-default; expert for the GO paper's sch+fu)"},
+};
+
 std::vector<FlagSpec> OptimizeFlags() {
-  return {
+  std::vector<FlagSpec> flags = {
       {"cluster", true, std::string("cluster preset, cluster .json file or local[:N] (default ") + kDefaultCluster + ")"},
       {"profile", true, "measured op times (graphopt profile) instead of the roofline"},
       {"reward", true, "simulated (default) or measured: every plan the search scores is executed on --cluster "
                        "local[:N] instead (the median of 3 steps after 1 warm-up), as ColocRL's reward is"},
       {"method", true, "learned optimizer: go (default), colocrl or hdp"},
-      {"steps", true, "stop after this many steps (default: no limit)"},
-      {"time-limit", true, StrFormat("stop after this many seconds (default %g; 0: no limit)", kDefaultSearchSeconds)},
-      {"seed", true, "random seed (default 0)"},
       {"threads", true, "threads for the simulator and LibTorch, 1 to 4 x the cores (default: every core)"},
       {"out", true, "write the best plan to this .json file"},
       {"trace", true, "write the best plan's timeline (Chrome trace) to this .json file"},
       {"convergence", true, "write the convergence trace (best step time over time) to this .json file"},
-      {"checkpoint", true, "checkpoint folder: saved every few steps and at the end; resumed from if it holds one"},
       {"policy", true, "options \"key=value,...\": policy config (hidden=64,...), PPO config (samples=32,epochs=1,lr=...) "
                        "and the optimizer's ingredients (baselines=1,warm_start=1,ppo=1,polish=1,polish_evaluations=48); "
                        "for colocrl and hdp, their own options; --policy help lists every key"},
@@ -188,8 +198,6 @@ std::vector<FlagSpec> OptimizeFlags() {
                        "search-only, finetune); the keys of --policy override it"},
       {"tasks", true, "the decisions optimized: placement, scheduling, fusion joined with + (default all); the "
                       "others keep TensorFlow's default (all ops on the first GPU, ready order, elementwise fusion)"},
-      {"fixed-placement", true, "with placement not among the tasks: the baseline whose placement every plan keeps "
-                                "(default tf-default; expert for the GO paper's sch+fu)"},
       {"pretrained", true, "start from this pre-trained policy (graphopt pretrain): its zero-shot plan first, then training; "
                            "none: a new policy (default: $GRAPHOPT_POLICY, else policies/default.pt if shipped)"},
       {"zero-shot", false, "plan in one pass of the policy (the greedy plan and the best of zero_shot_samples samples, 128 by default), no training"},
@@ -198,6 +206,9 @@ std::vector<FlagSpec> OptimizeFlags() {
       DimFlag(),
       {"help", false, "show this help"},
   };
+  const std::vector<FlagSpec> bound = BoundFlags(kOptimizeFlags);
+  flags.insert(flags.begin() + 4, bound.begin(), bound.end());
+  return flags;
 }
 
 std::string Usage() {
@@ -247,21 +258,19 @@ int RunOptimizeCommand(int argc, char** argv) {
     return Fail("--reward measured: this build has no executor (LibTorch was not found)");
 #endif
   }
-  auto steps = args->GetInt("steps", 0);
-  if (!steps.ok()) return Fail(steps.status().message());
+  GoSearchConfig config = *defaults;
+  if (Status flags = ApplyBoundFlags(*args, kOptimizeFlags, &config); !flags.ok()) return Fail(flags.message());
   const bool zero_shot = args->Has("zero-shot");
   if (zero_shot && (args->Has("finetune-steps") || args->Has("steps") || args->Has("checkpoint"))) {
     return Fail("--zero-shot trains nothing: it takes no --steps, --finetune-steps or --checkpoint");
   }
   if (args->Has("finetune-steps")) {
     if (args->Has("steps")) return Fail("give --steps or --finetune-steps, not both");
-    steps = args->GetIntInRange("finetune-steps", 0, 1, int64_t{1} << 40);
+    auto steps = args->GetIntInRange("finetune-steps", 0, 1, int64_t{1} << 40);
     if (!steps.ok()) return Fail(steps.status().message());
+    config.max_steps = *steps;
+    config.step_ops = kFinetuneStepOps;
   }
-  auto time_limit = args->GetDouble("time-limit", kDefaultSearchSeconds);
-  if (!time_limit.ok()) return Fail(time_limit.status().message());
-  auto seed = args->GetInt("seed", 0);
-  if (!seed.ok()) return Fail(seed.status().message());
   // Under mpirun the ranks search together (GoSearchConfig::world); rank 0 alone prints
   // and writes, and a rank that fails ends the job (dist/world.h).
   World& world = World::Get();
@@ -277,16 +286,8 @@ int RunOptimizeCommand(int argc, char** argv) {
   };
   auto threads = ThreadsFlag(*args, ThreadsPerRank());
   if (!threads.ok()) return Fail(threads.status().message());
-  if (*steps < 0 || *time_limit < 0 || *seed < 0) return Fail("--steps, --time-limit and --seed must be >= 0");
-
-  GoSearchConfig config = *defaults;
-  config.max_steps = *steps;
-  config.time_limit_s = *time_limit;
-  config.seed = static_cast<uint64_t>(*seed);
   config.threads = static_cast<int>(*threads);
-  config.checkpoint_dir = args->Get("checkpoint");
   config.world = world.distributed() ? &world : nullptr;
-  if (args->Has("finetune-steps")) config.step_ops = kFinetuneStepOps;
   if (args->Has("pretrained") && args->Get("pretrained") != "none" && !learned.go_policy) {
     return Fail("--pretrained is a GO policy: it needs --method go");
   }
@@ -301,7 +302,6 @@ int RunOptimizeCommand(int argc, char** argv) {
   std::string options = args->Get("policy");
   if (args->Has("preset")) options = "preset=" + args->Get("preset") + (options.empty() ? "" : "," + options);
   if (args->Has("tasks")) options += (options.empty() ? "" : ",") + std::string("tasks=") + args->Get("tasks");
-  config.fixed_placement = args->Get("fixed-placement");
   auto parsed = ParseGoSearchOptions(options, config);
   if (!parsed.ok()) return Fail(parsed.status().message());
   config = std::move(*parsed);

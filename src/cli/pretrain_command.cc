@@ -9,6 +9,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/flag_table.h"
 #include "cli/interrupt.h"
 #include "core/files.h"
 #include "core/progress.h"
@@ -26,28 +27,42 @@ namespace {
 
 int Fail(const std::string& message) { return CommandError("pretrain", message); }
 
+#ifdef GRAPHOPT_HAVE_RL
+// The flags bound to PretrainConfig's fields (cli/flag_table.h).
+const OptionTable<PretrainConfig> kPretrainFlags{
+    {"steps-per-task", &PretrainConfig::steps_per_task, "PPO steps on a graph before the stream moves on",
+     InRange(1, 1000000)},
+    {"graphs-per-step", &PretrainConfig::graphs_per_step,
+     "graphs trained together in each step, their gradients averaged; 0: one per MPI rank, or the checkpoint's",
+     InRange(0, 4096)},
+    {"max-ops", &PretrainConfig::stream, &PretrainStreamOptions::max_ops, "largest training graph of a drawn task, in ops",
+     InRange(100, 100000000)},
+    {"imitate-baselines", &PretrainConfig::imitate_baselines,
+     "per task, the fastest baseline plan joins every batch as a teacher"},
+    {"sample-teacher-levels", &PretrainConfig::sample_teacher_levels,
+     "with --imitate-baselines: the teacher's placement and fusion are imitated, its priority levels sampled"},
+    {"steps", &PretrainConfig::max_steps, "stop after this many steps in all, 0 for no limit", InRange(0, 1e12)},
+    {"time-limit", &PretrainConfig::time_limit_s, "stop this run after this many seconds, 0 for no limit", AtLeast(0)},
+    {"seed", &PretrainConfig::seed, "random seed"},
+    {"checkpoint", &PretrainConfig::checkpoint_dir,
+     "checkpoint folder: saved every " + std::to_string(PretrainConfig{}.checkpoint_every) +
+         " steps and at the end; resumed from if it holds one"},
+};
+
 std::vector<FlagSpec> PretrainFlags() {
-  return {
+  std::vector<FlagSpec> flags = {
       {"families", true, "built-in families to train on, comma-separated (default: all six)"},
       {"holdout", true, "a family left out of training (evaluate on it later)"},
       {"models", true, "model files or built-in specs separated by ';': together one more family of the stream"},
       {"clusters", true, "clusters to draw from, comma-separated presets, files or specs like 2xV100+1xP100"},
-      {"steps-per-task", true, "PPO steps on a graph before the stream moves on (default 40)"},
-      {"graphs-per-step", true,
-       "graphs trained together in each step, their gradients averaged (default: one per MPI rank, or the checkpoint's)"},
-      {"max-ops", true, "largest training graph of a drawn task, in ops (default 20000)"},
-      {"imitate-baselines", false, "per task, the fastest baseline plan joins every batch as a teacher"},
-      {"sample-teacher-levels", false,
-       "with --imitate-baselines: the teacher's placement and fusion are imitated, its priority levels sampled"},
-      {"steps", true, "stop after this many steps in all (default: no limit)"},
-      {"time-limit", true, "stop this run after this many seconds (default 1800; 0: no limit)"},
-      {"seed", true, "random seed (default 0)"},
       {"threads", true, "threads for the simulator and LibTorch, 1 to 4 x the cores (default: every core)"},
-      {"checkpoint", true, "checkpoint folder: saved every 50 steps and at the end; resumed from if it holds one"},
       {"out", true, "write the policy to this file (default policy.pt), and a report to FILE.json"},
       {"policy", true, "options \"key=value,...\": the network (hidden=64,...) and PPO (samples=32,lr=...)"},
       {"help", false, "show this help"},
   };
+  const std::vector<FlagSpec> bound = BoundFlags(kPretrainFlags);
+  flags.insert(flags.begin() + 4, bound.begin(), bound.end());
+  return flags;
 }
 
 std::string Usage() {
@@ -60,19 +75,22 @@ std::string Usage() {
          "  'mpirun -np N graphopt pretrain ...' trains N graphs per step, one per rank (rank 0 writes and prints).\n" +
          FlagsHelp(PretrainFlags());
 }
+#endif
 
 }  // namespace
 
 int RunPretrainCommand(int argc, char** argv) {
+#ifndef GRAPHOPT_HAVE_RL
+  (void)argc;
+  (void)argv;
+  return Fail("this build has no training library (LibTorch was not found)");
+#else
   auto args = Args::Parse("pretrain", argc, argv, 2, PretrainFlags());
   if (!args.ok()) return Fail(args.status().message() + "\n" + Usage());
   if (args->Has("help")) {
     std::printf("%s", Usage().c_str());
     return 0;
   }
-#ifndef GRAPHOPT_HAVE_RL
-  return Fail("this build has no training library (LibTorch was not found)");
-#else
   if (!args->positional().empty()) return Fail("unexpected argument \"" + args->positional()[0] + "\"\n" + Usage());
   PretrainConfig config;
   if (args->Has("families")) config.stream.families = SplitList(args->Get("families"), ',');
@@ -85,31 +103,10 @@ int RunPretrainCommand(int argc, char** argv) {
   }
   if (args->Has("models")) config.stream.models = SplitList(args->Get("models"), ';');
   if (args->Has("clusters")) config.stream.clusters = SplitList(args->Get("clusters"), ',');
-  auto per_task = args->GetIntInRange("steps-per-task", config.steps_per_task, 1, 1000000);
-  if (!per_task.ok()) return Fail(per_task.status().message());
-  config.steps_per_task = static_cast<int>(*per_task);
-  auto graphs = args->GetIntInRange("graphs-per-step", 0, 1, 4096);
-  if (!graphs.ok()) return Fail(graphs.status().message());
-  config.graphs_per_step = static_cast<int>(*graphs);
-  auto max_ops = args->GetIntInRange("max-ops", config.stream.max_ops, 100, 100000000);
-  if (!max_ops.ok()) return Fail(max_ops.status().message());
-  config.stream.max_ops = *max_ops;
-  auto steps = args->GetIntInRange("steps", 0, 0, int64_t{1} << 40);
-  if (!steps.ok()) return Fail(steps.status().message());
-  config.max_steps = *steps;
-  auto time_limit = args->GetDouble("time-limit", config.time_limit_s);
-  if (!time_limit.ok()) return Fail(time_limit.status().message());
-  if (*time_limit < 0) return Fail("--time-limit must be >= 0");
-  config.time_limit_s = *time_limit;
-  auto seed = args->GetIntInRange("seed", 0, 0, INT64_MAX);
-  if (!seed.ok()) return Fail(seed.status().message());
-  config.seed = static_cast<uint64_t>(*seed);
+  if (Status flags = ApplyBoundFlags(*args, kPretrainFlags, &config); !flags.ok()) return Fail(flags.message());
   auto threads = ThreadsFlag(*args);
   if (!threads.ok()) return Fail(threads.status().message());
   config.threads = args->Has("threads") ? *threads : ThreadsPerRank();
-  config.checkpoint_dir = args->Get("checkpoint");
-  config.imitate_baselines = args->Has("imitate-baselines");
-  config.sample_teacher_levels = args->Has("sample-teacher-levels");
   // --policy: network keys and PPO keys, routed as optimize routes them.
   if (args->Has("policy")) {
     auto values = ParseKeyValues(args->Get("policy"), "--policy");

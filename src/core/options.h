@@ -153,6 +153,8 @@ class Option {
   const std::string& help() const { return help_; }
   // "integer >= 1", "number in (0, 1]", "0 or 1", "one of dot, additive", ...
   const std::string& domain() const { return domain_; }
+  // A bool field (its value is 0 or 1; as a command-line flag, given bare).
+  bool boolean() const { return boolean_; }
   // Parses `value` into the field of *c; errors start with `where`.
   Status Set(const std::string& value, Config* c, const std::string& where) const { return set_(value, c, where); }
   // The field's value in canonical form.
@@ -171,6 +173,7 @@ class Option {
   void Bind(Field field, const OptionRange& range) {
     if constexpr (std::is_same_v<T, bool>) {
       domain_ = "0 or 1";
+      boolean_ = true;
       set_ = [field](const std::string& v, Config* c, const std::string& where) -> Status {
         GO_ASSIGN_OR_RETURN(*field(c), ParseBool(v, where));
         return Status::Ok();
@@ -232,6 +235,7 @@ class Option {
   std::vector<std::string> names_;
   std::string help_;
   std::string domain_;
+  bool boolean_ = false;
   std::function<Status(const std::string&, Config*, const std::string&)> set_;
   std::function<std::string(const Config&)> get_;
   std::function<Status(const Config&, const std::string&)> check_;
