@@ -11,6 +11,7 @@
 #include "cli/args.h"
 #include "cli/cluster_flag.h"
 #include "cli/commands.h"
+#include "cli/flag_table.h"
 #include "core/strings.h"
 #include "models/load.h"
 #include "sim/plan.h"
@@ -23,17 +24,29 @@
 namespace graphopt {
 namespace {
 
+// What `execute` measures: its flags bound to the fields (cli/flag_table.h).
+struct ExecuteRun {
+  int64_t steps = 10;
+  int64_t warmup = 2;
+  uint64_t seed = 0;
+};
+const OptionTable<ExecuteRun> kExecuteFlags{
+    {"steps", &ExecuteRun::steps, "measured steps", InRange(1, 10000)},
+    {"warmup", &ExecuteRun::warmup, "steps run before measuring", InRange(0, 10000)},
+    {"seed", &ExecuteRun::seed, "seed of the input data and initial parameters", InRange(0, 0x1p62)},
+};
+
 std::vector<FlagSpec> ExecuteFlags() {
-  return {
+  std::vector<FlagSpec> flags = {
       {"plan", true, "plan .json file (default: every op on cpu:0, ready order, no fusion)"},
       {"cluster", true, "local (one device per core, the default) or local:N (N devices of cores/N cores each)"},
-      {"steps", true, "measured steps (default 10, at most 10000)"},
-      {"warmup", true, "steps run before measuring (default 2)"},
-      {"seed", true, "seed of the input data and initial parameters (default 0)"},
       {"trace", true, "write the last step's timeline in Chrome's Trace Event format (as simulate --trace)"},
       DimFlag(),
       {"help", false, "show this help"},
   };
+  const std::vector<FlagSpec> bound = BoundFlags(kExecuteFlags);
+  flags.insert(flags.begin() + 2, bound.begin(), bound.end());
+  return flags;
 }
 
 std::string Usage() {
@@ -65,12 +78,8 @@ int RunExecuteCommand(int argc, char** argv) {
   if (args->positional().size() != 1) {
     return Fail(StrFormat("expected one MODEL, got %zu arguments\n", args->positional().size()) + Usage());
   }
-  auto steps = args->GetIntInRange("steps", 10, 1, 10000);
-  if (!steps.ok()) return Fail(steps.status().message());
-  auto warmup = args->GetIntInRange("warmup", 2, 0, 10000);
-  if (!warmup.ok()) return Fail(warmup.status().message());
-  auto seed = args->GetIntInRange("seed", 0, 0, int64_t{1} << 62);
-  if (!seed.ok()) return Fail(seed.status().message());
+  ExecuteRun run;
+  if (Status flags = ApplyBoundFlags(*args, kExecuteFlags, &run); !flags.ok()) return Fail(flags.message());
   const std::string cluster_name = args->Get("cluster", "local");
   auto core_sets = LocalCoresWithThreads(cluster_name, argv);
   if (!core_sets.ok()) return Fail(core_sets.status().message());
@@ -90,7 +99,7 @@ int RunExecuteCommand(int argc, char** argv) {
     plan = std::move(*read);
   }
   ExecOptions options;
-  options.seed = static_cast<uint64_t>(*seed);
+  options.seed = run.seed;
   options.record_timeline = args->Has("trace");
   std::printf("graph        %s: %d ops, %lld edges, %s of parameters\n", model.c_str(), graph->num_ops(),
               static_cast<long long>(graph->num_edges()),
@@ -102,12 +111,12 @@ int RunExecuteCommand(int argc, char** argv) {
 
   ScopedInterrupt interrupt;
   std::vector<SimResult> measured;
-  for (int64_t s = 0; s < *warmup + *steps; ++s) {
+  for (int64_t s = 0; s < run.warmup + run.steps; ++s) {
     if (interrupt.flag()->load()) return Fail("interrupted");
     auto step = (*executor)->RunStep();
     if (!step.ok()) return Fail(step.status().message());
-    if (s >= *warmup) measured.push_back(std::move(*step));
-    std::fprintf(stderr, "\rstep %lld/%lld", static_cast<long long>(s + 1), static_cast<long long>(*warmup + *steps));
+    if (s >= run.warmup) measured.push_back(std::move(*step));
+    std::fprintf(stderr, "\rstep %lld/%lld", static_cast<long long>(s + 1), static_cast<long long>(run.warmup + run.steps));
   }
   std::fprintf(stderr, "\n");
   std::vector<size_t> by_time(measured.size());
@@ -116,7 +125,7 @@ int RunExecuteCommand(int argc, char** argv) {
             [&](size_t a, size_t b) { return measured[a].step_time_us < measured[b].step_time_us; });
   const SimResult& median = measured[by_time[by_time.size() / 2]];
   const double lo = measured[by_time.front()].step_time_us, hi = measured[by_time.back()].step_time_us;
-  std::printf("steps        %zu measured after %lld warm-up\n", measured.size(), static_cast<long long>(*warmup));
+  std::printf("steps        %zu measured after %lld warm-up\n", measured.size(), static_cast<long long>(run.warmup));
   std::printf("step time    %s median (min %s, max %s, spread %.1f%%)\n", HumanTime(median.step_time_us).c_str(),
               HumanTime(lo).c_str(), HumanTime(hi).c_str(), 100.0 * (hi - lo) / median.step_time_us);
   std::printf("tasks        %lld, copies %lld\n\n", static_cast<long long>(median.num_kernels),

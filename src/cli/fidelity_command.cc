@@ -26,6 +26,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/flag_table.h"
 #include "core/strings.h"
 
 #ifdef GRAPHOPT_HAVE_EXEC
@@ -63,20 +64,35 @@ constexpr const char* kDefaultModels =
     "inception_v3:batch=2,image=149,classes=100;"
     "amoebanet:cells=2,filters=16,batch=2,image=96,classes=100";
 
+// What the fidelity bench measures: its flags bound to the fields (cli/flag_table.h).
+struct FidelityRun {
+  int64_t steps = 9;
+  int64_t warmup = 2;
+  double go_time = 30;
+  uint64_t seed = 0;
+};
+const OptionTable<FidelityRun> kFidelityFlags{
+    {"steps", &FidelityRun::steps, "measured rounds, two steps of every plan each, the second measured",
+     InRange(2, 1000)},
+    {"warmup", &FidelityRun::warmup, "rounds of one step of every plan before measuring", InRange(0, 1000)},
+    {"go-time", &FidelityRun::go_time, "seconds of GO's search per graph on the planning profile, 0 for no GO plan",
+     AtLeast(0)},
+    {"seed", &FidelityRun::seed, "seed of the data, the random plan and GO", InRange(0, 0x1p62)},
+};
+
 std::vector<FlagSpec> FidelityFlags() {
-  return {
+  std::vector<FlagSpec> flags = {
       {"fidelity", false, "the fidelity bench (this help)"},
       {"models", true, "models separated by ';' (default: six built-ins sized to run a step in 0.05-2 s on one core)"},
       {"cluster", true, "local (one device per core, the default) or local:N"},
-      {"steps", true, "measured rounds, two steps of every plan each, the second measured (default 9)"},
-      {"warmup", true, "rounds of one step of every plan before measuring (default 2)"},
       {"plan-profile", true, "the op times the baselines and GO plan with: in-step (default), isolation or roofline"},
-      {"go-time", true, "seconds of GO's search per graph on that profile (default 30; 0: no GO plan)"},
-      {"seed", true, "seed of the data, the random plan and GO (default 0)"},
       {"out", true, "results .json (default fidelity.json); the .md report and the .svg chart are written beside it"},
       {"force", false, "measure even when the load average of the last minute is over 0.75 (another job running)"},
       {"help", false, "show this help"},
   };
+  const std::vector<FlagSpec> bound = BoundFlags(kFidelityFlags);
+  flags.insert(flags.begin() + 4, bound.begin(), bound.end());
+  return flags;
 }
 
 std::string Usage() {
@@ -408,15 +424,8 @@ int RunFidelityBench(int argc, char** argv) {
   return Fail("--fidelity: this build has no executor (LibTorch was not found)");
 #else
   if (!args->positional().empty()) return Fail("unexpected argument '" + args->positional()[0] + "'\n" + Usage());
-  auto steps = args->GetIntInRange("steps", 9, 2, 1000);
-  if (!steps.ok()) return Fail(steps.status().message());
-  auto warmup = args->GetIntInRange("warmup", 2, 0, 1000);
-  if (!warmup.ok()) return Fail(warmup.status().message());
-  auto seed = args->GetIntInRange("seed", 0, 0, int64_t{1} << 62);
-  if (!seed.ok()) return Fail(seed.status().message());
-  auto go_time = args->GetDouble("go-time", 30);
-  if (!go_time.ok()) return Fail(go_time.status().message());
-  if (*go_time < 0) return Fail("--go-time must be >= 0");
+  FidelityRun bench;
+  if (Status flags = ApplyBoundFlags(*args, kFidelityFlags, &bench); !flags.ok()) return Fail(flags.message());
   const std::string plan_profile = args->Get("plan-profile", "in-step");
   int planner_model = -1;
   for (int m = 0; m < kNumModels; ++m) {
@@ -452,7 +461,7 @@ int RunFidelityBench(int argc, char** argv) {
     std::printf("\n== %s: %d ops\n", model.c_str(), graph->num_ops());
     std::fflush(stdout);
     ProfileOptions profile_options;
-    profile_options.seed = static_cast<uint64_t>(*seed);
+    profile_options.seed = bench.seed;
     profile_options.interrupt = interrupt.flag();
     auto isolation = ProfileGraph(*graph, *cluster, core_sets->front(), profile_options);
     if (!isolation.ok()) return Fail(model + ": " + isolation.status().message());
@@ -475,13 +484,13 @@ int RunFidelityBench(int argc, char** argv) {
       if (!sim.ok()) return Fail(model + ": " + sim.status().message());
       sims.push_back(std::move(*sim));
     }
-    if (*go_time > 0) std::printf("planning     GO searches for %.0f s on the %s op times\n", *go_time, plan_profile.c_str());
+    if (bench.go_time > 0) std::printf("planning     GO searches for %.0f s on the %s op times\n", bench.go_time, plan_profile.c_str());
     std::fflush(stdout);
-    run.plans = MakePlans(*graphs[planner_model], *cluster, sims[static_cast<size_t>(planner_model)], *go_time,
-                          static_cast<uint64_t>(*seed), interrupt.flag());
+    run.plans = MakePlans(*graphs[planner_model], *cluster, sims[static_cast<size_t>(planner_model)], bench.go_time,
+                          bench.seed, interrupt.flag());
     if (interrupt.flag()->load()) return Fail("interrupted");
     ExecOptions exec_options;
-    exec_options.seed = static_cast<uint64_t>(*seed);
+    exec_options.seed = bench.seed;
     for (PlanRun& p : run.plans) {
       if (!p.error.empty()) continue;
       for (int m = 0; m < kNumModels; ++m) {
@@ -511,7 +520,7 @@ int RunFidelityBench(int argc, char** argv) {
       profiler.executor = std::move(*executor);
     }
     run.plans.push_back(std::move(profiler));
-    Status measured = Measure(&run.plans, static_cast<int>(*warmup), static_cast<int>(*steps), *core_sets,
+    Status measured = Measure(&run.plans, static_cast<int>(bench.warmup), static_cast<int>(bench.steps), *core_sets,
                               &run.reference_us, interrupt.flag());
     if (!measured.ok()) return Fail(model + ": " + measured.message());
     profiler = std::move(run.plans.back());
@@ -546,13 +555,13 @@ int RunFidelityBench(int argc, char** argv) {
   }
 
   const std::string report =
-      Report(runs, cluster->name(), static_cast<int>(*steps), static_cast<int>(*warmup), plan_profile, *go_time);
+      Report(runs, cluster->name(), static_cast<int>(bench.steps), static_cast<int>(bench.warmup), plan_profile, bench.go_time);
   const size_t figures = report.find("## Figures per cost model");
   std::printf("\n%s", report.substr(figures).c_str());
   std::vector<FidelityPanel> panels;
   for (int m = 0; m < kNumModels; ++m) panels.push_back({kModels[m], Points(runs, m)});
-  Status written = WriteFileAtomic(out, ResultsJson(runs, cluster->name(), static_cast<int>(*steps),
-                                                    static_cast<int>(*warmup)).dump(1) + "\n");
+  Status written = WriteFileAtomic(out, ResultsJson(runs, cluster->name(), static_cast<int>(bench.steps),
+                                                    static_cast<int>(bench.warmup)).dump(1) + "\n");
   if (written.ok()) written = WriteFileAtomic(stem + ".md", report);
   if (written.ok()) {
     written = WriteFileAtomic(stem + ".svg", FidelityScatterSvg(panels, "Simulated against executed step time on " +
