@@ -37,16 +37,17 @@ const OptionTable<ExecuteRun> kExecuteFlags{
 };
 
 std::vector<FlagSpec> ExecuteFlags() {
-  std::vector<FlagSpec> flags = {
-      {"plan", true, "plan .json file (default: every op on cpu:0, ready order, no fusion)"},
-      {"cluster", true, "local (one device per core, the default) or local:N (N devices of cores/N cores each)"},
-      {"trace", true, "write the last step's timeline in Chrome's Trace Event format (as simulate --trace)"},
-      DimFlag(),
-      {"help", false, "show this help"},
-  };
-  const std::vector<FlagSpec> bound = BoundFlags(kExecuteFlags);
-  flags.insert(flags.begin() + 2, bound.begin(), bound.end());
-  return flags;
+  return FlagsAround(
+      {
+          {"plan", true, "plan .json file (default: every op on cpu:0, ready order, no fusion)"},
+          {"cluster", true, "local (one device per core, the default) or local:N (N devices of cores/N cores each)"},
+      },
+      kExecuteFlags,
+      {
+          {"trace", true, "write the last step's timeline in Chrome's Trace Event format (as simulate --trace)"},
+          DimFlag(),
+          {"help", false, "show this help"},
+      });
 }
 
 std::string Usage() {

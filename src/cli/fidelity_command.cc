@@ -81,18 +81,22 @@ const OptionTable<FidelityRun> kFidelityFlags{
 };
 
 std::vector<FlagSpec> FidelityFlags() {
-  std::vector<FlagSpec> flags = {
-      {"fidelity", false, "the fidelity bench (this help)"},
-      {"models", true, "models separated by ';' (default: six built-ins sized to run a step in 0.05-2 s on one core)"},
-      {"cluster", true, "local (one device per core, the default) or local:N"},
-      {"plan-profile", true, "the op times the baselines and GO plan with: in-step (default), isolation or roofline"},
-      {"out", true, "results .json (default fidelity.json); the .md report and the .svg chart are written beside it"},
-      {"force", false, "measure even when the load average of the last minute is over 0.75 (another job running)"},
-      {"help", false, "show this help"},
-  };
-  const std::vector<FlagSpec> bound = BoundFlags(kFidelityFlags);
-  flags.insert(flags.begin() + 4, bound.begin(), bound.end());
-  return flags;
+  return FlagsAround(
+      {
+          {"fidelity", false, "the fidelity bench (this help)"},
+          {"models", true,
+           "models separated by ';' (default: six built-ins sized to run a step in 0.05-2 s on one core)"},
+          {"cluster", true, "local (one device per core, the default) or local:N"},
+          {"plan-profile", true,
+           "the op times the baselines and GO plan with: in-step (default), isolation or roofline"},
+      },
+      kFidelityFlags,
+      {
+          {"out", true,
+           "results .json (default fidelity.json); the .md report and the .svg chart are written beside it"},
+          {"force", false, "measure even when the load average of the last minute is over 0.75 (another job running)"},
+          {"help", false, "show this help"},
+      });
 }
 
 std::string Usage() {

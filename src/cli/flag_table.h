@@ -38,6 +38,17 @@ std::vector<FlagSpec> BoundFlags(const OptionTable<Config>& table, const Config&
   return flags;
 }
 
+// A command's flags in the order its help lists them: `first`, the flags of `table`
+// (BoundFlags), then `rest`.
+template <class Config>
+std::vector<FlagSpec> FlagsAround(std::vector<FlagSpec> first, const OptionTable<Config>& table,
+                                  const std::vector<FlagSpec>& rest) {
+  const std::vector<FlagSpec> bound = BoundFlags(table);
+  first.insert(first.end(), bound.begin(), bound.end());
+  first.insert(first.end(), rest.begin(), rest.end());
+  return first;
+}
+
 // Sets the field of every flag of `table` given in `args`; fails on the first bad value.
 template <class Config>
 Status ApplyBoundFlags(const Args& args, const OptionTable<Config>& table, Config* config) {

@@ -20,7 +20,7 @@
 #include "core/strings.h"
 #include "dist/world.h"
 #include "models/load.h"
-#include "rl/go_search.h"  // kDefaultSearchSeconds (no LibTorch in it)
+#include "rl/go_search.h"  // GoSearchConfig, whose fields the flags bind (no LibTorch in it)
 #include "sim/cluster.h"
 #include "sim/plan.h"
 #include "sim/simulator.h"
@@ -181,34 +181,44 @@ const OptionTable<GoSearchConfig> kOptimizeFlags{
 };
 
 std::vector<FlagSpec> OptimizeFlags() {
-  std::vector<FlagSpec> flags = {
-      {"cluster", true, std::string("cluster preset, cluster .json file or local[:N] (default ") + kDefaultCluster + ")"},
-      {"profile", true, "measured op times (graphopt profile) instead of the roofline"},
-      {"reward", true, "simulated (default) or measured: every plan the search scores is executed on --cluster "
-                       "local[:N] instead (the median of 3 steps after 1 warm-up), as ColocRL's reward is"},
-      {"method", true, "learned optimizer: go (default), colocrl or hdp"},
-      {"threads", true, "threads for the simulator and LibTorch, 1 to 4 x the cores (default: every core)"},
-      {"out", true, "write the best plan to this .json file"},
-      {"trace", true, "write the best plan's timeline (Chrome trace) to this .json file"},
-      {"convergence", true, "write the convergence trace (best step time over time) to this .json file"},
-      {"policy", true, "options \"key=value,...\": policy config (hidden=64,...), PPO config (samples=32,epochs=1,lr=...) "
-                       "and the optimizer's ingredients (baselines=1,warm_start=1,ppo=1,polish=1,polish_evaluations=48); "
-                       "for colocrl and hdp, their own options; --policy help lists every key"},
-      {"preset", true, "a named set of --policy options (graphopt methods lists them: go-one, policy-alone, "
-                       "search-only, finetune); the keys of --policy override it"},
-      {"tasks", true, "the decisions optimized: placement, scheduling, fusion joined with + (default all); the "
-                      "others keep TensorFlow's default (all ops on the first GPU, ready order, elementwise fusion)"},
-      {"pretrained", true, "start from this pre-trained policy (graphopt pretrain): its zero-shot plan first, then training; "
-                           "none: a new policy (default: $GRAPHOPT_POLICY, else policies/default.pt if shipped)"},
-      {"zero-shot", false, "plan in one pass of the policy (the greedy plan and the best of zero_shot_samples samples, 128 by default), no training"},
-      {"finetune-steps", true, "fine-tune the pre-trained policy for this many PPO steps, then stop (as --steps); each "
-                               "step samples at least 2^20 ops in all (--policy step_ops=0: 32 plans a step)"},
-      DimFlag(),
-      {"help", false, "show this help"},
-  };
-  const std::vector<FlagSpec> bound = BoundFlags(kOptimizeFlags);
-  flags.insert(flags.begin() + 4, bound.begin(), bound.end());
-  return flags;
+  return FlagsAround(
+      {
+          {"cluster", true,
+           std::string("cluster preset, cluster .json file or local[:N] (default ") + kDefaultCluster + ")"},
+          {"profile", true, "measured op times (graphopt profile) instead of the roofline"},
+          {"reward", true,
+           "simulated (default) or measured: every plan the search scores is executed on --cluster "
+           "local[:N] instead (the median of 3 steps after 1 warm-up), as ColocRL's reward is"},
+          {"method", true, "learned optimizer: go (default), colocrl or hdp"},
+      },
+      kOptimizeFlags,
+      {
+          {"threads", true, "threads for the simulator and LibTorch, 1 to 4 x the cores (default: every core)"},
+          {"out", true, "write the best plan to this .json file"},
+          {"trace", true, "write the best plan's timeline (Chrome trace) to this .json file"},
+          {"convergence", true, "write the convergence trace (best step time over time) to this .json file"},
+          {"policy", true,
+           "options \"key=value,...\": policy config (hidden=64,...), PPO config (samples=32,epochs=1,lr=...) "
+           "and the optimizer's ingredients (baselines=1,warm_start=1,ppo=1,polish=1,polish_evaluations=48); "
+           "for colocrl and hdp, their own options; --policy help lists every key"},
+          {"preset", true,
+           "a named set of --policy options (graphopt methods lists them: go-one, policy-alone, "
+           "search-only, finetune); the keys of --policy override it"},
+          {"tasks", true,
+           "the decisions optimized: placement, scheduling, fusion joined with + (default all); the "
+           "others keep TensorFlow's default (all ops on the first GPU, ready order, elementwise fusion)"},
+          {"pretrained", true,
+           "start from this pre-trained policy (graphopt pretrain): its zero-shot plan first, then training; "
+           "none: a new policy (default: $GRAPHOPT_POLICY, else policies/default.pt if shipped)"},
+          {"zero-shot", false,
+           "plan in one pass of the policy (the greedy plan and the best of zero_shot_samples samples, 128 by "
+           "default), no training"},
+          {"finetune-steps", true,
+           "fine-tune the pre-trained policy for this many PPO steps, then stop (as --steps); each "
+           "step samples at least 2^20 ops in all (--policy step_ops=0: 32 plans a step)"},
+          DimFlag(),
+          {"help", false, "show this help"},
+      });
 }
 
 std::string Usage() {

@@ -50,19 +50,20 @@ const OptionTable<PretrainConfig> kPretrainFlags{
 };
 
 std::vector<FlagSpec> PretrainFlags() {
-  std::vector<FlagSpec> flags = {
-      {"families", true, "built-in families to train on, comma-separated (default: all six)"},
-      {"holdout", true, "a family left out of training (evaluate on it later)"},
-      {"models", true, "model files or built-in specs separated by ';': together one more family of the stream"},
-      {"clusters", true, "clusters to draw from, comma-separated presets, files or specs like 2xV100+1xP100"},
-      {"threads", true, "threads for the simulator and LibTorch, 1 to 4 x the cores (default: every core)"},
-      {"out", true, "write the policy to this file (default policy.pt), and a report to FILE.json"},
-      {"policy", true, "options \"key=value,...\": the network (hidden=64,...) and PPO (samples=32,lr=...)"},
-      {"help", false, "show this help"},
-  };
-  const std::vector<FlagSpec> bound = BoundFlags(kPretrainFlags);
-  flags.insert(flags.begin() + 4, bound.begin(), bound.end());
-  return flags;
+  return FlagsAround(
+      {
+          {"families", true, "built-in families to train on, comma-separated (default: all six)"},
+          {"holdout", true, "a family left out of training (evaluate on it later)"},
+          {"models", true, "model files or built-in specs separated by ';': together one more family of the stream"},
+          {"clusters", true, "clusters to draw from, comma-separated presets, files or specs like 2xV100+1xP100"},
+      },
+      kPretrainFlags,
+      {
+          {"threads", true, "threads for the simulator and LibTorch, 1 to 4 x the cores (default: every core)"},
+          {"out", true, "write the policy to this file (default policy.pt), and a report to FILE.json"},
+          {"policy", true, "options \"key=value,...\": the network (hidden=64,...) and PPO (samples=32,lr=...)"},
+          {"help", false, "show this help"},
+      });
 }
 
 std::string Usage() {

@@ -7,12 +7,12 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "rl/baseline_scores.h"
 #include "core/json_fields.h"
 #include "core/rng.h"
 #include "core/strings.h"
 #include "core/version.h"
 #include "dist/deal.h"
+#include "rl/baseline_scores.h"
 #include "rl/checkpoint.h"
 #include "rl/gradient_sum.h"
 #include "rl/pretrain_impl.h"
@@ -42,7 +42,7 @@ std::string Pretrainer::Impl::Identity() const {
       "stream=%s;steps_per_task=%d;graphs_per_step=%d;units_per_device=%d;imitate_baselines=%d;policy=%s;ppo=%s;"
       "version=%s",
       stream.Identity().c_str(), config.steps_per_task, graphs, config.units_per_device, config.imitate_baselines,
-      policy_config.ToString().c_str(), ppo_config.ToString().c_str(), GraphoptVersion()) +
+      policy_config.ToString().c_str(), config.ppo.ToString().c_str(), GraphoptVersion()) +
          (config.sample_teacher_levels ? ";sample_teacher_levels=1" : "");
 }
 
@@ -89,7 +89,7 @@ StatusOr<std::unique_ptr<PretrainEnv>> Pretrainer::Impl::BuildTask(int64_t index
   });
   r.reference_us = reference.scored() ? reference.step_time_us : 1e6;
   try {
-    env->trainer = std::make_unique<PpoTrainer>(*env->sim, env->batch.get(), env->input, policy, ppo_config,
+    env->trainer = std::make_unique<PpoTrainer>(*env->sim, env->batch.get(), env->input, policy, config.ppo,
                                                 TrainerSeed(config.seed, index));
   } catch (const std::exception& e) {
     return InternalError(where + ": creating the trainer: " + e.what());
@@ -156,7 +156,7 @@ Status Pretrainer::Impl::TrainStep() {
   try {
     for (PretrainSlot& s : slots) s.env->trainer->Rollout();
     PpoTrainer& first = *slots.front().env->trainer;
-    for (int epoch = 0; epoch < ppo_config.epochs; ++epoch) {
+    for (int epoch = 0; epoch < config.ppo.epochs; ++epoch) {
       first.ZeroGrad();  // the shared optimizer: every parameter
       for (PretrainSlot& s : slots) s.env->trainer->Backward(epoch);
       GO_RETURN_IF_ERROR(CombineGradients());
@@ -208,7 +208,6 @@ StatusOr<std::unique_ptr<Pretrainer>> Pretrainer::Create(PretrainConfig config) 
   GO_RETURN_IF_ERROR(impl->config.policy.Validate());
   GO_RETURN_IF_ERROR(impl->config.ppo.Validate());
   impl->policy_config = impl->config.policy;
-  impl->ppo_config = impl->config.ppo;
   if (impl->policy_config.seed == GoPolicyConfig().seed) impl->policy_config.seed = impl->config.seed + 1;
   ConfigureTorchThreads(impl->config.threads);
   try {
@@ -216,7 +215,7 @@ StatusOr<std::unique_ptr<Pretrainer>> Pretrainer::Create(PretrainConfig config) 
   } catch (const std::exception& e) {
     return InternalError(std::string("creating the GO policy: ") + e.what());
   }
-  impl->entropy_coef = impl->ppo_config.entropy;
+  impl->entropy_coef = impl->config.ppo.entropy;
   return std::unique_ptr<Pretrainer>(new Pretrainer(std::move(impl)));
 }
 

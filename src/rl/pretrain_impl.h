@@ -45,7 +45,6 @@ struct Pretrainer::Impl {
   PretrainConfig config;
   PretrainStream stream;
   GoPolicyConfig policy_config;
-  PpoConfig ppo_config;
   GoPolicy policy{nullptr};
   std::shared_ptr<torch::optim::Adam> optimizer;  // shared by every trainer; null before the first
   World* world = nullptr;

@@ -7,42 +7,30 @@
 #include <vector>
 
 #include "baselines/baseline.h"
-#include "models/load.h"
+#include "rl_test_util.h"
 
 namespace graphopt {
 namespace {
 
-struct Machine {
-  Graph graph;
-  Cluster cluster;
-  Machine() {
-    auto g = LoadModel("rnnlm:layers=2,steps=2,hidden=64,batch=8,vocab=100");
-    auto c = LoadCluster("2xV100");
-    GO_CHECK(g.ok() && c.ok());
-    graph = std::move(*g);
-    cluster = std::move(*c);
-  }
-};
+using RnnToy = testing::SmallRnnToy;
 
 TEST(BaselineScoresTest, EveryBaselineThenItsFusedVariantInOrderAsRunBaselinePlansThem) {
-  const Machine m;
-  auto sim = Simulator::Create(m.graph, m.cluster);
-  ASSERT_TRUE(sim.ok());
+  const RnnToy toy;
   BaselineScoring scoring;
   scoring.fused = true;
   scoring.seed = 3;
   std::vector<std::string> seen;
-  const std::vector<BaselineScore> scores = ScoreBaselines(*sim, scoring, [&](const BaselineScore& b, Plan* plan) {
+  const std::vector<BaselineScore> scores = ScoreBaselines(toy.sim, scoring, [&](const BaselineScore& b, Plan* plan) {
     seen.push_back(b.method);
     ASSERT_NE(plan, nullptr) << b.method;
     BaselineOptions options;
     options.fusion = !b.plain;
     options.seed = 3;
     const std::string method = b.plain ? b.method : b.method.substr(0, b.method.find('+'));
-    const Plan expected = RunBaseline(method, m.graph, m.cluster, sim->cost_model(), options).value();
+    const Plan expected = RunBaseline(method, toy.graph, toy.cluster, toy.sim.cost_model(), options).value();
     EXPECT_EQ(plan->device, expected.device) << b.method;
     EXPECT_EQ(plan->fuse_with_producer, expected.fuse_with_producer) << b.method;
-    EXPECT_EQ(b.score.step_time_us, sim->Simulate(expected)->step_time_us) << b.method;
+    EXPECT_EQ(b.score.step_time_us, toy.sim.Simulate(expected)->step_time_us) << b.method;
   });
   // tf-default decides its own fusion: no fused variant (the same plan).
   std::vector<std::string> expected;
@@ -60,9 +48,7 @@ TEST(BaselineScoresTest, EveryBaselineThenItsFusedVariantInOrderAsRunBaselinePla
 }
 
 TEST(BaselineScoresTest, TheScorerGivenScoresAndTheBestPlainOneThatFitsWins) {
-  const Machine m;
-  auto sim = Simulator::Create(m.graph, m.cluster);
-  ASSERT_TRUE(sim.ok());
+  const RnnToy toy;
   BaselineScoring scoring;
   scoring.methods = {"single", "expert", "heft"};
   scoring.fused = true;
@@ -70,13 +56,13 @@ TEST(BaselineScoresTest, TheScorerGivenScoresAndTheBestPlainOneThatFitsWins) {
   // A scorer that makes expert the fastest and heft not fit.
   scoring.score = [&](const Plan& plan) -> StatusOr<SimResult> {
     ++calls;
-    GO_ASSIGN_OR_RETURN(SimResult r, sim->Simulate(plan));
+    GO_ASSIGN_OR_RETURN(SimResult r, toy.sim.Simulate(plan));
     r.step_time_us = 1000 + calls;
     if (calls == 3) r.step_time_us = 10;                                  // expert
     if (calls >= 5) r.oom = true;  // heft, heft+fusion
     return r;
   };
-  const std::vector<BaselineScore> scores = ScoreBaselines(*sim, scoring);
+  const std::vector<BaselineScore> scores = ScoreBaselines(toy.sim, scoring);
   EXPECT_EQ(calls, 6);
   ASSERT_EQ(scores.size(), 6u);
   const BaselineScore* best = BestPlainBaseline(scores);
@@ -89,7 +75,7 @@ TEST(BaselineScoresTest, TheScorerGivenScoresAndTheBestPlainOneThatFitsWins) {
   scoring.methods = {"oracle", "single"};
   scoring.fused = false;
   scoring.score = nullptr;
-  const std::vector<BaselineScore> with_error = ScoreBaselines(*sim, scoring);
+  const std::vector<BaselineScore> with_error = ScoreBaselines(toy.sim, scoring);
   ASSERT_EQ(with_error.size(), 2u);
   EXPECT_NE(with_error[0].error.find("unknown baseline \"oracle\""), std::string::npos) << with_error[0].error;
   EXPECT_TRUE(with_error[0].plain);
