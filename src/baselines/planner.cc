@@ -160,6 +160,12 @@ StatusOr<Plan> RunPipeline(const Pipeline& pipeline, Planner& planner, const Pla
   return plan;
 }
 
+Status ConfigurePlanner(const PlannerInfo& info, const std::string& options, PlannerSettings* settings) {
+  if (options.empty()) return Status::Ok();
+  if (!info.configure) return InvalidArgument(info.name + " takes no options (given \"" + options + "\")");
+  return info.configure(options, settings);
+}
+
 StatusOr<Plan> PlanWith(const Pipeline& pipeline, const PlannerSettings& settings, const PlanContext& context) {
   const std::string what = PlannerKindName(pipeline.planner->kind) + std::string(" ") + pipeline.planner->name;
   StatusOr<std::unique_ptr<Planner>> planner = pipeline.planner->create(settings);

@@ -14,6 +14,7 @@
 // Lookups are thread-safe; an entry, once registered, stays at the same address.
 #pragma once
 
+#include <any>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -89,9 +90,10 @@ struct PlannerSettings {
   // of leave-one-out policies (no-<family>.pt), of which the one without the graph's
   // family is used.
   std::string pretrained;
-  // A learned planner's own options, "key=value,...": parsed into its typed config and
-  // checked (unknown keys named) by its factory, at creation.
-  std::string options;
+  // The planner's own typed config (a learned planner's: rl/go_search.h
+  // GoSearchConfig), set by PlannerInfo::configure; empty: the planner's defaults for
+  // the seed and budget above.
+  std::any config;
 };
 
 using PlannerFactory = std::function<StatusOr<std::unique_ptr<Planner>>(const PlannerSettings& settings)>;
@@ -114,6 +116,11 @@ struct PlannerInfo {
   int64_t default_steps = 0;
   // It cannot run without PlannerSettings::pretrained.
   bool needs_pretrained = false;
+  // Parses the planner's own options ("key=value,...", as the command line gives them)
+  // into settings->config, over its defaults for the settings' seed and budget (so set
+  // those first: a planner made with a config uses the config's); unknown keys and bad
+  // values are errors naming them. Null: the planner takes no options.
+  std::function<Status(const std::string& options, PlannerSettings* settings)> configure;
 };
 
 // A step any plan can take after its planner; it keeps a valid plan valid.
@@ -170,6 +177,10 @@ StatusOr<Pipeline> ParsePipeline(const std::string& name, const PlannerRegistry&
 // Runs `planner` (made from pipeline.planner) then the stages, with ValidatePlan
 // after each; an invalid plan is an InternalError naming the step that made it.
 StatusOr<Plan> RunPipeline(const Pipeline& pipeline, Planner& planner, const PlanContext& context);
+
+// PlannerInfo::configure of `info` with `options`; empty options leave the settings as
+// they are, and options for a planner that takes none are an error naming it.
+Status ConfigurePlanner(const PlannerInfo& info, const std::string& options, PlannerSettings* settings);
 
 // Makes the pipeline's planner with `settings` and runs the pipeline, with the
 // method's name as the context of any error.

@@ -12,6 +12,8 @@
 #include "cli/args.h"
 #include "cli/cluster_flag.h"
 #include "cli/commands.h"
+#include "cli/flag_table.h"
+#include "core/options.h"
 #include "core/strings.h"
 #include "models/load.h"
 #include "sim/cluster.h"
@@ -22,7 +24,6 @@ namespace graphopt {
 namespace {
 
 constexpr const char* kRunDefaultModel = "gnmt:layers=4";
-constexpr const char* kRunDefaultCluster = "4xV100";
 
 int Fail(const std::string& command, const std::string& message) { return CommandError(command, message); }
 
@@ -61,14 +62,22 @@ Scored Score(const std::string& method, const Graph& graph, const Cluster& clust
   return s;
 }
 
-std::vector<FlagSpec> CommonFlags(const std::string& default_cluster) {
-  return {
-      {"cluster", true, "cluster preset or cluster .json file (default " + default_cluster + ")"},
-      {"fusion", false, "also apply greedy fusion to the placement"},
-      {"seed", true, "seed of the randomized partitioners (default 0)"},
-      DimFlag(),
-      {"help", false, "show this help"},
-  };
+// The settings both commands share, bound to their flags.
+struct BaselineRun {
+  std::string cluster = kDefaultCluster;
+  bool fusion = false;
+  uint64_t seed = 0;
+};
+const OptionTable<BaselineRun> kBaselineFlags{
+    {"cluster", &BaselineRun::cluster, "cluster preset or cluster .json file"},
+    {"fusion", &BaselineRun::fusion, "also apply greedy fusion to the placement"},
+    {"seed", &BaselineRun::seed, "seed of the randomized partitioners", InRange(0, 0x1p62)},
+};
+
+std::vector<FlagSpec> CommonFlags(std::vector<FlagSpec> own = {}) {
+  own.push_back(DimFlag());
+  own.push_back({"help", false, "show this help"});
+  return FlagsAround({}, kBaselineFlags, own);
 }
 
 // What both commands start from: the model, the cluster, a simulator of the model on
@@ -81,25 +90,27 @@ struct Setup {
   BaselineOptions options;
 };
 
-StatusOr<std::unique_ptr<Setup>> Prepare(const Args& args, const std::string& model, const std::string& default_cluster) {
+StatusOr<std::unique_ptr<Setup>> Prepare(const Args& args, const std::string& model) {
   auto setup = std::make_unique<Setup>();
-  GO_ASSIGN_OR_RETURN(const int64_t seed, args.GetInt("seed", 0));
+  BaselineRun run;
+  GO_RETURN_IF_ERROR(ApplyBoundFlags(args, kBaselineFlags, &run));
   GO_ASSIGN_OR_RETURN(const LoadOptions load, ModelLoadOptions(args));
   GO_ASSIGN_OR_RETURN(setup->graph, LoadModel(model, load));
-  GO_ASSIGN_OR_RETURN(setup->cluster, LoadClusterFlag(args.Get("cluster", default_cluster)));
+  GO_ASSIGN_OR_RETURN(setup->cluster, LoadClusterFlag(run.cluster));
   GO_ASSIGN_OR_RETURN(Simulator sim, Simulator::Create(setup->graph, setup->cluster));
   setup->sim.emplace(std::move(sim));
-  setup->options.fusion = args.Has("fusion");
-  setup->options.seed = static_cast<uint64_t>(seed);
+  setup->options.fusion = run.fusion;
+  setup->options.seed = run.seed;
   return setup;
 }
 
 }  // namespace
 
 int RunBaselineCommand(int argc, char** argv) {
-  std::vector<FlagSpec> specs = CommonFlags("4xV100");
-  specs.push_back({"method", true, "baseline: " + MethodList()});
-  specs.push_back({"out", true, "write the plan to this .json file (for graphopt simulate --plan)"});
+  const std::vector<FlagSpec> specs = CommonFlags({
+      {"method", true, "baseline: " + MethodList()},
+      {"out", true, "write the plan to this .json file (for graphopt simulate --plan)"},
+  });
   const std::string usage = "usage: graphopt baseline MODEL --method M [--cluster C] [--out plan.json]\n" + FlagsHelp(specs);
   auto args = Args::Parse("baseline", argc, argv, 2, specs);
   if (!args.ok()) return Fail("baseline", args.status().message());
@@ -111,7 +122,7 @@ int RunBaselineCommand(int argc, char** argv) {
   if (!args->Has("method")) return Fail("baseline", "--method is required (" + MethodList() + ")");
   Status outputs = args->CheckOutputs({"out"});
   if (!outputs.ok()) return Fail("baseline", outputs.message());
-  auto setup = Prepare(*args, args->positional()[0], "4xV100");
+  auto setup = Prepare(*args, args->positional()[0]);
   if (!setup.ok()) return Fail("baseline", setup.status().message());
   const Graph* graph = &(*setup)->graph;
   const Cluster* cluster = &(*setup)->cluster;
@@ -138,7 +149,7 @@ int RunBaselineCommand(int argc, char** argv) {
 }
 
 int RunRunCommand(int argc, char** argv) {
-  std::vector<FlagSpec> specs = CommonFlags(kRunDefaultCluster);
+  const std::vector<FlagSpec> specs = CommonFlags();
   const std::string usage = std::string("usage: graphopt run [MODEL] [--cluster C] [--fusion]\n") +
                             "  Runs every baseline on MODEL (default " + kRunDefaultModel + ") and prints them side by side.\n" +
                             FlagsHelp(specs);
@@ -150,7 +161,7 @@ int RunRunCommand(int argc, char** argv) {
   }
   if (args->positional().size() > 1) return Fail("run", "expected at most one MODEL\n" + usage);
   const std::string model = args->positional().empty() ? kRunDefaultModel : args->positional()[0];
-  auto setup = Prepare(*args, model, kRunDefaultCluster);
+  auto setup = Prepare(*args, model);
   if (!setup.ok()) return Fail("run", setup.status().message());
   const Graph* graph = &(*setup)->graph;
   const Cluster* cluster = &(*setup)->cluster;

@@ -13,10 +13,13 @@
 
 #include "baselines/baseline.h"
 #include "cli/args.h"
+#include "cli/cluster_flag.h"
 #include "cli/commands.h"
+#include "cli/flag_table.h"
 #include "cli/suite_ranks.h"
 #include "core/files.h"
 #include "core/json_fields.h"
+#include "core/options.h"
 #include "core/strings.h"
 #include "dist/world.h"
 #include "eval/convergence_svg.h"
@@ -39,13 +42,24 @@ constexpr char kRecordSeparator = '\x1e';
 
 int Fail(const std::string& message) { return CommandError("bench", message); }
 
+// The settings every method of a run shares, bound to their flags.
+struct BenchRun {
+  uint64_t seed = 0;
+  double time_limit_s = kDefaultSearchSeconds;
+};
+const OptionTable<BenchRun> kBenchFlags{
+    {"seed", &BenchRun::seed, "seed of the randomized partitioners and the learned methods", InRange(0, 0x1p62)},
+    {"time-limit", &BenchRun::time_limit_s,
+     "seconds per row for each learned method that runs to a time limit (go, colocrl, hdp)", AtLeast(0)},
+};
+
 std::vector<FlagSpec> BenchFlags() {
   std::string methods;
   for (const std::string& m : BaselineNames()) methods += (methods.empty() ? "" : ",") + m;
-  return {
+  return FlagsAround({
       {"rows", true, "comma-separated suite rows to run (default: all 13; see --list)"},
       {"models", true, "model files or built-in specs separated by ';': each a row of its own on --cluster "
-                       "(default 4xV100), instead of the suite's rows"},
+                       "(default " + std::string(kDefaultCluster) + "), instead of the suite's rows"},
       {"methods", true, "comma-separated methods (default: " + methods + "); NAME+fusion adds greedy fusion to a placement"},
       {"cluster", true, "cluster preset or cluster .json file for every row (default: each row's preset; "
                         "use another --results file, since rows run on another cluster replace the default ones)"},
@@ -58,9 +72,7 @@ std::vector<FlagSpec> BenchFlags() {
                           "the framework's defaults: ready order, greedy legal fusion of elementwise ops; the default), "
                           "all (learned methods' own plans against baselines with greedy legal fusion and "
                           "critical-path priorities; the default of --transfer) or as-produced (the default of --tasks)"},
-      {"seed", true, "seed of the randomized partitioners (default 0)"},
-      {"time-limit", true, StrFormat("seconds per row for each learned method that runs to a time limit (go, colocrl, "
-                                     "hdp; default %g)", kDefaultSearchSeconds)},
+  }, kBenchFlags, {
       {"go-options", true, "options of the go method, as graphopt optimize --policy takes them"},
       {"colocrl-options", true, "options of the colocrl method"},
       {"hdp-options", true, "options of the hdp method"},
@@ -82,7 +94,7 @@ std::vector<FlagSpec> BenchFlags() {
       {"fidelity", false, "the simulator against executed plans on this machine's cores (bench --fidelity --help)"},
       {"list", false, "list the suite rows and the methods, then exit"},
       {"help", false, "show this help"},
-  };
+  });
 }
 
 std::string Usage() {
@@ -109,7 +121,8 @@ void PrintList() {
 // options of --go-options and --time-limit seconds per row. The plain single-GPU and
 // expert plans come first, as references (the table's speedups are over the expert).
 // What the schedule and fusion of pl+sch+fu are worth on each row goes to *effects.
-StatusOr<std::vector<MethodSpec>> TaskConfigurationMethods(const Args& args, std::vector<std::string>* effects) {
+StatusOr<std::vector<MethodSpec>> TaskConfigurationMethods(const Args& args, const BenchRun& run,
+                                                          std::vector<std::string>* effects) {
   std::vector<const TaskConfiguration*> configurations;
   if (args.Has("methods")) {
     for (const std::string& name : SplitList(args.Get("methods"), ',')) {
@@ -121,9 +134,8 @@ StatusOr<std::vector<MethodSpec>> TaskConfigurationMethods(const Args& args, std
     for (const TaskConfiguration& c : TaskConfigurations()) configurations.push_back(&c);
   }
   GO_ASSIGN_OR_RETURN(GoSearchConfig base, DefaultSearchConfig("go"));
-  GO_ASSIGN_OR_RETURN(base.time_limit_s, args.GetDouble("time-limit", kDefaultSearchSeconds));
-  GO_ASSIGN_OR_RETURN(const int64_t seed, args.GetInt("seed", 0));
-  base.seed = static_cast<uint64_t>(seed);
+  base.time_limit_s = run.time_limit_s;
+  base.seed = run.seed;
   base.threads = ThreadsPerRank();
   auto parsed = ParseGoSearchOptions(args.Get("go-options"), base);
   if (!parsed.ok()) return parsed.status().WithContext("--go-options");
@@ -191,15 +203,15 @@ std::string LearnedRunLine(const std::string& row, const LearnedRun& run) {
 // that need one; each planner is made once here, so that bad options fail before any
 // row runs. A learned run's report goes to *row_runs; *budgets gets "go 120 s" and the
 // like for the summary.
-Status ConfigureLearnedMethods(const Args& args, uint64_t seed, std::vector<MethodSpec>* methods,
+Status ConfigureLearnedMethods(const Args& args, const BenchRun& run, std::vector<MethodSpec>* methods,
                                std::vector<LearnedRun>* row_runs, std::vector<std::string>* budgets) {
-  GO_ASSIGN_OR_RETURN(const double time_limit, args.GetDouble("time-limit", kDefaultSearchSeconds));
+  const double time_limit = run.time_limit_s;
   const std::string pretrained = args.Get("pretrained", args.Get("transfer"));
   for (MethodSpec& m : *methods) {
     if (m.plan || m.pipeline.planner->kind != PlannerKind::kLearned) continue;
     const PlannerInfo& info = *m.pipeline.planner;
     PlannerSettings& s = m.settings;
-    s.seed = seed;
+    s.seed = run.seed;
     s.budget.threads = ThreadsPerRank();
     if (info.budget == PlannerInfo::Budget::kSeconds) {
       s.budget.time_limit_s = time_limit;
@@ -210,7 +222,7 @@ Status ConfigureLearnedMethods(const Args& args, uint64_t seed, std::vector<Meth
       budgets->push_back(StrFormat("%s %lld steps", m.name.c_str(), static_cast<long long>(s.budget.max_steps)));
     }
     const std::string options_flag = info.name + "-options";
-    s.options = args.Get(options_flag);
+    GO_RETURN_IF_ERROR(ConfigurePlanner(info, args.Get(options_flag), &s).WithContext("--" + options_flag));
     if (info.needs_pretrained) {
       if (pretrained.empty()) return InvalidArgument("the " + info.name + " method needs --pretrained (or --transfer DIR)");
       s.pretrained = pretrained;
@@ -289,9 +301,11 @@ int RunBenchCommand(int argc, char** argv) {
     return 0;
   }
   if (!args->positional().empty()) return Fail("unexpected argument '" + args->positional()[0] + "'\n" + Usage());
+  BenchRun run;
+  if (Status flags = ApplyBoundFlags(*args, kBenchFlags, &run); !flags.ok()) return Fail(flags.message());
 
   if (args->Has("rows") && args->Has("models")) return Fail("give --rows (suite rows) or --models (rows of their own), not both");
-  auto rows = args->Has("models") ? ModelRows(SplitList(args->Get("models"), ';'), args->Get("cluster", "4xV100"))
+  auto rows = args->Has("models") ? ModelRows(SplitList(args->Get("models"), ';'), args->Get("cluster", kDefaultCluster))
                                   : SelectRows(PlacementSuiteRows(), args->Get("rows"));
   if (!rows.ok()) return Fail(rows.status().message());
   if (rows->empty()) return Fail("--models names no model");
@@ -311,7 +325,7 @@ int RunBenchCommand(int argc, char** argv) {
   StatusOr<std::vector<MethodSpec>> methods = std::vector<MethodSpec>{};
   if (tasks) {
 #ifdef GRAPHOPT_HAVE_RL
-    methods = TaskConfigurationMethods(*args, &task_effects);
+    methods = TaskConfigurationMethods(*args, run, &task_effects);
 #else
     return Fail("--tasks needs the training library (LibTorch was not found)");
 #endif
@@ -319,16 +333,13 @@ int RunBenchCommand(int argc, char** argv) {
     methods = ParseMethods(args->Get("methods", default_methods), args->Has("fusion"));
   }
   if (!methods.ok()) return Fail(methods.status().message());
-  auto seed = args->GetInt("seed", 0);
-  if (!seed.ok()) return Fail(seed.status().message());
-  if (*seed < 0) return Fail("--seed must be >= 0");
 
   const ReportPaths paths = ReportPathsFor(args->Get("results", tasks ? kDefaultTasksResults : kDefaultResults));
   const std::string report_base = paths.svg.substr(0, paths.svg.size() - std::string(".svg").size());
   const std::string convergence_path = report_base + ".convergence.json";
   std::vector<std::string> learned;  // "go 120 s", "finetune 50 steps"
   std::vector<LearnedRun> row_runs;  // of the row being run
-  const Status configured = ConfigureLearnedMethods(*args, static_cast<uint64_t>(*seed), &*methods, &row_runs, &learned);
+  const Status configured = ConfigureLearnedMethods(*args, run, &*methods, &row_runs, &learned);
   if (!configured.ok()) return Fail(configured.message());
   auto convergence = ReadConvergenceFile(convergence_path);
   if (!convergence.ok()) return Fail(convergence.status().message());
@@ -366,7 +377,7 @@ int RunBenchCommand(int argc, char** argv) {
   options.rows = *rows;
   options.methods = std::move(*methods);
   options.cluster_override = args->Get("cluster");
-  options.seed = static_cast<uint64_t>(*seed);
+  options.seed = run.seed;
   options.decisions = *decisions;
   options.show_progress = world.root();
   const std::vector<double> costs = world.distributed() && world.root() ? EstimateRowSeconds(options.rows, options.methods)

@@ -14,6 +14,10 @@
 
 namespace graphopt {
 
+// The cluster of the commands that plan (run, baseline, optimize, bench --models) when
+// --cluster is not given.
+inline constexpr const char* kDefaultCluster = "4xV100";
+
 StatusOr<Cluster> LoadClusterFlag(const std::string& name);
 
 // The cluster of --cluster NAME and, when `profile` is not empty, the profile's op

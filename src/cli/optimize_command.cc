@@ -40,7 +40,6 @@ namespace graphopt {
 namespace {
 
 constexpr const char* kDefaultModel = "gnmt:layers=4";
-constexpr const char* kDefaultCluster = "4xV100";
 
 int Fail(const std::string& message) { return CommandError("optimize", message); }
 

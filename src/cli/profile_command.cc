@@ -8,7 +8,9 @@
 #include "cli/args.h"
 #include "cli/cluster_flag.h"
 #include "cli/commands.h"
+#include "cli/flag_table.h"
 #include "core/files.h"
+#include "core/options.h"
 #include "core/strings.h"
 #include "models/load.h"
 #ifdef GRAPHOPT_HAVE_EXEC
@@ -19,16 +21,27 @@
 namespace graphopt {
 namespace {
 
+// The command's settings, bound to its flags.
+struct ProfileRun {
+  std::string cluster = "local";
+  std::string out = "profile.json";
+  uint64_t seed = 0;
+  bool in_step = false;
+  int64_t steps = 10;
+};
+const OptionTable<ProfileRun> kProfileFlags{
+    {"cluster", &ProfileRun::cluster,
+     "local (one device per core) or local:N: the ops are measured on the first device's cores"},
+    {"out", &ProfileRun::out, "profile file to write"},
+    {"seed", &ProfileRun::seed, "seed of the data the ops run on", InRange(0, 0x1p62)},
+    {"in-step", &ProfileRun::in_step,
+     "take each op's time inside executed one-device steps (step stats), not in isolation"},
+    {"steps", &ProfileRun::steps, "with --in-step: steps measured after 2 warm-ups, each op's median kept",
+     InRange(1, 100000)},
+};
+
 std::vector<FlagSpec> ProfileFlags() {
-  return {
-      {"cluster", true, "local (one device per core, the default) or local:N: the ops are measured on the first device's cores"},
-      {"out", true, "profile file to write (default profile.json)"},
-      {"seed", true, "seed of the data the ops run on (default 0)"},
-      {"in-step", false, "take each op's time inside executed one-device steps (step stats), not in isolation"},
-      {"steps", true, "with --in-step: steps measured after 2 warm-ups, each op's median kept (default 10)"},
-      DimFlag(),
-      {"help", false, "show this help"},
-  };
+  return FlagsAround({}, kProfileFlags, {DimFlag(), {"help", false, "show this help"}});
 }
 
 std::string Usage() {
@@ -56,26 +69,22 @@ int RunProfileCommand(int argc, char** argv) {
     std::printf("%s", Usage().c_str());
     return 0;
   }
-  const std::string out = args->Get("out", "profile.json");
-  Status writable = CheckOutputWritable(out, "--out");
+  ProfileRun run;
+  if (Status flags = ApplyBoundFlags(*args, kProfileFlags, &run); !flags.ok()) return Fail(flags.message());
+  Status writable = CheckOutputWritable(run.out, "--out");
   if (!writable.ok()) return Fail(writable.message());
   if (args->positional().size() != 1) {
     return Fail(StrFormat("expected one MODEL, got %zu arguments\n", args->positional().size()) + Usage());
   }
-  auto seed = args->GetIntInRange("seed", 0, 0, int64_t{1} << 62);
-  if (!seed.ok()) return Fail(seed.status().message());
-  auto steps = args->GetIntInRange("steps", 10, 1, 100000);
-  if (!steps.ok()) return Fail(steps.status().message());
-  if (args->Has("steps") && !args->Has("in-step")) return Fail("--steps goes with --in-step");
-  const std::string cluster_name = args->Get("cluster", "local");
-  auto core_sets = LocalCoresWithThreads(cluster_name, argv);
+  if (args->Has("steps") && !run.in_step) return Fail("--steps goes with --in-step");
+  auto core_sets = LocalCoresWithThreads(run.cluster, argv);
   if (!core_sets.ok()) return Fail(core_sets.status().message());
   const std::string model = args->positional()[0];
   auto load = ModelLoadOptions(*args);
   if (!load.ok()) return Fail(load.status().message());
   auto graph = LoadModel(model, *load);
   if (!graph.ok()) return Fail(graph.status().message());
-  auto cluster = LoadClusterFlag(cluster_name);
+  auto cluster = LoadClusterFlag(run.cluster);
   if (!cluster.ok()) return Fail(cluster.status().message());
   std::printf("graph        %s: %d ops\n", model.c_str(), graph->num_ops());
   std::printf("cluster      %s\n", cluster->Summary().c_str());
@@ -83,16 +92,16 @@ int RunProfileCommand(int argc, char** argv) {
 
   ScopedInterrupt interrupt;
   ProfileOptions options;
-  options.seed = static_cast<uint64_t>(*seed);
+  options.seed = run.seed;
   options.interrupt = interrupt.flag();
   options.progress = [](int done, int all) {
     if (done == all || done % 64 == 0) std::fprintf(stderr, "\rprofile %d/%d ops", done, all);
   };
-  const bool in_step = args->Has("in-step");
+  const bool in_step = run.in_step;
   if (in_step) {
     options.progress = [](int done, int all) { std::fprintf(stderr, "\rprofile step %d/%d", done, all); };
   }
-  auto profile = in_step ? ProfileInStep(*graph, *cluster, core_sets->front(), static_cast<int>(*steps), options)
+  auto profile = in_step ? ProfileInStep(*graph, *cluster, core_sets->front(), static_cast<int>(run.steps), options)
                          : ProfileGraph(*graph, *cluster, core_sets->front(), options);
   std::fprintf(stderr, "\n");
   if (!profile.ok()) return Fail(profile.status().message());
@@ -106,9 +115,9 @@ int RunProfileCommand(int argc, char** argv) {
   std::printf("measured     %d ops in %d distinct kinds and shapes, %s, %d thread%s; sum of op times %.3f ms\n", timed,
               profile->signatures, in_step ? "in executed steps" : "in isolation", profile->threads,
               profile->threads == 1 ? "" : "s", total / 1e3);
-  Status written = WriteProfileJson(*graph, *profile, out);
+  Status written = WriteProfileJson(*graph, *profile, run.out);
   if (!written.ok()) return Fail(written.message());
-  std::printf("wrote        %s\n", out.c_str());
+  std::printf("wrote        %s\n", run.out.c_str());
   return 0;
 #endif
 }

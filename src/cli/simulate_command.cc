@@ -19,14 +19,14 @@
 namespace graphopt {
 namespace {
 
-constexpr const char* kDefaultCluster = "1xV100";
+constexpr const char* kSimulateCluster = "1xV100";
 
 std::vector<FlagSpec> SimulateFlags() {
   std::string presets;
   for (const std::string& p : ClusterPresetNames()) presets += (presets.empty() ? "" : ", ") + p;
   return {
       {"cluster", true,
-       std::string("cluster preset, cluster .json file or local[:N] (default ") + kDefaultCluster + "; presets: " + presets + ")"},
+       std::string("cluster preset, cluster .json file or local[:N] (default ") + kSimulateCluster + "; presets: " + presets + ")"},
       {"plan", true, "plan .json file (default: every op on the first accelerator, ready order, no fusion)"},
       {"profile", true, "measured op times (graphopt profile) instead of the roofline"},
       {"trace", true,
@@ -79,7 +79,7 @@ int RunSimulateCommand(int argc, char** argv) {
   if (!load.ok()) return Fail(load.status().message());
   auto graph = LoadModel(model, *load);
   if (!graph.ok()) return Fail(graph.status().message());
-  auto cluster = LoadClusterAndProfile(args->Get("cluster", kDefaultCluster), args->Get("profile"), &*graph);
+  auto cluster = LoadClusterAndProfile(args->Get("cluster", kSimulateCluster), args->Get("profile"), &*graph);
   if (!cluster.ok()) return Fail(cluster.status().message());
 
   Plan plan;

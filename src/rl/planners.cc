@@ -1,7 +1,9 @@
 // The learned planners of the registry (rl/planners.h).
 #include "rl/planners.h"
 
+#include <any>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -81,16 +83,36 @@ class ZeroShotPlanner : public Planner {
   std::string pretrained_;
 };
 
-// The search config of a learned method: its defaults, the budget, the seed, the
-// recipe (finetune), then the options.
-StatusOr<GoSearchConfig> SearchConfig(const std::string& method, const PlannerSettings& s, bool finetune) {
+// The search config of a learned method: its defaults, the budget, the seed and the
+// recipe (finetune) of the settings.
+StatusOr<GoSearchConfig> DefaultConfig(const std::string& method, const PlannerSettings& s, bool finetune) {
   GO_ASSIGN_OR_RETURN(GoSearchConfig c, DefaultSearchConfig(method));
   c.time_limit_s = s.budget.time_limit_s;
   c.max_steps = s.budget.max_steps;
   c.threads = s.budget.threads;
   c.seed = s.seed;
   if (finetune) GO_RETURN_IF_ERROR(ApplyFinetuneRecipe(s.budget.max_steps > 0 ? s.budget.max_steps : kFinetuneDefaultSteps, &c));
-  return ParseGoSearchOptions(s.options, c);
+  return c;
+}
+
+// The settings' config (PlannerInfo::configure), or DefaultConfig.
+StatusOr<GoSearchConfig> SearchConfig(const std::string& method, const PlannerSettings& s, bool finetune) {
+  if (!s.config.has_value()) return DefaultConfig(method, s, finetune);
+  const auto* c = std::any_cast<GoSearchConfig>(&s.config);
+  if (c == nullptr) return InvalidArgument("the settings of " + method + " hold another planner's config");
+  if (c->method != method) return InvalidArgument("the settings of " + method + " hold the config of " + c->method);
+  return *c;
+}
+
+// PlannerInfo::configure of a learned method: DefaultConfig, then the options
+// (rl/go_search.h ParseGoSearchOptions).
+std::function<Status(const std::string&, PlannerSettings*)> Configure(const std::string& method, bool finetune) {
+  return [method, finetune](const std::string& options, PlannerSettings* s) -> Status {
+    GO_ASSIGN_OR_RETURN(GoSearchConfig c, DefaultConfig(method, *s, finetune));
+    GO_ASSIGN_OR_RETURN(c, ParseGoSearchOptions(options, c));
+    s->config = std::move(c);
+    return Status::Ok();
+  };
 }
 
 PlannerFactory SearchFactory(const std::string& method) {
@@ -122,7 +144,7 @@ StatusOr<std::string> PolicyForGraph(const std::string& pretrained, const Graph&
 void RegisterLearnedPlanners(PlannerRegistry* r) {
   if (r->Find("go") != nullptr) return;
   auto add = [r](const char* name, const char* summary, bool decides_fusion, PlannerInfo::Budget budget,
-                 bool needs_pretrained, PlannerFactory create) {
+                 bool needs_pretrained, PlannerFactory create, const std::string& method, bool finetune) {
     PlannerInfo info;
     info.name = name;
     info.kind = PlannerKind::kLearned;
@@ -132,28 +154,31 @@ void RegisterLearnedPlanners(PlannerRegistry* r) {
     if (budget == PlannerInfo::Budget::kSteps) info.default_steps = kFinetuneDefaultSteps;
     info.needs_pretrained = needs_pretrained;
     info.create = std::move(create);
+    info.configure = Configure(method, finetune);
     const Status s = r->Register(std::move(info));
     GO_CHECK_MSG(s.ok(), s.message());
   };
   using Budget = PlannerInfo::Budget;
   add("go", "GO: GraphSAGE + segment-recurrent attention trained by PPO, from the best baseline, with local search",
-      true, Budget::kSeconds, false, SearchFactory("go"));
+      true, Budget::kSeconds, false, SearchFactory("go"), "go", false);
   add("colocrl", "ColocRL: a seq2seq placer over colocation groups trained by REINFORCE, from scratch", false,
-      Budget::kSeconds, false, SearchFactory("colocrl"));
+      Budget::kSeconds, false, SearchFactory("colocrl"), "colocrl", false);
   add("hdp", "HDP: a grouper and a placer trained together by REINFORCE, from scratch", false, Budget::kSeconds, false,
-      SearchFactory("hdp"));
+      SearchFactory("hdp"), "hdp", false);
   add("finetune", "the pre-trained GO policy alone, fine-tuned on the graph for a number of steps", true, Budget::kSteps,
       true, [](const PlannerSettings& s) -> StatusOr<std::unique_ptr<Planner>> {
         GO_RETURN_IF_ERROR(NeedsPretrained(s, "finetune"));
         GO_ASSIGN_OR_RETURN(GoSearchConfig c, SearchConfig("go", s, true));
         return std::unique_ptr<Planner>(new SearchPlanner(std::move(c), s.pretrained));
-      });
+      },
+      "go", true);
   add("zero-shot", "one pass of the pre-trained GO policy: its greedy plan and the best of its samples, no training",
       true, Budget::kNone, true, [](const PlannerSettings& s) -> StatusOr<std::unique_ptr<Planner>> {
         GO_RETURN_IF_ERROR(NeedsPretrained(s, "zero-shot"));
         GO_ASSIGN_OR_RETURN(GoSearchConfig c, SearchConfig("go", s, false));
         return std::unique_ptr<Planner>(new ZeroShotPlanner(std::move(c), s.pretrained));
-      });
+      },
+      "go", false);
 }
 
 }  // namespace graphopt

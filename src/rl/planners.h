@@ -3,10 +3,10 @@
 // policy alone for a number of steps; zero-shot plans in one pass of a pre-trained
 // policy (rl/zero_shot.h). No LibTorch in this header.
 //
-// PlannerSettings::options are the options `graphopt optimize --policy` takes (the
-// driver's keys, then the method's own: rl/go_search.h ParseGoSearchOptions), checked
-// when the planner is made; the budget's time limit and steps, the threads and the
-// seed come before them (an option may override them).
+// Their options (PlannerInfo::configure) are those `graphopt optimize --policy` takes
+// (the driver's keys, then the method's own: rl/go_search.h ParseGoSearchOptions),
+// parsed over the settings' budget, threads and seed (an option may override them)
+// into a GoSearchConfig in PlannerSettings::config.
 #pragma once
 
 #include <cstdint>

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <any>
 #include <set>
 
 #include "baselines/baseline.h"
@@ -69,6 +70,23 @@ TEST(PlannerRegistryTest, RejectsRepeatedAndMalformedNames) {
   auto unknown = r.Get("zzz");
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.status().message().find("known: a"), std::string::npos) << unknown.status().message();
+}
+
+TEST(PlannerRegistryTest, OptionsGoToThePlannersOwnParser) {
+  const Graph g = RandomGraph(1);
+  PlannerInfo plain = Fixed("plain", DefaultPlan(g));
+  PlannerSettings s;
+  EXPECT_TRUE(ConfigurePlanner(plain, "", &s).ok());  // no options: nothing to parse
+  const Status refused = ConfigurePlanner(plain, "k=1", &s);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("plain takes no options"), std::string::npos) << refused.message();
+  PlannerInfo counted = Fixed("counted", DefaultPlan(g));
+  counted.configure = [](const std::string& options, PlannerSettings* settings) -> Status {
+    settings->config = static_cast<int>(options.size());
+    return Status::Ok();
+  };
+  ASSERT_TRUE(ConfigurePlanner(counted, "k=1", &s).ok());
+  EXPECT_EQ(std::any_cast<int>(s.config), 3);
 }
 
 TEST(PipelineTest, ParsesAPlannerAndItsStages) {

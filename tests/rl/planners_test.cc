@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <any>
+
 #include "rl_test_util.h"
 #include "sim/simulator.h"
 
@@ -34,13 +36,36 @@ TEST(LearnedPlannersTest, SettingsAreCheckedWhenThePlannerIsMade) {
   auto finetune = r.Find("finetune")->create(s);
   ASSERT_FALSE(finetune.ok());
   EXPECT_NE(finetune.status().message().find("needs a pre-trained policy"), std::string::npos);
-  s.options = "no_such_key=1";
-  auto go = r.Find("go")->create(s);
-  ASSERT_FALSE(go.ok());
-  EXPECT_NE(go.status().message().find("no_such_key"), std::string::npos) << go.status().message();
-  s.options = "max_groups=16";  // a ColocRL key, not one of GO's
-  EXPECT_TRUE(r.Find("colocrl")->create(s).ok());
-  EXPECT_FALSE(r.Find("go")->create(s).ok());
+}
+
+TEST(LearnedPlannersTest, OptionsAreParsedIntoTheTypedConfigOnce) {
+  PlannerRegistry r;
+  RegisterLearnedPlanners(&r);
+  PlannerSettings s;
+  s.seed = 7;
+  s.budget.time_limit_s = 30;
+  const Status unknown = ConfigurePlanner(*r.Find("go"), "no_such_key=1", &s);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.message().find("no_such_key"), std::string::npos) << unknown.message();
+  EXPECT_FALSE(s.config.has_value());  // a failed configure leaves the settings as they were
+  // A ColocRL key is not one of GO's.
+  EXPECT_FALSE(ConfigurePlanner(*r.Find("go"), "max_groups=16", &s).ok());
+  PlannerSettings colocrl = s;
+  ASSERT_TRUE(ConfigurePlanner(*r.Find("colocrl"), "max_groups=16", &colocrl).ok());
+  EXPECT_TRUE(r.Find("colocrl")->create(colocrl).ok());
+  // The config is typed, with the settings' seed and budget under the options.
+  ASSERT_TRUE(ConfigurePlanner(*r.Find("go"), "polish=0,max_steps=9", &s).ok());
+  const auto* c = std::any_cast<GoSearchConfig>(&s.config);
+  ASSERT_NE(c, nullptr);
+  EXPECT_FALSE(c->polish);
+  EXPECT_EQ(c->max_steps, 9);
+  EXPECT_EQ(c->seed, 7u);
+  EXPECT_EQ(c->time_limit_s, 30);
+  EXPECT_TRUE(r.Find("go")->create(s).ok());
+  // Another method's config is refused by name.
+  auto wrong = r.Find("hdp")->create(s);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("config of go"), std::string::npos) << wrong.status().message();
 }
 
 TEST(LearnedPlannersTest, ColocRlPlansThroughThePipelineAndReportsItsSearch) {
