@@ -38,4 +38,32 @@ Status LoadArchive(const std::string& path, torch::serialize::InputArchive* arch
   return Status::Ok();
 }
 
+Status SaveTensors(const std::string& path, const std::vector<std::pair<const char*, torch::Tensor>>& tensors) {
+  torch::serialize::OutputArchive archive;
+  try {
+    for (const auto& [key, tensor] : tensors) archive.write(key, tensor);
+  } catch (const c10::Error& e) {
+    return IoError("cannot write " + path + ": " + e.what_without_backtrace());
+  }
+  return SaveArchiveAtomic(archive, path);
+}
+
+Status ReadTensor(torch::serialize::InputArchive& archive, const std::string& path, const char* key,
+                  const std::vector<int64_t>& shape, bool required, torch::Tensor* tensor) {
+  try {
+    if (!archive.try_read(key, *tensor)) {
+      if (!required) return Status::Ok();
+      return ParseError(path + ": no tensor \"" + key + "\"");
+    }
+  } catch (const c10::Error& e) {
+    return ParseError(path + ": " + key + ": " + e.what_without_backtrace());
+  }
+  if (tensor->scalar_type() != torch::kFloat || tensor->sizes() != c10::IntArrayRef(shape)) {
+    return ParseError(path + ": " + key + " has shape " + c10::str(tensor->sizes()) + ", this graph and policy need " +
+                      c10::str(c10::IntArrayRef(shape)) + " (float)");
+  }
+  if (!torch::isfinite(*tensor).all().item<bool>()) return ParseError(path + ": " + key + " is not finite");
+  return Status::Ok();
+}
+
 }  // namespace graphopt

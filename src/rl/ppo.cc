@@ -5,7 +5,6 @@
 #include <cmath>
 
 #include "core/strings.h"
-#include "rl/gradient_sum.h"
 #include "rl/rollout.h"
 #include "rl/training_util.h"
 
@@ -43,30 +42,11 @@ PolicyOutput DetachedTrunk(const PolicyOutput& out) {
   return t;
 }
 
-// A failed collective of a data-parallel step (PpoTrainer::set_world) ends the step
-// (GoSearch reports the exception).
-void ThrowIfFailed(const Status& status) {
-  if (!status.ok()) throw std::runtime_error(status.message());
-}
-
-// Whether `flag` holds on any rank (itself in one process).
-bool OnAnyRank(World* world, bool flag) {
-  if (world == nullptr) return flag;
-  StatusOr<bool> any = world->AnyRank(flag);
-  ThrowIfFailed(any.status());
-  return *any;
-}
-
 }  // namespace
 
 Status PpoTrainer::set_world(World* world) {
-  world_ = nullptr;
-  if (world == nullptr || !world->distributed()) return Status::Ok();
-  if (config_.samples_per_step < world->size()) {
-    return InvalidArgument(StrFormat("%d samples per step cannot be shared by %d ranks (samples=N, N >= ranks)",
-                                     config_.samples_per_step, world->size()));
-  }
-  world_ = world;
+  ranks_ = DataParallel();
+  GO_ASSIGN_OR_RETURN(ranks_, DataParallel::Over(world, config_.samples_per_step));
   return Status::Ok();
 }
 
@@ -77,13 +57,14 @@ PpoTrainer::PpoTrainer(const Simulator& simulator, BatchSimulator* batch, const 
       input_(input),
       policy_(std::move(policy)),
       config_(config),
+      tuning_(input, config, policy_->config().tasks),
       builder_(simulator.graph(), simulator.cluster(), simulator.cost_model(), input, config.critical_path_priorities),
       seed_(seed) {
   const Status valid = config_.Validate();
   GO_CHECK_MSG(valid.ok(), valid.message());
   GO_CHECK(batch_ != nullptr);
   tensors_ = ToTensors(input_);
-  optimizer_ = NewOptimizer();
+  optimizer_ = tuning_.NewAdam(policy_);
   entropy_coef_ = config_.entropy;
   config_.warm_start_level = std::min(config_.warm_start_level, policy_->config().priority_levels - 1);
 }
@@ -119,32 +100,15 @@ void PpoTrainer::set_best(const Plan& plan, const PlanScore& score, const Action
 }
 
 void PpoTrainer::FreezeTrunk() {
-  if (trunk_frozen_) return;
-  {
-    torch::NoGradGuard no_grad;
-    ScopedFlushDenormal flush;
-    trunk_ = policy_->forward(tensors_);
-  }
-  trunk_frozen_ = true;
-  if (UsesUnitBias()) unit_bias_ = torch::zeros(UnitBiasShape(), torch::requires_grad());
-  if (UsesFusionBias()) fusion_bias_ = torch::zeros(FusionBiasShape(), torch::requires_grad());
-  optimizer_ = NewOptimizer();
+  if (tuning_.frozen()) return;
+  tuning_.Freeze(policy_, tensors_);
+  cached_trunk_ = PolicyOutput();
+  optimizer_ = tuning_.NewAdam(policy_);
 }
 
 PolicyOutput PpoTrainer::Forward() {
-  if (!trunk_frozen_) return policy_->forward(tensors_);
-  PolicyOutput out = policy_->Heads(tensors_, trunk_);
-  if (unit_bias_.defined()) out.placement_logits = out.placement_logits + unit_bias_;
-  if (fusion_bias_.defined()) out.fusion_bias = fusion_bias_;
-  return out;
-}
-
-std::vector<torch::Tensor> PpoTrainer::TrainedParameters() {
-  if (!trunk_frozen_) return policy_->parameters();
-  std::vector<torch::Tensor> params = policy_->HeadParameters();
-  if (unit_bias_.defined()) params.push_back(unit_bias_);
-  if (fusion_bias_.defined()) params.push_back(fusion_bias_);
-  return params;
+  if (!tuning_.frozen()) return policy_->forward(tensors_);
+  return tuning_.Forward(policy_, tensors_);
 }
 
 void PpoTrainer::DropTrunkGradients() {
@@ -155,34 +119,9 @@ void PpoTrainer::DropTrunkGradients() {
   }
 }
 
-bool PpoTrainer::UsesUnitBias() const { return config_.unit_bias && (policy_->config().tasks & kTaskPlacement) != 0; }
-bool PpoTrainer::UsesFusionBias() const { return config_.fusion_bias && (policy_->config().tasks & kTaskFusion) != 0; }
-
-std::shared_ptr<torch::optim::Adam> PpoTrainer::NewAdam(GoPolicy& policy, bool frozen, const torch::Tensor& unit_bias,
-                                                       const torch::Tensor& fusion_bias) const {
-  if (!frozen) return std::make_shared<torch::optim::Adam>(policy->parameters(), torch::optim::AdamOptions(config_.lr));
-  if (!unit_bias.defined() && !fusion_bias.defined()) {
-    return std::make_shared<torch::optim::Adam>(policy->HeadParameters(), torch::optim::AdamOptions(config_.head_lr));
-  }
-  std::vector<torch::optim::OptimizerParamGroup> groups;
-  groups.emplace_back(policy->HeadParameters(), std::make_unique<torch::optim::AdamOptions>(config_.head_lr));
-  if (unit_bias.defined()) {
-    groups.emplace_back(std::vector<torch::Tensor>{unit_bias}, std::make_unique<torch::optim::AdamOptions>(config_.unit_bias_lr));
-  }
-  if (fusion_bias.defined()) {
-    groups.emplace_back(std::vector<torch::Tensor>{fusion_bias},
-                        std::make_unique<torch::optim::AdamOptions>(config_.fusion_bias_lr));
-  }
-  return std::make_shared<torch::optim::Adam>(std::move(groups), torch::optim::AdamOptions(config_.head_lr));
-}
-
-std::shared_ptr<torch::optim::Adam> PpoTrainer::NewOptimizer() {
-  return NewAdam(policy_, trunk_frozen_, unit_bias_, fusion_bias_);
-}
-
 void PpoTrainer::UseOptimizer(std::shared_ptr<torch::optim::Adam> optimizer) {
   GO_CHECK(optimizer != nullptr);
-  GO_CHECK_MSG(!trunk_frozen_, "a trainer with a frozen trunk has an optimizer of its own");
+  GO_CHECK_MSG(!tuning_.frozen(), "a trainer with a frozen trunk has an optimizer of its own");
   const auto& params = optimizer->param_groups().at(0).params();
   const std::vector<torch::Tensor> mine = policy_->parameters();
   GO_CHECK_MSG(params.size() == mine.size(), "the shared optimizer trains another policy");
@@ -196,12 +135,12 @@ double PpoTrainer::WarmStart(const std::function<bool()>& stop) {
   policy_->train();
   if (config_.frozen_trunk) {
     FreezeTrunk();
-  } else if (!trunk_frozen_) {
-    trunk_ = PolicyOutput();  // the whole network changes: the next step computes the trunk
+  } else if (!tuning_.frozen()) {
+    cached_trunk_ = PolicyOutput();  // the whole network changes: the next step computes the trunk
   }
   double prob = 0;
   for (int i = 0; i < config_.warm_start_steps; ++i) {
-    if (OnAnyRank(world_, stop && stop())) break;
+    if (ranks_.AnyRank(stop && stop())) break;
     const PolicyOutput out = Forward();
     Evaluation e = policy_->Evaluate(tensors_, out, {best_actions_});
     if (best_levels_sampled_) {
@@ -210,30 +149,29 @@ double PpoTrainer::WarmStart(const std::function<bool()>& stop) {
       e.scheduling_decisions = torch::zeros_like(e.scheduling_decisions);
     }
     prob = e.LeastTaskProbability();
-    if (OnAnyRank(world_, prob >= config_.warm_start_target)) break;
+    if (ranks_.AnyRank(prob >= config_.warm_start_target)) break;
     optimizer_->zero_grad();
     // Per task, as the PPO ratio: a mean over all decisions is the scheduling and
     // fusion decisions' (one per op), and left the few dozen unit placements where
     // they were (GNMT-4: 0.25 per unit on 4 devices after 40 steps).
     (-e.TaskMeanLogProb().mean()).backward();
-    if (world_ != nullptr) {
-      ThrowIfFailed(SumGradientsOverRanks(TrainedParameters(), world_));
-      DivideGradients(TrainedParameters(), world_->size());
-    }
+    ranks_.AverageGradients(TrainedParameters());
     if (config_.max_grad_norm > 0) torch::nn::utils::clip_grad_norm_(TrainedParameters(), config_.max_grad_norm);
     optimizer_->step();
   }
   return prob;
 }
 
-PolicyOutput PpoTrainer::StepForward(bool heads_only) { return heads_only ? policy_->Heads(tensors_, trunk_) : Forward(); }
+PolicyOutput PpoTrainer::StepForward(bool heads_only) {
+  return heads_only ? policy_->Heads(tensors_, cached_trunk_) : Forward();
+}
 
 PpoStepStats PpoTrainer::Step() {
   Rollout();
   for (int epoch = 0; epoch < config_.epochs; ++epoch) {
     ZeroGrad();
     Backward(epoch);
-    if (world_ != nullptr) ThrowIfFailed(SumGradientsOverRanks(TrainedParameters(), world_));
+    ranks_.SumGradients(TrainedParameters());
     OptimizerStep();
   }
   return FinishStep();
@@ -246,20 +184,20 @@ void PpoTrainer::Rollout() {
   pending_.start = std::chrono::steady_clock::now();
   PpoStepStats& stats = pending_.stats;
   stats.step = step_;
-  const int rank = world_ != nullptr ? world_->rank() : 0, ranks = world_ != nullptr ? world_->size() : 1;
-  const int share = config_.samples_per_step / ranks + (rank < config_.samples_per_step % ranks ? 1 : 0);
+  const int rank = ranks_.rank();
+  const int share = ranks_.Share(config_.samples_per_step);
   Rng rng(TrainingStepSeed(RankSeed(seed_, rank), step_));
   policy_->train();
 
   // Sample from one forward pass (its graph serves the first epoch too). Between the
   // trunk_every-th steps the heads run on the last trunk step's output.
-  const bool caching = !trunk_frozen_ && config_.trunk_every > 1;
-  pending_.heads_only = caching && trunk_.node_states.defined() && step_ % config_.trunk_every != 0;
+  const bool caching = !tuning_.frozen() && config_.trunk_every > 1;
+  pending_.heads_only = caching && cached_trunk_.node_states.defined() && step_ % config_.trunk_every != 0;
   std::vector<Actions>& actions = pending_.actions;
   {
     ScopedFlushDenormal flush;
     pending_.out = StepForward(pending_.heads_only);
-    if (caching && !pending_.heads_only) trunk_ = DetachedTrunk(pending_.out);
+    if (caching && !pending_.heads_only) cached_trunk_ = DetachedTrunk(pending_.out);
     const int coupled = static_cast<int>(std::lround(coupled_fraction_ * share));
     if (share > coupled) actions = policy_->Sample(tensors_, pending_.out, rng, share - coupled, config_.temperature);
     if (coupled > 0) {
@@ -314,17 +252,11 @@ void PpoTrainer::Rollout() {
   // Data-parallel: the whole batch's mean and spread.
   pending_.batch_total = b;
   double spread = 0;
-  if (world_ != nullptr) {
-    std::vector<double> totals{0, 0, static_cast<double>(b)};
-    for (const float r : rewards) {
-      totals[0] += r;
-      totals[1] += static_cast<double>(r) * r;
-    }
-    ThrowIfFailed(world_->SumAll(&totals));
-    pending_.batch_total = totals[2];
-    stats.mean_reward = totals[0] / totals[2];
-    const double n = totals[2], mean = stats.mean_reward;
-    spread = n > 1 ? std::sqrt(std::max(0.0, (totals[1] - n * mean * mean) / (n - 1))) : 0;
+  if (ranks_.distributed()) {
+    const DataParallel::Moments m = ranks_.BatchMoments(rewards);
+    pending_.batch_total = m.count;
+    stats.mean_reward = m.mean;
+    spread = m.spread;
   }
   // Advantages against the running baseline.
   if (!has_baseline_) {
@@ -335,7 +267,7 @@ void PpoTrainer::Rollout() {
   torch::Tensor advantage = reward - static_cast<float>(running_baseline_);
   // A floor on the spread: a batch of near-equal rewards must not blow up into huge advantages.
   if (config_.normalize_advantages && pending_.batch_total > 1) {
-    advantage = world_ != nullptr ? advantage / static_cast<float>(std::max(spread, 0.01))
+    advantage = ranks_.distributed() ? advantage / static_cast<float>(std::max(spread, 0.01))
                                   : advantage / reward.std().clamp_min(0.01);
   }
   pending_.advantage = advantage;
@@ -365,7 +297,7 @@ void PpoTrainer::Backward(int epoch) {
                                             : e.entropy / e.num_decisions.clamp_min(1);
   const torch::Tensor entropy = entropy_each.mean();
   // Data-parallel: this rank's part of the whole batch's means (the ranks' gradients add up).
-  torch::Tensor loss = world_ == nullptr
+  torch::Tensor loss = !ranks_.distributed()
                            ? -surrogate.mean() - entropy_coef_ * entropy
                            : (-surrogate.sum() - entropy_coef_ * entropy_each.sum()) / pending_.batch_total;
   // Self-imitation: raise the probability of the best plan so far (the last member

@@ -42,6 +42,8 @@
 #include "core/status.h"
 #include "dist/world.h"
 #include "policy/go_policy.h"
+#include "rl/data_parallel.h"
+#include "rl/head_tuning.h"
 #include "rl/ppo_config.h"
 #include "rl/local_search.h"
 #include "rl/rollout.h"
@@ -101,16 +103,13 @@ class PpoTrainer : public Trainer {
   void Backward(int epoch);
   void OptimizerStep();
   PpoStepStats FinishStep();
-  // Data-parallel over the ranks of `world` (dist/world.h; null or a world of one: one
-  // process, as without it). Every rank holds the same policy and optimizer and calls
-  // Step() and WarmStart() together. In a step, rank r samples its share of
-  // samples_per_step (the first samples_per_step % N ranks one more) from the rng of
+  // Data-parallel over the ranks of `world` (rl/data_parallel.h; null or a world of
+  // one: one process, as without it). Every rank calls Step() and WarmStart()
+  // together. In a step, rank r samples its share from the rng of
   // (RankSeed(seed, r), step) (rank 0's is one process's) and only rank 0 adds the best
-  // plan; the rewards' mean and spread are the whole batch's, each rank's loss is its
-  // part of the whole batch's mean, and the gradients are summed over the ranks before
-  // every optimizer step (averaged in the warm start, whose steps end on every rank
-  // together): every rank takes the same step, so the policies stay equal bit for bit.
-  // Fails if a rank would have no sample.
+  // plan; each rank's loss is its part of the whole batch's mean, and the gradients
+  // are summed over the ranks before every optimizer step (averaged in the warm start,
+  // whose steps end on every rank together). Fails if a rank would have no sample.
   Status set_world(World* world);
 
   const Plan& best_plan() const override { return best_plan_; }
@@ -132,22 +131,12 @@ class PpoTrainer : public Trainer {
   Status SaveWeights(const std::string& dir);
   Status SaveState(const std::string& dir);
   Status LoadState(const std::string& dir);
-  // From now on the trunk's output is computed once (now, without gradient) and only
-  // the heads learn, with an Adam of their own at head_lr (which becomes optimizer()).
-  // With PpoConfig::unit_bias (and placement decided), a placement logit per unit and
-  // device, from zero, is added to the heads' logits from now on and learns with them
-  // at unit_bias_lr: the heads on a frozen trunk's states fit a plan's placement
-  // poorly (RNNLM-4's layer units: 0.49 mean probability per unit after 300 warm-start
-  // steps), the bias fits any placement (0.998). It belongs to this graph's units: it
-  // is not part of the policy's file, only of the trainer's checkpoint. With
-  // PpoConfig::fusion_bias (and fusion decided), likewise a fusion logit per op added to
-  // the fusion head's logits (PolicyOutput::fusion_bias), at fusion_bias_lr: on a held-out
-  // family the head's flags are near chance (GNMT-8: 40% of the ops' flags differ from
-  // the best plan's while imitating it), so the samples that imitate the best plan
-  // undo about half of its fusion decisions.
-  // Idempotent. Checkpoints record it; a resumed trainer recomputes the trunk.
+  // From now on only the heads learn, on the trunk's output computed now, with the
+  // unit and fusion biases the config asks for (rl/head_tuning.h), and an Adam of
+  // their own (which becomes optimizer()). Idempotent. Checkpoints record it; a
+  // resumed trainer recomputes the trunk.
   void FreezeTrunk();
-  bool trunk_frozen() const { return trunk_frozen_; }
+  bool trunk_frozen() const { return tuning_.frozen(); }
   GoPolicy& policy() { return policy_; }
   torch::optim::Adam& optimizer() { return *optimizer_; }
   // The trainer's Adam, to share: a trainer of another graph that is given it by
@@ -200,30 +189,13 @@ class PpoTrainer : public Trainer {
   // The policy's output: a full forward pass, or the heads on the frozen trunk.
   PolicyOutput Forward();
   // The parameters the optimizer trains (all, or the heads once the trunk is frozen).
-  std::vector<torch::Tensor> TrainedParameters();
+  std::vector<torch::Tensor> TrainedParameters() { return tuning_.Parameters(policy_); }
   // Leaves no gradient on the parameters outside the heads (not a zero one: Adam would
   // still move them by its momentum), so that the optimizer step trains the heads alone.
   void DropTrunkGradients();
-  // An Adam over TrainedParameters, at lr, or at head_lr once the trunk is frozen
-  // (the unit and fusion biases, if any, at unit_bias_lr and fusion_bias_lr).
-  std::shared_ptr<torch::optim::Adam> NewOptimizer();
-  // The same for `policy` (frozen or not, with those biases or none): the optimizer
-  // a checkpoint's state is tried on.
-  std::shared_ptr<torch::optim::Adam> NewAdam(GoPolicy& policy, bool frozen, const torch::Tensor& unit_bias,
-                                              const torch::Tensor& fusion_bias) const;
-  // PpoConfig::unit_bias, and the policy decides placement.
-  bool UsesUnitBias() const;
-  // PpoConfig::fusion_bias, and the policy decides fusion.
-  bool UsesFusionBias() const;
-  // The biases' shapes on this graph: [units, devices] and [ops].
-  std::vector<int64_t> UnitBiasShape() const { return {input_.num_units, input_.num_devices}; }
-  std::vector<int64_t> FusionBiasShape() const { return {input_.num_ops}; }
   // The trunk output a checkpoint cached (trunk.pt), its shapes checked against the
   // graph and the policy.
   StatusOr<PolicyOutput> LoadTrunkCache(const std::string& path) const;
-  // A bias a checkpoint saved (unit_bias.pt, fusion_bias.pt: the tensor `key`), its
-  // shape checked against the graph's.
-  StatusOr<torch::Tensor> LoadBias(const std::string& path, const char* key, const std::vector<int64_t>& shape) const;
   // policy.pt and optimizer.pt of a checkpoint, read and checked against this
   // trainer's policy (the optimizer's state tried on a scratch Adam over the heads if
   // `frozen`, else over every parameter); nothing is changed.
@@ -238,8 +210,7 @@ class PpoTrainer : public Trainer {
     State state;
     bool frozen = false;
     PolicyOutput cached_trunk;
-    torch::Tensor unit_bias;    // undefined if the state has none
-    torch::Tensor fusion_bias;  // likewise
+    HeadTuning::Biases biases;  // undefined if the state has none
     bool has_best = false;
     Plan best_plan;
     PlanScore best_score;
@@ -259,19 +230,14 @@ class PpoTrainer : public Trainer {
   PolicyTensors tensors_;
   GoPolicy policy_;
   std::shared_ptr<torch::optim::Adam> optimizer_;
-  bool trunk_frozen_ = false;
-  double coupled_fraction_ = 0;
-  // [U, D], added to the heads' placement logits: PpoConfig::unit_bias once the trunk
-  // is frozen (UsesUnitBias), else undefined.
-  torch::Tensor unit_bias_;
-  // [N], added to the fusion head's logits: PpoConfig::fusion_bias likewise.
-  torch::Tensor fusion_bias_;
-  // The frozen trunk's output, or (trunk_every > 1) the last trunk step's; no gradient.
-  PolicyOutput trunk_;
   PpoConfig config_;
+  HeadTuning tuning_;  // FreezeTrunk
+  double coupled_fraction_ = 0;
+  // trunk_every > 1, trunk not frozen: the last trunk step's output; no gradient.
+  PolicyOutput cached_trunk_;
   PlanBuilder builder_;  // the plans of sampled actions (rl/rollout.h)
   uint64_t seed_;
-  World* world_ = nullptr;  // set: data-parallel over its ranks (set_world)
+  DataParallel ranks_;  // set_world
   double reference_us_ = 1;
   int64_t step_ = 0;
   int64_t plans_simulated_ = 0;

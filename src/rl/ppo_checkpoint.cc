@@ -1,6 +1,6 @@
 // PpoTrainer's checkpoints (rl/ppo.h): the weights (policy.pt, optimizer.pt) and the
 // trainer's own state (ppo_state.json and the files it names: the best plan, the
-// cached trunk output, the unit and fusion biases).
+// cached trunk output, the unit and fusion biases of rl/head_tuning.h).
 #include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
@@ -20,42 +20,9 @@ constexpr const char* kPpoStateFormat = "graphopt-ppo-state";
 // 7: best_levels_sampled
 constexpr int kPpoStateVersion = 7;
 constexpr const char* kTrunkFile = "trunk.pt";
-constexpr const char* kUnitBiasFile = "unit_bias.pt";
-constexpr const char* kFusionBiasFile = "fusion_bias.pt";
 // The best plan itself: one offered from outside (a baseline, a teacher, the local
 // search) is not in general the plan its actions build (priorities, fusion flags).
 constexpr const char* kBestPlanFile = "ppo_best_plan.json";
-
-// Writes the named tensors to `path` atomically (the trunk cache, the biases).
-Status SaveTensors(const std::string& path, const std::vector<std::pair<const char*, torch::Tensor>>& tensors) {
-  torch::serialize::OutputArchive archive;
-  try {
-    for (const auto& [key, tensor] : tensors) archive.write(key, tensor);
-  } catch (const c10::Error& e) {
-    return IoError("cannot write " + path + ": " + e.what_without_backtrace());
-  }
-  return SaveArchiveAtomic(archive, path);
-}
-
-// Reads tensor `key` of `archive` (read from `path`) into *tensor, checked to be float,
-// of `shape` and finite; a missing one is an error if `required`, else left undefined.
-Status ReadTensor(torch::serialize::InputArchive& archive, const std::string& path, const char* key,
-                  const std::vector<int64_t>& shape, bool required, torch::Tensor* tensor) {
-  try {
-    if (!archive.try_read(key, *tensor)) {
-      if (!required) return Status::Ok();
-      return ParseError(path + ": no tensor \"" + key + "\"");
-    }
-  } catch (const c10::Error& e) {
-    return ParseError(path + ": " + key + ": " + e.what_without_backtrace());
-  }
-  if (tensor->scalar_type() != torch::kFloat || tensor->sizes() != c10::IntArrayRef(shape)) {
-    return ParseError(path + ": " + key + " has shape " + c10::str(tensor->sizes()) + ", this graph and policy need " +
-                      c10::str(c10::IntArrayRef(shape)) + " (float)");
-  }
-  if (!torch::isfinite(*tensor).all().item<bool>()) return ParseError(path + ": " + key + " is not finite");
-  return Status::Ok();
-}
 
 }  // namespace
 
@@ -78,18 +45,18 @@ Status PpoTrainer::SaveWeights(const std::string& dir) {
 Status PpoTrainer::SaveState(const std::string& dir) {
   // The trunk output the next steps reuse (trunk_every > 1), so that a resumed trainer
   // continues exactly: it was computed from weights the trainer no longer has.
-  const bool trunk_cache = !trunk_frozen_ && trunk_.node_states.defined();
+  const PolicyOutput& trunk = cached_trunk_;
+  const bool trunk_cache = !tuning_.frozen() && trunk.node_states.defined();
   if (trunk_cache) {
-    std::vector<std::pair<const char*, torch::Tensor>> tensors{{"node_states", trunk_.node_states},
-                                                               {"device_embeddings", trunk_.device_embeddings},
-                                                               {"graph_embedding", trunk_.graph_embedding}};
-    if (trunk_.film.defined()) tensors.emplace_back("film", trunk_.film);
+    std::vector<std::pair<const char*, torch::Tensor>> tensors{{"node_states", trunk.node_states},
+                                                               {"device_embeddings", trunk.device_embeddings},
+                                                               {"graph_embedding", trunk.graph_embedding}};
+    if (trunk.film.defined()) tensors.emplace_back("film", trunk.film);
     GO_RETURN_IF_ERROR(SaveTensors(dir + "/" + kTrunkFile, tensors));
   }
-  const bool unit_bias = unit_bias_.defined();
-  if (unit_bias) GO_RETURN_IF_ERROR(SaveTensors(dir + "/" + kUnitBiasFile, {{"unit_bias", unit_bias_.detach()}}));
-  const bool fusion_bias = fusion_bias_.defined();
-  if (fusion_bias) GO_RETURN_IF_ERROR(SaveTensors(dir + "/" + kFusionBiasFile, {{"fusion_bias", fusion_bias_.detach()}}));
+  const bool unit_bias = tuning_.has_unit_bias();
+  const bool fusion_bias = tuning_.has_fusion_bias();
+  GO_RETURN_IF_ERROR(tuning_.SaveBiases(dir));
   const bool best_plan_file = best_score_.scored();
   if (best_plan_file) GO_RETURN_IF_ERROR(WritePlanJson(sim_.graph(), best_plan_, dir + "/" + kBestPlanFile));
   const State s = state();
@@ -102,7 +69,7 @@ Status PpoTrainer::SaveState(const std::string& dir) {
                    {"has_baseline", s.has_baseline},
                    {"entropy_coef", s.entropy_coef},
                    {"reference_us", s.reference_us},
-                   {"trunk_frozen", trunk_frozen_},
+                   {"trunk_frozen", tuning_.frozen()},
                    {"trunk_cache", trunk_cache},
                    {"unit_bias", unit_bias},
                    {"fusion_bias", fusion_bias},
@@ -124,17 +91,11 @@ Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
   CopyParameters(weights);
   // The optimizer of the trainer the state was saved from (the trunk recomputed from
   // the restored weights: frozen, they are the weights it was computed from).
-  trunk_frozen_ = false;
-  trunk_ = PolicyOutput();
-  unit_bias_ = torch::Tensor();
-  fusion_bias_ = torch::Tensor();
-  optimizer_ = NewOptimizer();
+  tuning_.Thaw();
+  cached_trunk_ = PolicyOutput();
+  optimizer_ = tuning_.NewAdam(policy_);
   if (saved.frozen) FreezeTrunk();
-  {
-    torch::NoGradGuard no_grad;
-    if (saved.unit_bias.defined()) unit_bias_.copy_(saved.unit_bias);
-    if (saved.fusion_bias.defined()) fusion_bias_.copy_(saved.fusion_bias);
-  }
+  tuning_.SetBiases(saved.biases);
   optimizer_->load(*weights.optimizer);
   ApplyState(saved);
   return Status::Ok();
@@ -143,7 +104,7 @@ Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
 Status PpoTrainer::LoadState(const std::string& dir) {
   GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {"ppo_state.json"}, "a trainer's state"));
   GO_ASSIGN_OR_RETURN(const SavedState saved, ReadState(dir));
-  if (saved.frozen || trunk_frozen_) {
+  if (saved.frozen || tuning_.frozen()) {
     return FailedPrecondition(dir + "/ppo_state.json: a trainer with a frozen trunk has weights of its own, not a shared policy's");
   }
   ApplyState(saved);
@@ -151,7 +112,7 @@ Status PpoTrainer::LoadState(const std::string& dir) {
 }
 
 void PpoTrainer::ApplyState(const SavedState& saved) {
-  if (!trunk_frozen_) trunk_ = saved.cached_trunk;
+  if (!tuning_.frozen()) cached_trunk_ = saved.cached_trunk;
   set_state(saved.state);
   if (saved.has_best) {
     set_best(saved.best_plan, saved.best_score, &saved.best_actions);
@@ -182,11 +143,11 @@ StatusOr<PpoTrainer::SavedState> PpoTrainer::ReadState(const std::string& dir) c
   GO_ASSIGN_OR_RETURN(const bool trunk_cache, JsonMemberBool(j, "trunk_cache", path));
   if (saved.frozen && trunk_cache) return ParseError(path + ": a frozen trunk has no cached output (trunk_cache is true)");
   GO_ASSIGN_OR_RETURN(const bool unit_bias, JsonMemberBool(j, "unit_bias", path));
-  if (unit_bias != (saved.frozen && UsesUnitBias())) {
+  if (unit_bias != (saved.frozen && tuning_.UsesUnitBias())) {
     return ParseError(path + ": unit_bias must be true exactly when the trunk is frozen and the PPO config has unit_bias");
   }
   GO_ASSIGN_OR_RETURN(const bool fusion_bias, JsonMemberBool(j, "fusion_bias", path));
-  if (fusion_bias != (saved.frozen && UsesFusionBias())) {
+  if (fusion_bias != (saved.frozen && tuning_.UsesFusionBias())) {
     return ParseError(path +
                       ": fusion_bias must be true exactly when the trunk is frozen and the PPO config has fusion_bias");
   }
@@ -230,14 +191,7 @@ StatusOr<PpoTrainer::SavedState> PpoTrainer::ReadState(const std::string& dir) c
     GO_ASSIGN_OR_RETURN(saved.best_score, VerifyCheckpointPlan(sim_, saved.best_plan, recorded_best, plan_path));
     saved.has_best = true;
   }
-  if (unit_bias) {
-    GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {kUnitBiasFile}, "the state says the trainer learns a unit bias"));
-    GO_ASSIGN_OR_RETURN(saved.unit_bias, LoadBias(dir + "/" + kUnitBiasFile, "unit_bias", UnitBiasShape()));
-  }
-  if (fusion_bias) {
-    GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {kFusionBiasFile}, "the state says the trainer learns a fusion bias"));
-    GO_ASSIGN_OR_RETURN(saved.fusion_bias, LoadBias(dir + "/" + kFusionBiasFile, "fusion_bias", FusionBiasShape()));
-  }
+  GO_ASSIGN_OR_RETURN(saved.biases, tuning_.ReadBiases(dir, unit_bias, fusion_bias));
   if (trunk_cache) {
     GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {kTrunkFile}, "the state says the trainer cached the trunk's output"));
     GO_ASSIGN_OR_RETURN(saved.cached_trunk, LoadTrunkCache(dir + "/" + kTrunkFile));
@@ -247,9 +201,9 @@ StatusOr<PpoTrainer::SavedState> PpoTrainer::ReadState(const std::string& dir) c
 
 Status PpoTrainer::LoadWeights(const std::string& dir) {
   GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {"policy.pt", "optimizer.pt"}, "the weights of a policy and its optimizer"));
-  GO_ASSIGN_OR_RETURN(const Weights weights, ReadWeights(dir, trunk_frozen_));
+  GO_ASSIGN_OR_RETURN(const Weights weights, ReadWeights(dir, tuning_.frozen()));
   CopyParameters(weights);
-  if (!trunk_frozen_) trunk_ = PolicyOutput();  // computed from the weights replaced
+  if (!tuning_.frozen()) cached_trunk_ = PolicyOutput();  // computed from the weights replaced
   optimizer_->load(*weights.optimizer);
   return Status::Ok();
 }
@@ -265,11 +219,7 @@ StatusOr<PpoTrainer::Weights> PpoTrainer::ReadWeights(const std::string& dir, bo
   w.optimizer = std::make_shared<torch::serialize::InputArchive>();
   GO_RETURN_IF_ERROR(LoadArchive(optimizer_path, w.optimizer.get()));
   try {
-    const torch::Tensor unit_bias =
-        frozen && UsesUnitBias() ? torch::zeros(UnitBiasShape(), torch::requires_grad()) : torch::Tensor();
-    const torch::Tensor fusion_bias =
-        frozen && UsesFusionBias() ? torch::zeros(FusionBiasShape(), torch::requires_grad()) : torch::Tensor();
-    NewAdam(w.policy, frozen, unit_bias, fusion_bias)->load(*w.optimizer);
+    tuning_.ScratchAdam(w.policy, frozen)->load(*w.optimizer);
   } catch (const c10::Error& e) {
     return ParseError(optimizer_path + ": not this policy's optimizer state: " + e.what_without_backtrace());
   } catch (const std::exception& e) {
@@ -284,15 +234,6 @@ void PpoTrainer::CopyParameters(const Weights& weights) {
   for (const auto& item : weights.policy->named_parameters()) dst[item.key()].copy_(item.value());
   auto dst_buffers = policy_->named_buffers();
   for (const auto& item : weights.policy->named_buffers()) dst_buffers[item.key()].copy_(item.value());
-}
-
-StatusOr<torch::Tensor> PpoTrainer::LoadBias(const std::string& path, const char* key,
-                                             const std::vector<int64_t>& shape) const {
-  torch::serialize::InputArchive archive;
-  GO_RETURN_IF_ERROR(LoadArchive(path, &archive));
-  torch::Tensor bias;
-  GO_RETURN_IF_ERROR(ReadTensor(archive, path, key, shape, true, &bias));
-  return bias;
 }
 
 StatusOr<PolicyOutput> PpoTrainer::LoadTrunkCache(const std::string& path) const {
