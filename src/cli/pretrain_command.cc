@@ -113,12 +113,7 @@ int RunPretrainCommand(int argc, char** argv) {
     auto values = ParseKeyValues(args->Get("policy"), "--policy");
     if (!values.ok()) return Fail(values.status().message());
     for (const auto& [key, value] : *values) {
-      if (!kPpoOptions.Has(key) && !kGoPolicyOptions.Has(key)) {
-        return Fail("--policy: unknown key \"" + key + "\" (known: PPO: " + kPpoOptions.KnownKeys() +
-                    "; GO policy: " + kGoPolicyOptions.KnownKeys() + ")");
-      }
-      const Status set = kPpoOptions.Has(key) ? kPpoOptions.Set(key, value, &config.ppo, "--policy")
-                                              : kGoPolicyOptions.Set(key, value, &config.policy, "--policy");
+      const Status set = SetGoOption(key, value, &config.ppo, &config.policy, "--policy");
       if (!set.ok()) return Fail(set.message());
     }
   }

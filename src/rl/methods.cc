@@ -60,13 +60,14 @@ LearnedMethod GoMethod() {
   m.name = "go";
   m.go_policy = true;
   m.has_key = [](const std::string& key) { return kPpoOptions.Has(key) || kGoPolicyOptions.Has(key); };
-  m.known_keys = "PPO: " + kPpoOptions.KnownKeys() + "; GO policy: " + kGoPolicyOptions.KnownKeys();
+  m.known_keys = GoOptionKeys();
   m.set_key = [](const std::string& key, const std::string& value, GoSearchConfig* c,
                  const std::string& context) -> Status {
-    if (kPpoOptions.Has(key)) return kPpoOptions.Set(key, value, &c->ppo, context);
+    // The network stays unset (the defaults, or a pre-trained file's) until a key of
+    // its own is given.
     GoPolicyConfig policy = c->policy.value_or(GoPolicyConfig{});
-    GO_RETURN_IF_ERROR(kGoPolicyOptions.Set(key, value, &policy, context));
-    c->policy = policy;
+    GO_RETURN_IF_ERROR(SetGoOption(key, value, &c->ppo, &policy, context));
+    if (kGoPolicyOptions.Has(key)) c->policy = policy;
     return Status::Ok();
   };
   m.help = [](const GoSearchConfig& c) {

@@ -45,4 +45,15 @@ StatusOr<PpoConfig> PpoConfig::FromString(const std::string& text) {
   return c;
 }
 
+std::string GoOptionKeys() {
+  return "PPO: " + kPpoOptions.KnownKeys() + "; GO policy: " + kGoPolicyOptions.KnownKeys();
+}
+
+Status SetGoOption(const std::string& key, const std::string& value, PpoConfig* ppo, GoPolicyConfig* policy,
+                   const std::string& context) {
+  if (kPpoOptions.Has(key)) return kPpoOptions.Set(key, value, ppo, context);
+  if (kGoPolicyOptions.Has(key)) return kGoPolicyOptions.Set(key, value, policy, context);
+  return InvalidArgument(context + ": unknown key \"" + key + "\" (known: " + GoOptionKeys() + ")");
+}
+
 }  // namespace graphopt

@@ -6,6 +6,7 @@
 
 #include "core/options.h"
 #include "core/status.h"
+#include "policy/go_policy_config.h"
 
 namespace graphopt {
 
@@ -71,5 +72,13 @@ struct PpoConfig {
 
 // The keys of PpoConfig, their ranges and meanings (core/options.h).
 extern const OptionTable<PpoConfig> kPpoOptions;
+
+// GO's own options ("graphopt optimize --policy", "graphopt pretrain --policy"): a key
+// of kPpoOptions sets `ppo`, one of kGoPolicyOptions `policy`; an unknown key fails
+// naming both lists.
+Status SetGoOption(const std::string& key, const std::string& value, PpoConfig* ppo, GoPolicyConfig* policy,
+                   const std::string& context);
+// "PPO: samples, ...; GO policy: hidden, ...": the keys SetGoOption knows.
+std::string GoOptionKeys();
 
 }  // namespace graphopt

@@ -197,6 +197,24 @@ TEST(GoSearchOptionsTest, BadKeysAndValuesFollowTheRule) {
   EXPECT_TRUE(Contains(ParseGoSearchOptions("lr=0", GoSearchConfig{}).status().message(), "optimizer options: lr: 0 is out of range"));
 }
 
+// GO's own keys go to the PPO config or the network's, by the tables; a PPO key leaves
+// the search's network unset (the pre-trained file's, if any).
+TEST(GoSearchOptionsTest, GoKeysAreRoutedToThePpoOrTheNetworkConfig) {
+  PpoConfig ppo;
+  GoPolicyConfig policy;
+  ASSERT_TRUE(SetGoOption("samples", "7", &ppo, &policy, "--policy").ok());
+  ASSERT_TRUE(SetGoOption("hidden", "24", &ppo, &policy, "--policy").ok());
+  EXPECT_EQ(ppo.samples_per_step, 7);
+  EXPECT_EQ(policy.hidden, 24);
+  const std::string unknown = SetGoOption("colour", "blue", &ppo, &policy, "--policy").message();
+  EXPECT_TRUE(Contains(unknown, "--policy: unknown key \"colour\" (known: PPO: samples")) << unknown;
+  EXPECT_TRUE(Contains(unknown, "; GO policy: hidden,")) << unknown;
+  auto search = ParseGoSearchOptions("samples=7", GoSearchConfig{});
+  ASSERT_TRUE(search.ok()) << search.status().message();
+  EXPECT_FALSE(search->policy.has_value());
+  EXPECT_TRUE(ParseGoSearchOptions("hidden=24", GoSearchConfig{})->policy.has_value());
+}
+
 TEST(GoSearchOptionsTest, HelpListsEveryKeyOfTheMethod) {
   const std::string help = GoSearchOptionsHelp(GoSearchConfig{});
   for (const auto& keys : {kGoSearchOptions.Keys(), kPpoOptions.Keys(), kGoPolicyOptions.Keys()}) {
