@@ -95,8 +95,8 @@ StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator,
     impl->polish->set_task_defaults(defaults);
   }
   if (impl->config.polish && impl->config.polish_samples) {
-    impl->sample_polish = std::make_unique<LocalSearch>(simulator, impl->batch.get(), impl->config.polish_config);
-    impl->sample_polish->set_task_defaults(defaults);
+    impl->sample_polish =
+        std::make_unique<SampleDescent>(simulator, impl->batch.get(), impl->config.polish_config, defaults);
   }
   if (impl->config.ppo_enabled) {
     try {

@@ -54,18 +54,12 @@ Status GoSearch::Impl::SaveCheckpoint() {
              {"best", PlanScoreToJson(best_score)},
              {"trace", TraceJson(result.trace)}};
   if (polish) {
-    const LocalSearch::Cursor c = polish->cursor();
-    state["polish"] = Json{{"scale", c.scale}, {"failed_scales", c.failed_scales}};
+    state["polish"] = CursorToJson(polish->cursor());
   }
   if (trainer) GO_RETURN_IF_ERROR(trainer->SaveCheckpoint(dir));
   state["trainer"] = trainer != nullptr;
-  if (sample_polish && descent_seen.scored()) {
-    const LocalSearch::Cursor c = sample_polish->cursor();
-    state["descent"] = Json{{"score", PlanScoreToJson(descent_score)},
-                            {"seen", PlanScoreToJson(descent_seen)},
-                            {"scale", c.scale},
-                            {"failed_scales", c.failed_scales}};
-    GO_RETURN_IF_ERROR(WritePlanJson(sim.graph(), descent_plan, dir + "/descent_plan.json"));
+  if (sample_polish && sample_polish->started()) {
+    GO_ASSIGN_OR_RETURN(state["descent"], sample_polish->Save(dir));
   }
   state["exploring"] = exploring;
   state["units_plan"] = !units_plan.device.empty();
@@ -97,15 +91,6 @@ StatusOr<bool> GoSearch::Impl::LoadCheckpoint() {
   auto number = [&](const char* name, double lo, double hi) { return JsonMemberNumber(state, name, path, lo, hi); };
   auto integer = [&](const char* name, int64_t hi) { return JsonMemberInt(state, name, path, 0, hi); };
   auto flag = [&](const char* name) { return JsonMemberBool(state, name, path); };
-  // A local search's cursor ({"scale", "failed_scales"}); `where` names the object.
-  auto cursor = [](const Json& obj, const std::string& where) -> StatusOr<LocalSearch::Cursor> {
-    GO_ASSIGN_OR_RETURN(const Json* scale, JsonMember(obj, "scale", where));
-    GO_ASSIGN_OR_RETURN(const Json* failed, JsonMember(obj, "failed_scales", where));
-    LocalSearch::Cursor c{0, 0, 0};
-    GO_RETURN_IF_ERROR(JsonIntTo(*scale, where + ".scale", &c.scale, 0, 64));
-    GO_RETURN_IF_ERROR(JsonIntTo(*failed, where + ".failed_scales", &c.failed_scales, 0, 64));
-    return c;
-  };
   constexpr double kMaxSeconds = 1e9;       // 31 years
   constexpr int64_t kMaxCount = int64_t{1} << 50;
   GO_ASSIGN_OR_RETURN(elapsed_offset, number("seconds", 0, kMaxSeconds));
@@ -153,7 +138,7 @@ StatusOr<bool> GoSearch::Impl::LoadCheckpoint() {
     best = std::move(plan);
   }
   if (polish && state.contains("polish")) {
-    GO_ASSIGN_OR_RETURN(const LocalSearch::Cursor c, cursor(state["polish"], path + ": polish"));
+    GO_ASSIGN_OR_RETURN(const LocalSearch::Cursor c, CursorFromJson(state["polish"], path + ": polish"));
     polish->set_cursor(c);
   }
   GO_ASSIGN_OR_RETURN(const bool saved_units, flag("units_plan"));
@@ -168,20 +153,7 @@ StatusOr<bool> GoSearch::Impl::LoadCheckpoint() {
   GO_ASSIGN_OR_RETURN(const bool was_exploring, flag("exploring"));
   exploring = ppo != nullptr && was_exploring;
   if (state.contains("descent") && sample_polish && ppo) {
-    const std::string descent_path = dir + "/descent_plan.json";
-    GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {"descent_plan.json"},
-                                              "the checkpoint was polishing that plan of the policy"));
-    const Json& e = state["descent"];
-    const std::string where = path + ": descent";
-    GO_ASSIGN_OR_RETURN(const Json* score, JsonMember(e, "score", where));
-    GO_ASSIGN_OR_RETURN(const PlanScore recorded_descent, PlanScoreFromJson(*score, where + ".score"));
-    GO_ASSIGN_OR_RETURN(const Json* seen, JsonMember(e, "seen", where));
-    GO_ASSIGN_OR_RETURN(descent_seen, PlanScoreFromJson(*seen, where + ".seen"));
-    GO_ASSIGN_OR_RETURN(Plan plan, ReadPlanJson(descent_path, sim.graph()));
-    GO_ASSIGN_OR_RETURN(descent_score, VerifyCheckpointPlan(sim, plan, recorded_descent, descent_path));
-    descent_plan = std::move(plan);
-    GO_ASSIGN_OR_RETURN(const LocalSearch::Cursor c, cursor(e, where));
-    sample_polish->set_cursor(c);
+    GO_RETURN_IF_ERROR(sample_polish->Load(state["descent"], dir, path + ": descent"));
   }
   GO_ASSIGN_OR_RETURN(const bool saved_trainer, flag("trainer"));
   if (saved_trainer != (trainer != nullptr)) {

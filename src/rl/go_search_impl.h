@@ -18,6 +18,7 @@
 #include "rl/go_search.h"
 #include "rl/local_search.h"
 #include "rl/ppo.h"
+#include "rl/sample_descent.h"
 #include "rl/task_defaults.h"
 #include "rl/trainer.h"
 #include "rl/training_util.h"
@@ -49,7 +50,7 @@ struct GoSearch::Impl {
   Plan units_plan;  // the plan the units are split by (empty: none)
   std::unique_ptr<BatchSimulator> batch;
   std::unique_ptr<LocalSearch> polish;
-  std::unique_ptr<LocalSearch> sample_polish;
+  std::unique_ptr<SampleDescent> sample_polish;  // ingredient 5
   std::unique_ptr<Trainer> trainer;
   PpoTrainer* ppo = nullptr;  // the trainer, if the method is go
 
@@ -57,11 +58,6 @@ struct GoSearch::Impl {
   PlanScore best_score;
   // Ingredient 6: whether the policy still explores.
   bool exploring = false;
-  // Ingredient 5: the policy's plan under the sample polish, its score, and the score
-  // of the policy's plan it was taken from (unscored: no descent yet).
-  Plan descent_plan;
-  PlanScore descent_score;
-  PlanScore descent_seen;
   CheckpointIdentity identity;  // set by Create when checkpoints are on
   GoSearchResult result;
   double elapsed_offset = 0;  // seconds of earlier runs (resume)
@@ -127,14 +123,8 @@ struct GoSearch::Impl {
   // trainer on it (the policy is not trained yet when this happens).
   Status SplitUnitsBy(const Plan& plan);
 
-  // Ingredient 5: one slice of the sample polish on a plan of the policy; the descent
-  // goes on across steps until it converges. Exploring, it starts from the best plan
-  // the policy has sampled and restarts whenever the policy samples a better one.
-  // Imitating, it starts from the best sample of the last batch and takes a new one
-  // when it has converged or a sample beats the plan under descent: the policy's
-  // samples are the perturbations of an iterated local search, whose descents may end
-  // in basins the polish of the best plan does not reach (a descent cut short after
-  // one slice does not get below the best plan).
+  // Ingredient 5: one slice of the sample polish (rl/sample_descent.h) on the
+  // policy's plan, whose result is offered as the best plan.
   void PolishPolicySample(const std::function<bool()>& stop);
 
   // Ingredients 2, 3 and 5 after the exploration (or from the start): the units are

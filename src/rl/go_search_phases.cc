@@ -4,6 +4,7 @@
 // go_search.cc runs them step by step.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "rl/go_search_impl.h"
@@ -121,19 +122,13 @@ Status GoSearch::Impl::SplitUnitsBy(const Plan& plan) {
 void GoSearch::Impl::PolishPolicySample(const std::function<bool()>& stop) {
   const PlanScore& sampled = exploring ? ppo->best_score() : ppo->last_sample_score();
   if (!sampled.scored()) return;
-  const bool restart = exploring ? sampled.BetterThan(descent_seen) || descent_seen.BetterThan(sampled)
-                                 : !descent_seen.scored() || sample_polish->converged() || sampled.BetterThan(descent_score);
-  if (restart) {
-    descent_plan = exploring ? ppo->best_plan() : ppo->last_sample_plan();
-    descent_score = sampled;
-    descent_seen = sampled;
-    sample_polish->Reset();
-  }
-  if (sample_polish->converged()) return;
+  const Plan& plan = exploring ? ppo->best_plan() : ppo->last_sample_plan();
   Rng rng(go_search_internal::PolishSeed(Seed() ^ 0x5A5A5A5Aull, result.steps));
-  const LocalSearchStats ls = sample_polish->Polish(&descent_plan, &descent_score, rng, config.polish_evaluations, stop);
-  result.plans_simulated += ls.evaluations;
-  if (Offer(descent_plan, descent_score, "ppo+polish") && !exploring) {
+  const std::optional<LocalSearchStats> ls =
+      sample_polish->Step(plan, sampled, exploring, rng, config.polish_evaluations, stop);
+  if (!ls) return;
+  result.plans_simulated += ls->evaluations;
+  if (Offer(sample_polish->plan(), sample_polish->score(), "ppo+polish") && !exploring) {
     OfferToTrainer(best, best_score);
     polish->Reset();
   }
@@ -141,7 +136,7 @@ void GoSearch::Impl::PolishPolicySample(const std::function<bool()>& stop) {
 
 Status GoSearch::Impl::StartImitation(double reference, const std::function<bool()>& stop) {
   exploring = false;
-  descent_seen = PlanScore();  // the next descent starts from the imitating policy's samples
+  if (sample_polish) sample_polish->Forget();  // the next descent starts from the imitating policy's samples
   if (!trainer || !best_score.scored()) return Status::Ok();
   if (ppo && config.plan_units && config.baselines) {
     GO_RETURN_IF_ERROR(SplitUnitsBy(best));

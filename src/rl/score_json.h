@@ -1,5 +1,6 @@
-// PlanScore in checkpoint JSON: {"step_time_us", "oom", "overflow_bytes"}, with
-// step_time_us = -1 for a score that was never set.
+// The local search's state in checkpoint JSON: a PlanScore as {"step_time_us", "oom",
+// "overflow_bytes"}, with step_time_us = -1 for a score that was never set, and a
+// LocalSearch::Cursor as {"scale", "failed_scales"}.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -33,6 +34,20 @@ inline StatusOr<PlanScore> PlanScoreFromJson(const nlohmann::json& j, const std:
   GO_ASSIGN_OR_RETURN(const nlohmann::json* over, get("overflow_bytes"));
   GO_ASSIGN_OR_RETURN(s.overflow_bytes, JsonInt(*over, where + ".overflow_bytes", 0));
   return s;
+}
+
+inline nlohmann::json CursorToJson(const LocalSearch::Cursor& c) {
+  return nlohmann::json{{"scale", c.scale}, {"failed_scales", c.failed_scales}};
+}
+
+// A checked read of CursorToJson's fields in `j` (other members are ignored).
+inline StatusOr<LocalSearch::Cursor> CursorFromJson(const nlohmann::json& j, const std::string& where) {
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* scale, JsonMember(j, "scale", where));
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* failed, JsonMember(j, "failed_scales", where));
+  LocalSearch::Cursor c{0, 0, 0};
+  GO_RETURN_IF_ERROR(JsonIntTo(*scale, where + ".scale", &c.scale, 0, 64));
+  GO_RETURN_IF_ERROR(JsonIntTo(*failed, where + ".failed_scales", &c.failed_scales, 0, 64));
+  return c;
 }
 
 }  // namespace graphopt

@@ -1,0 +1,61 @@
+#include "rl/sample_descent.h"
+
+#include <utility>
+
+#include "rl/checkpoint.h"
+#include "rl/score_json.h"
+
+namespace graphopt {
+namespace {
+
+constexpr const char* kDescentPlanFile = "descent_plan.json";
+
+}  // namespace
+
+SampleDescent::SampleDescent(const Simulator& simulator, BatchSimulator* batch, const LocalSearchConfig& config,
+                             const TaskDefaults* defaults)
+    : sim_(simulator), search_(simulator, batch, config) {
+  search_.set_task_defaults(defaults);
+}
+
+std::optional<LocalSearchStats> SampleDescent::Step(const Plan& sampled, const PlanScore& score, bool exploring,
+                                                    Rng& rng, int64_t evaluations, const std::function<bool()>& stop) {
+  const bool restart = exploring ? score.BetterThan(seen_) || seen_.BetterThan(score)
+                                 : !seen_.scored() || search_.converged() || score.BetterThan(score_);
+  if (restart) {
+    plan_ = sampled;
+    score_ = score;
+    seen_ = score;
+    search_.Reset();
+  }
+  if (search_.converged()) return std::nullopt;
+  return search_.Polish(&plan_, &score_, rng, evaluations, stop);
+}
+
+StatusOr<nlohmann::json> SampleDescent::Save(const std::string& dir) const {
+  nlohmann::json saved = CursorToJson(search_.cursor());
+  saved["score"] = PlanScoreToJson(score_);
+  saved["seen"] = PlanScoreToJson(seen_);
+  GO_RETURN_IF_ERROR(WritePlanJson(sim_.graph(), plan_, dir + "/" + kDescentPlanFile));
+  return saved;
+}
+
+Status SampleDescent::Load(const nlohmann::json& saved, const std::string& dir, const std::string& where) {
+  GO_RETURN_IF_ERROR(
+      RequireCheckpointFiles(dir, {kDescentPlanFile}, "the checkpoint was polishing that plan of the policy"));
+  const std::string plan_path = dir + "/" + kDescentPlanFile;
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* score, JsonMember(saved, "score", where));
+  GO_ASSIGN_OR_RETURN(const PlanScore recorded, PlanScoreFromJson(*score, where + ".score"));
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* seen_json, JsonMember(saved, "seen", where));
+  GO_ASSIGN_OR_RETURN(const PlanScore seen, PlanScoreFromJson(*seen_json, where + ".seen"));
+  GO_ASSIGN_OR_RETURN(Plan plan, ReadPlanJson(plan_path, sim_.graph()));
+  GO_ASSIGN_OR_RETURN(const PlanScore verified, VerifyCheckpointPlan(sim_, plan, recorded, plan_path));
+  GO_ASSIGN_OR_RETURN(const LocalSearch::Cursor cursor, CursorFromJson(saved, where));
+  seen_ = seen;
+  score_ = verified;
+  plan_ = std::move(plan);
+  search_.set_cursor(cursor);
+  return Status::Ok();
+}
+
+}  // namespace graphopt
