@@ -37,6 +37,8 @@ PACKAGES=(
   clang libclang-rt-14-dev
   # Runs on several processes or machines: mpirun -np N graphopt bench (dist/world.h).
   libopenmpi-dev openmpi-bin
+  # The Python module (python/) and its tests: pybind11, Python's headers, numpy, pytest.
+  pybind11-dev python3-dev python3-numpy python3-pytest
 )
 
 missing=()

@@ -1,0 +1,157 @@
+// graphopt.optimize: the learned optimizer (the GO search, or ColocRL or HDP) or the
+// pre-trained policy's zero-shot plan, as `graphopt optimize` runs them.
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+#include "rl/go_search.h"
+#include "rl/zero_shot.h"
+#include "sim/simulator.h"
+
+namespace graphopt::python {
+namespace {
+
+struct OptimizeResult {
+  std::shared_ptr<BoundPlan> plan;
+  PlanScore score;
+  std::string best_baseline;
+  double best_baseline_us = 0;
+  int64_t steps = 0;
+  int64_t plans_simulated = 0;
+  double seconds = 0;
+  std::string stop_reason;
+  std::vector<ConvergencePoint> trace;
+};
+
+py::dict ProgressDict(const GoSearchProgress& p) {
+  py::dict d;
+  d["step"] = p.step;
+  d["seconds"] = p.seconds;
+  d["best_us"] = p.best.scored() ? p.best.step_time_us : 0.0;
+  d["best_fits"] = p.best.fits();
+  d["best_baseline_us"] = p.best_baseline_us;
+  d["plans"] = p.plans;
+  return d;
+}
+
+OptimizeResult Optimize(std::shared_ptr<Graph> graph, std::shared_ptr<Cluster> cluster, double time_limit,
+                        int64_t steps, const std::string& method, bool zero_shot, const std::string& pretrained,
+                        const std::string& tasks, const std::string& options, uint64_t seed, int threads,
+                        const std::function<void(py::dict)>& progress) {
+  GoSearchConfig config = Value(DefaultSearchConfig(method));
+  config.time_limit_s = time_limit;
+  config.max_steps = steps;
+  config.seed = seed;
+  config.threads = threads;
+  std::string text = options;
+  if (!tasks.empty()) text += (text.empty() ? "" : ",") + std::string("tasks=") + tasks;
+  config = Value(ParseGoSearchOptions(text, config));
+  config.pretrained = pretrained;
+  if (zero_shot && pretrained.empty()) Check(InvalidArgument("zero_shot needs a pre-trained policy: pretrained=FILE"));
+  auto sim = std::make_shared<Simulator>(Value(Simulator::Create(*graph, *cluster)));
+
+  OptimizeResult out;
+  out.plan = std::make_shared<BoundPlan>();
+  out.plan->graph = graph;
+  if (zero_shot) {
+    StatusOr<ZeroShotResult> z = [&] {
+      py::gil_scoped_release release;
+      return ZeroShotPlan(*sim, pretrained, SearchZeroShotOptions(config));
+    }();
+    ZeroShotResult r = Value(std::move(z));
+    out.plan->plan = std::move(r.plan);
+    out.score = r.score;
+    out.plans_simulated = r.num_plans;
+    out.seconds = r.seconds;
+    out.stop_reason = "zero-shot";
+    return out;
+  }
+  std::unique_ptr<GoSearch> search = Value(GoSearch::Create(*sim, config));
+  // Ctrl-C and the callback's exceptions stop the search after its step; the
+  // exception is raised once the search has returned.
+  std::atomic<bool> stop{false};
+  std::optional<py::error_already_set> raised;
+  auto on_step = [&](const GoSearchProgress& p) {
+    py::gil_scoped_acquire acquire;
+    try {
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+      if (progress) progress(ProgressDict(p));
+    } catch (py::error_already_set& e) {
+      raised.emplace(std::move(e));
+      stop = true;
+    }
+  };
+  StatusOr<GoSearchResult> r = [&] {
+    py::gil_scoped_release release;
+    return search->Run(&stop, on_step);
+  }();
+  if (raised) throw std::move(*raised);
+  GoSearchResult result = Value(std::move(r));
+  out.plan->plan = std::move(result.plan);
+  out.score = result.score;
+  out.best_baseline = result.best_baseline;
+  out.best_baseline_us = result.best_baseline_score.fits() ? result.best_baseline_score.step_time_us : 0;
+  out.steps = result.steps;
+  out.plans_simulated = result.plans_simulated;
+  out.seconds = result.seconds;
+  out.stop_reason = result.stop_reason;
+  out.trace = std::move(result.trace);
+  return out;
+}
+
+}  // namespace
+
+void BindOptimize(py::module_& m) {
+  py::class_<OptimizeResult>(m, "OptimizeResult", "What graphopt.optimize found.")
+      .def_readonly("plan", &OptimizeResult::plan, "The best plan found.")
+      .def_property_readonly("step_time_us", [](const OptimizeResult& r) { return r.score.step_time_us; },
+                             "Its simulated step time in microseconds.")
+      .def_property_readonly("fits", [](const OptimizeResult& r) { return r.score.fits(); }, "It fits in memory.")
+      .def_readonly("best_baseline", &OptimizeResult::best_baseline, "The fastest plain baseline that fits ('' if none ran).")
+      .def_readonly("best_baseline_us", &OptimizeResult::best_baseline_us, "Its step time (0: none).")
+      .def_readonly("steps", &OptimizeResult::steps, "Training steps taken.")
+      .def_readonly("plans_simulated", &OptimizeResult::plans_simulated)
+      .def_readonly("seconds", &OptimizeResult::seconds, "Wall-clock seconds.")
+      .def_readonly("stop_reason", &OptimizeResult::stop_reason, "'steps', 'time limit', 'converged' or 'zero-shot'.")
+      .def_property_readonly(
+          "trace",
+          [](const OptimizeResult& r) {
+            py::list points;
+            for (const ConvergencePoint& p : r.trace) {
+              py::dict d;
+              d["seconds"] = p.seconds;
+              d["plans"] = p.plans;
+              d["step"] = p.step;
+              d["best_us"] = p.best_step_us;
+              d["fits"] = p.fits;
+              d["source"] = p.source;
+              points.append(d);
+            }
+            return points;
+          },
+          "The best step time over the run: one dict per improvement (seconds, plans, step, best_us, fits,\n"
+          "source: what found it).")
+      .def("__repr__", [](const OptimizeResult& r) {
+        return "<graphopt.OptimizeResult " + r.score.ToString() + " after " + std::to_string(r.steps) + " steps>";
+      });
+
+  m.def("optimize", &Optimize, py::arg("graph"), py::arg("cluster"), py::arg("time_limit") = kDefaultSearchSeconds,
+        py::arg("steps") = 0, py::arg("method") = "go", py::arg("zero_shot") = false, py::arg("pretrained") = "",
+        py::arg("tasks") = "", py::arg("options") = "", py::arg("seed") = 0, py::arg("threads") = 0,
+        py::arg("progress") = nullptr,
+        "Plans `graph` on `cluster` with the learned optimizer, as `graphopt optimize` does: `method`\n"
+        "'go' (the default), 'colocrl' or 'hdp', for `time_limit` seconds (0: none) or `steps` steps\n"
+        "(0: none). `pretrained`: a GO policy file to start from ('' trains a new policy); with\n"
+        "zero_shot=True its one-pass plan, no training. `tasks`: what GO decides\n"
+        "('placement+scheduling+fusion', the default, or a part). `options`: the 'key=value,...' of\n"
+        "graphopt optimize --policy. `progress(dict)` is called after every step (step, seconds,\n"
+        "best_us, best_fits, best_baseline_us, plans). Ctrl-C, or an exception in `progress`, stops\n"
+        "the search after its step and is raised. The GIL is released while it runs.");
+}
+
+}  // namespace graphopt::python
