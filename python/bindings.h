@@ -47,6 +47,11 @@ struct BoundPlan {
   Plan plan;
 };
 
+// `graph` as a planner sees it under `granularity` ("op": as it is; "module": a copy
+// whose modules of `depth` are colocation groups, graph/modules.h).
+std::shared_ptr<const Graph> Granular(const std::shared_ptr<Graph>& graph, const Cluster& cluster,
+                                      const std::string& granularity, int depth);
+
 // Fails unless `plan` is a plan of `graph` (the same loaded graph object).
 void CheckPlanOf(const BoundPlan& plan, const std::shared_ptr<const Graph>& graph);
 

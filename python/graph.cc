@@ -27,7 +27,7 @@ void BindGraph(py::module_& m) {
       .def("__repr__", [](const Op& op) { return "<graphopt.Op " + op.name + " (" + OpKindName(op.kind) + ")>"; });
 
   py::class_<Tensor>(m, "Tensor", "One tensor of a graph (read-only).")
-      .def_property_readonly("name", [](const Tensor& t) { return t.name; })
+      .def_property_readonly("name", [](const Tensor& t) { return t.name; }, "The tensor's name.")
       .def_property_readonly("shape", [](const Tensor& t) { return t.shape; }, "Its dimensions.")
       .def_property_readonly("bytes", &Tensor::bytes, "Its size in bytes.")
       .def_property_readonly("producer", [](const Tensor& t) { return t.producer; }, "The op that writes it (-1: none).")
@@ -36,10 +36,10 @@ void BindGraph(py::module_& m) {
 
   py::class_<Graph, std::shared_ptr<Graph>>(
       m, "Graph", "A model's computational graph (its training step unless loaded with training=False). Read-only.")
-      .def_property_readonly("name", &Graph::name)
+      .def_property_readonly("name", &Graph::name, "The graph's name (the model's).")
       .def_property_readonly("family", &Graph::family, "The model family of a built-in graph ('' otherwise).")
-      .def_property_readonly("num_ops", &Graph::num_ops)
-      .def_property_readonly("num_tensors", &Graph::num_tensors)
+      .def_property_readonly("num_ops", &Graph::num_ops, "Its ops (ids 0 .. num_ops - 1).")
+      .def_property_readonly("num_tensors", &Graph::num_tensors, "Its tensors (ids 0 .. num_tensors - 1).")
       .def_property_readonly("num_edges", &Graph::num_edges, "Producer-consumer uses of tensors.")
       .def_property_readonly("param_bytes", &Graph::TotalParamBytes, "Bytes of parameters and optimizer state.")
       .def_property_readonly("flops", [](const Graph& g) { return g.TotalCost().flops; }, "Floating-point operations of a step.")
@@ -68,7 +68,7 @@ void BindGraph(py::module_& m) {
             return names;
           },
           "Every op's name, in id order.")
-      .def("__len__", &Graph::num_ops)
+      .def("__len__", &Graph::num_ops, "num_ops.")
       .def("__repr__", [](const Graph& g) {
         return "<graphopt.Graph " + g.name() + ": " + std::to_string(g.num_ops()) + " ops>";
       });

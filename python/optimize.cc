@@ -42,7 +42,7 @@ py::dict ProgressDict(const GoSearchProgress& p) {
 OptimizeResult Optimize(std::shared_ptr<Graph> graph, std::shared_ptr<Cluster> cluster, double time_limit,
                         int64_t steps, const std::string& method, bool zero_shot, const std::string& pretrained,
                         const std::string& tasks, const std::string& options, uint64_t seed, int threads,
-                        const std::function<void(py::dict)>& progress) {
+                        const std::string& granularity, int depth, const std::function<void(py::dict)>& progress) {
   GoSearchConfig config = Value(DefaultSearchConfig(method));
   config.time_limit_s = time_limit;
   config.max_steps = steps;
@@ -53,7 +53,8 @@ OptimizeResult Optimize(std::shared_ptr<Graph> graph, std::shared_ptr<Cluster> c
   config = Value(ParseGoSearchOptions(text, config));
   config.pretrained = pretrained;
   if (zero_shot && pretrained.empty()) Check(InvalidArgument("zero_shot needs a pre-trained policy: pretrained=FILE"));
-  auto sim = std::make_shared<Simulator>(Value(Simulator::Create(*graph, *cluster)));
+  const std::shared_ptr<const Graph> planned = Granular(graph, *cluster, granularity, depth);
+  auto sim = std::make_shared<Simulator>(Value(Simulator::Create(*planned, *cluster)));
 
   OptimizeResult out;
   out.plan = std::make_shared<BoundPlan>();
@@ -115,7 +116,7 @@ void BindOptimize(py::module_& m) {
       .def_readonly("best_baseline", &OptimizeResult::best_baseline, "The fastest plain baseline that fits ('' if none ran).")
       .def_readonly("best_baseline_us", &OptimizeResult::best_baseline_us, "Its step time (0: none).")
       .def_readonly("steps", &OptimizeResult::steps, "Training steps taken.")
-      .def_readonly("plans_simulated", &OptimizeResult::plans_simulated)
+      .def_readonly("plans_simulated", &OptimizeResult::plans_simulated, "Plans scored in all.")
       .def_readonly("seconds", &OptimizeResult::seconds, "Wall-clock seconds.")
       .def_readonly("stop_reason", &OptimizeResult::stop_reason, "'steps', 'time limit', 'converged' or 'zero-shot'.")
       .def_property_readonly(
@@ -143,13 +144,15 @@ void BindOptimize(py::module_& m) {
   m.def("optimize", &Optimize, py::arg("graph"), py::arg("cluster"), py::arg("time_limit") = kDefaultSearchSeconds,
         py::arg("steps") = 0, py::arg("method") = "go", py::arg("zero_shot") = false, py::arg("pretrained") = "",
         py::arg("tasks") = "", py::arg("options") = "", py::arg("seed") = 0, py::arg("threads") = 0,
-        py::arg("progress") = nullptr,
+        py::arg("granularity") = "op", py::arg("depth") = 0, py::arg("progress") = nullptr,
         "Plans `graph` on `cluster` with the learned optimizer, as `graphopt optimize` does: `method`\n"
         "'go' (the default), 'colocrl' or 'hdp', for `time_limit` seconds (0: none) or `steps` steps\n"
         "(0: none). `pretrained`: a GO policy file to start from ('' trains a new policy); with\n"
         "zero_shot=True its one-pass plan, no training. `tasks`: what GO decides\n"
         "('placement+scheduling+fusion', the default, or a part). `options`: the 'key=value,...' of\n"
-        "graphopt optimize --policy. `progress(dict)` is called after every step (step, seconds,\n"
+        "graphopt optimize --policy. granularity='module' keeps every module of `depth` on one device\n"
+        "(the plan's device_map; depth 0: two modules holding parameters per accelerator at least).\n"
+        "`progress(dict)` is called after every step (step, seconds,\n"
         "best_us, best_fits, best_baseline_us, plans). Ctrl-C, or an exception in `progress`, stops\n"
         "the search after its step and is raised. The GIL is released while it runs.");
 }

@@ -2,10 +2,13 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "baselines/baseline.h"
+#include "graph/modules.h"
+#include "sim/device_map.h"
 #include "bindings.h"
 #include "sim/cost_model.h"
 
@@ -37,6 +40,20 @@ std::shared_ptr<BoundPlan> Bind(std::shared_ptr<const Graph> graph, Plan plan) {
 }
 
 }  // namespace
+
+std::shared_ptr<const Graph> Granular(const std::shared_ptr<Graph>& graph, const Cluster& cluster,
+                                      const std::string& granularity, int depth) {
+  if (granularity == "op") {
+    if (depth != 0) Check(InvalidArgument("depth goes with granularity='module'"));
+    return graph;
+  }
+  if (granularity != "module") Check(InvalidArgument("granularity: expected 'op' or 'module', got '" + granularity + "'"));
+  const int accelerators = std::max<int>(1, static_cast<int>(cluster.Accelerators().size()));
+  const ModuleMap modules = Value(ModulesAtDepth(*graph, depth, 2 * accelerators));
+  auto colocated = std::make_shared<Graph>(*graph);
+  ColocateModules(modules, colocated.get());
+  return colocated;
+}
 
 void CheckPlanOf(const BoundPlan& plan, const std::shared_ptr<const Graph>& graph) {
   if (plan.graph == graph) return;
@@ -96,26 +113,51 @@ void BindPlan(py::module_& m) {
           "load",
           [](const std::string& path, std::shared_ptr<Graph> graph) { return Bind(graph, Value(ReadPlanJson(path, *graph))); },
           py::arg("path"), py::arg("graph"), "Reads a plan .json of `graph`; a plan of another graph is an error.")
-      .def("__len__", [](const BoundPlan& p) { return p.plan.device.size(); })
+      .def(
+          "device_map",
+          [](const BoundPlan& p, const Cluster& cluster, int depth) {
+            const int accelerators = std::max<int>(1, static_cast<int>(cluster.Accelerators().size()));
+            const ModuleMap modules = Value(ModulesAtDepth(*p.graph, depth, 2 * accelerators));
+            const DeviceMap map = Value(PlanDeviceMap(*p.graph, p.plan, modules));
+            py::dict out;
+            for (size_t i = 0; i < map.modules.size(); ++i) {
+              const std::string v = DeviceMapValue(cluster, map.device[i]);
+              if (v == "cpu") {
+                out[py::str(map.modules[i])] = v;
+              } else {
+                out[py::str(map.modules[i])] = std::stoi(v);
+              }
+            }
+            return out;
+          },
+          py::arg("cluster"), py::arg("depth") = 0,
+          "{module name: device} for a plan that keeps every module of `depth` on one device (optimize or\n"
+          "baseline with granularity='module'): the devices as Accelerate's dispatch_model takes them (an\n"
+          "accelerator's index, or 'cpu'). depth 0: as granularity='module' chooses it for `cluster`. A plan\n"
+          "that splits a module is refused, naming it.")
+      .def("__len__", [](const BoundPlan& p) { return p.plan.device.size(); }, "The ops of its graph.")
       .def("__repr__", [](const BoundPlan& p) { return "<graphopt.Plan of " + p.graph->name() + ">"; });
 
   m.def(
       "baseline",
       [](std::shared_ptr<Graph> graph, std::shared_ptr<Cluster> cluster, const std::string& method, bool fusion,
-         uint64_t seed) {
+         uint64_t seed, const std::string& granularity, int depth) {
         BaselineOptions options;
         options.fusion = fusion;
         options.seed = seed;
+        const std::shared_ptr<const Graph> planned = Granular(graph, *cluster, granularity, depth);
         StatusOr<Plan> plan = [&] {
           py::gil_scoped_release release;
-          return RunBaseline(method, *graph, *cluster, CostModel(), options);
+          return RunBaseline(method, *planned, *cluster, CostModel(), options);
         }();
         return Bind(graph, Value(std::move(plan)));
       },
       py::arg("graph"), py::arg("cluster"), py::arg("method"), py::arg("fusion") = false, py::arg("seed") = 0,
+      py::arg("granularity") = "op", py::arg("depth") = 0,
       "A baseline's plan: 'single', 'tf-default', 'expert', 'metis', 'scotch', 'heft' or 'random'\n"
       "(graphopt.baselines() lists them); fusion=True adds greedy legal fusion; `seed` drives the\n"
-      "randomized partitioners.");
+      "randomized partitioners; granularity='module' keeps every module of `depth` on one device\n"
+      "(Plan.device_map).");
   m.def("baselines", &BaselineNames, "The baselines every comparison includes, in order.");
 }
 

@@ -75,19 +75,20 @@ void BindSimulate(py::module_& m) {
                              "float64 array: each device's time running kernels.")
       .def_property_readonly("utilization", [](const Result& r) { return py::array_t<double>(r.utilization.size(), r.utilization.data()); },
                              "float64 array: each device's busy fraction of the step.")
-      .def_property_readonly("num_kernels", [](const Result& r) { return r.r.num_kernels; })
-      .def_property_readonly("num_transfers", [](const Result& r) { return r.r.num_transfers; })
+      .def_property_readonly("num_kernels", [](const Result& r) { return r.r.num_kernels; }, "Kernels run (a fused group is one).")
+      .def_property_readonly("num_transfers", [](const Result& r) { return r.r.num_transfers; }, "Tensors sent between devices.")
       .def("__repr__", [](const Result& r) {
         return "<graphopt.SimResult " + std::to_string(r.r.step_time_us / 1e6) + " s, " + r.memory + ">";
       });
 
   py::class_<BoundSimulator, std::shared_ptr<BoundSimulator>>(
       m, "Simulator", "The simulator of one graph on one cluster, for simulating many plans.")
-      .def(py::init(&NewSimulator), py::arg("graph"), py::arg("cluster"))
+      .def(py::init(&NewSimulator), py::arg("graph"), py::arg("cluster"), "The simulator of `graph` on `cluster`.")
       .def("simulate", &Run, py::arg("plan"), py::arg("trace") = "",
            "Simulates `plan` (of this graph); `trace`: write the timeline to this file in Chrome's\n"
            "Trace Event format (open in Perfetto).")
-      .def_property_readonly("lower_bound_us", [](const BoundSimulator& s) { return s.sim->lower_bound().value_us(); });
+      .def_property_readonly("lower_bound_us", [](const BoundSimulator& s) { return s.sim->lower_bound().value_us(); },
+                             "No plan of this graph on this cluster can be faster.");
 
   m.def(
       "simulate",

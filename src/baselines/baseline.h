@@ -31,9 +31,10 @@ struct BaselineOptions {
 // metis, scotch, heft (the registry's standard baselines, baselines/planner.h).
 std::vector<std::string> BaselineNames();
 
-// Runs a baseline of the registry by name (standard or not), then greedy fusion if
-// options.fusion (not for tf-default, which has its own); the plan is checked with
-// ValidatePlan. Unknown names list the known baselines.
+// Runs a baseline of the registry by name (standard or not), with the stages joined
+// to it ("heft+fusion+cp", baselines/planner.h), then greedy fusion if options.fusion
+// and no stage does it (not for tf-default, which has its own); the plan is checked
+// with ValidatePlan after each step. Unknown names list the known baselines.
 StatusOr<Plan> RunBaseline(const std::string& method, const Graph& graph, const Cluster& cluster,
                            const CostModel& cost_model, const BaselineOptions& options = {});
 

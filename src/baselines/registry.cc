@@ -13,6 +13,7 @@
 namespace graphopt {
 
 StatusOr<std::unique_ptr<Planner>> NewRandomPlanner(const PlannerSettings& settings);  // baselines/random.cc
+StatusOr<std::unique_ptr<Planner>> NewModuleBalancedPlanner(const PlannerSettings& settings);  // baselines/module_balanced.cc
 
 namespace {
 
@@ -63,6 +64,9 @@ void RegisterBaselines(PlannerRegistry* r) {
        Baseline([](const PlanContext& c, const BaselineOptions&) { return HeftPlan(c.graph, c.cluster, c.cost_model); })});
   add({"random", kBaseline, "each colocation group on a uniformly random accelerator (seeded), ready order", false,
        false, NewRandomPlanner});
+  add({"module-balanced", kBaseline,
+       "the model's modules in order, split over the accelerators by parameter bytes (Accelerate's balanced map)", false,
+       false, NewModuleBalancedPlanner});
 }
 
 }  // namespace graphopt

@@ -1,8 +1,11 @@
 // The baselines that need no search (single device, TensorFlow's default) and
 // RunBaseline, which runs a baseline of the planner registry by name
-// (baselines/planner.h) with the "fusion" stage when asked: tf-default keeps its own
-// fusion (elementwise ops into their producers, as XLA does).
+// (baselines/planner.h) with its stages, and the "fusion" stage when asked: tf-default
+// keeps its own fusion (elementwise ops into their producers, as XLA does).
 #include "baselines/baseline.h"
+
+#include <algorithm>
+
 #include "baselines/planner.h"
 #include "core/strings.h"
 
@@ -19,18 +22,20 @@ std::vector<std::string> BaselineNames() {
 StatusOr<Plan> RunBaseline(const std::string& method, const Graph& graph, const Cluster& cluster,
                            const CostModel& cost_model, const BaselineOptions& options) {
   const PlannerRegistry& registry = PlannerRegistry::Global();
-  const PlannerInfo* info = registry.Find(method);
+  const std::string planner = method.substr(0, method.find('+'));
+  const PlannerInfo* info = registry.Find(planner);
   if (info == nullptr || info->kind != PlannerKind::kBaseline) {
     std::vector<std::string> known;
     for (const PlannerInfo* p : registry.Planners()) {
       if (p->kind == PlannerKind::kBaseline) known.push_back(p->name);
     }
-    return NotFound("baseline " + method + ": unknown baseline \"" + method + "\" (known: " + Join(known, ", ") + ")");
+    return NotFound("baseline " + method + ": unknown baseline \"" + planner + "\" (known: " + Join(known, ", ") + ")");
   }
-  Pipeline pipeline;
-  pipeline.name = method;
-  pipeline.planner = info;
-  if (options.fusion) pipeline.stages.push_back(registry.FindStage("fusion"));
+  GO_ASSIGN_OR_RETURN(Pipeline pipeline, ParsePipeline(method, registry));
+  const PlanStage* fusion = registry.FindStage("fusion");
+  if (options.fusion && std::find(pipeline.stages.begin(), pipeline.stages.end(), fusion) == pipeline.stages.end()) {
+    pipeline.stages.insert(pipeline.stages.begin(), fusion);
+  }
   PlannerSettings settings;
   settings.seed = options.seed;
   settings.accelerators_only = options.accelerators_only;

@@ -13,6 +13,7 @@
 #include "cli/cluster_flag.h"
 #include "cli/commands.h"
 #include "cli/flag_table.h"
+#include "cli/granularity.h"
 #include "core/options.h"
 #include "core/strings.h"
 #include "models/load.h"
@@ -75,6 +76,7 @@ const OptionTable<BaselineRun> kBaselineFlags{
 };
 
 std::vector<FlagSpec> CommonFlags(std::vector<FlagSpec> own = {}) {
+  for (const FlagSpec& f : GranularityFlags()) own.push_back(f);
   own.push_back(DimFlag());
   own.push_back({"help", false, "show this help"});
   return FlagsAround({}, kBaselineFlags, own);
@@ -88,6 +90,7 @@ struct Setup {
   Cluster cluster;
   std::optional<Simulator> sim;
   BaselineOptions options;
+  std::string granularity;  // the header line of --granularity module ("" without)
 };
 
 StatusOr<std::unique_ptr<Setup>> Prepare(const Args& args, const std::string& model) {
@@ -97,6 +100,7 @@ StatusOr<std::unique_ptr<Setup>> Prepare(const Args& args, const std::string& mo
   GO_ASSIGN_OR_RETURN(const LoadOptions load, ModelLoadOptions(args));
   GO_ASSIGN_OR_RETURN(setup->graph, LoadModel(model, load));
   GO_ASSIGN_OR_RETURN(setup->cluster, LoadClusterFlag(run.cluster));
+  GO_ASSIGN_OR_RETURN(setup->granularity, ApplyGranularity(args, setup->cluster, &setup->graph));
   GO_ASSIGN_OR_RETURN(Simulator sim, Simulator::Create(setup->graph, setup->cluster));
   setup->sim.emplace(std::move(sim));
   setup->options.fusion = run.fusion;
@@ -108,7 +112,7 @@ StatusOr<std::unique_ptr<Setup>> Prepare(const Args& args, const std::string& mo
 
 int RunBaselineCommand(int argc, char** argv) {
   const std::vector<FlagSpec> specs = CommonFlags({
-      {"method", true, "baseline: " + MethodList()},
+      {"method", true, "baseline: " + MethodList() + ", module-balanced or random; NAME+fusion+cp adds stages"},
       {"out", true, "write the plan to this .json file (for graphopt simulate --plan)"},
   });
   const std::string usage = "usage: graphopt baseline MODEL --method M [--cluster C] [--out plan.json]\n" + FlagsHelp(specs);
@@ -131,6 +135,7 @@ int RunBaselineCommand(int argc, char** argv) {
   if (!s.ok) return Fail("baseline", s.error);
   std::printf("model        %s (%d ops)\n", graph->name().c_str(), graph->num_ops());
   std::printf("cluster      %s\n", cluster->Summary().c_str());
+  if (!(*setup)->granularity.empty()) std::printf("%s\n", (*setup)->granularity.c_str());
   std::printf("method       %s%s (planned in %.2f s)\n", s.method.c_str(), options.fusion ? " + greedy fusion" : "", s.plan_seconds);
   std::printf("step time    %s\n", Seconds(s.result.step_time_us).c_str());
   std::printf("lower bound  %s (step time is %.2fx the bound)\n", Seconds(s.result.lower_bound_us).c_str(),
@@ -169,6 +174,7 @@ int RunRunCommand(int argc, char** argv) {
   const BaselineOptions& options = (*setup)->options;
   std::printf("model    %s: %d ops, %lld edges\n", model.c_str(), graph->num_ops(), static_cast<long long>(graph->num_edges()));
   std::printf("cluster  %s\n", cluster->Summary().c_str());
+  if (!(*setup)->granularity.empty()) std::printf("%s\n", (*setup)->granularity.c_str());
   std::printf("lower bound on the step time of any plan: %s\n\n", Seconds(sim->lower_bound().value_us()).c_str());
   std::printf("%-12s %12s %10s %10s %10s  %s\n", "method", "step time", "vs bound", "vs expert", "plan time", "memory");
   std::vector<Scored> all;

@@ -18,6 +18,7 @@ int RunFidelityBench(int argc, char** argv);
 int RunOptimizeCommand(int argc, char** argv);
 int RunPretrainCommand(int argc, char** argv);
 int RunMethodsCommand(int argc, char** argv);
+int RunExportCommand(int argc, char** argv);
 
 // Registers the planners of the libraries this build has in the registry
 // (baselines/planner.h; the baselines are there from the start): the learned ones

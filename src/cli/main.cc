@@ -32,6 +32,7 @@ const char* kUsage =
     "                              graphs and clusters; plan unseen graphs with optimize --pretrained\n"
     "  bench [--rows R] [--methods M] [--fusion]   the 13-row placement suite of the GO paper\n"
     "  methods [--markdown]        every method (baselines, learned), the stages and presets\n"
+    "  export MODEL --plan P --to device-map   a plan that keeps modules whole as {module: device}\n"
     "\n"
     "MODEL is a .onnx, .json or PipeDream .txt file, or a built-in name with optional\n"
     "parameters, e.g. gnmt or gnmt:layers=4,batch=128. An ONNX model with symbolic\n"
@@ -86,6 +87,7 @@ int main(int argc, char** argv) {
   if (command == "bench") return graphopt::RunBenchCommand(argc, argv);
   if (command == "optimize") return graphopt::RunOptimizeCommand(argc, argv);
   if (command == "pretrain") return graphopt::RunPretrainCommand(argc, argv);
+  if (command == "export") return graphopt::RunExportCommand(argc, argv);
   std::fprintf(stderr, "graphopt: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return 2;
 }

@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/default_policy.h"
 #include "cli/flag_table.h"
+#include "cli/granularity.h"
 #include "cli/interrupt.h"
 #include "core/files.h"
 #include "core/progress.h"
@@ -180,7 +181,7 @@ const OptionTable<GoSearchConfig> kOptimizeFlags{
 };
 
 std::vector<FlagSpec> OptimizeFlags() {
-  return FlagsAround(
+  std::vector<FlagSpec> flags = FlagsAround(
       {
           {"cluster", true,
            std::string("cluster preset, cluster .json file or local[:N] (default ") + kDefaultCluster + ")"},
@@ -215,9 +216,11 @@ std::vector<FlagSpec> OptimizeFlags() {
           {"finetune-steps", true,
            "fine-tune the pre-trained policy for this many PPO steps, then stop (as --steps); each "
            "step samples at least 2^20 ops in all (--policy step_ops=0: 32 plans a step)"},
-          DimFlag(),
-          {"help", false, "show this help"},
       });
+  for (const FlagSpec& f : GranularityFlags()) flags.push_back(f);
+  flags.push_back(DimFlag());
+  flags.push_back({"help", false, "show this help"});
+  return flags;
 }
 
 std::string Usage() {
@@ -331,10 +334,13 @@ int RunOptimizeCommand(int argc, char** argv) {
   if (!graph.ok()) return Fail(graph.status().message());
   auto cluster = LoadClusterAndProfile(cluster_name, args->Get("profile"), &*graph);
   if (!cluster.ok()) return Fail(cluster.status().message());
+  auto granularity = ApplyGranularity(*args, *cluster, &*graph);
+  if (!granularity.ok()) return Fail(granularity.status().message());
   auto sim = Simulator::Create(*graph, *cluster);
   if (!sim.ok()) return Fail(sim.status().message());
   std::printf("model    %s%s: %d ops\n", model.c_str(), default_model ? " (default)" : "", graph->num_ops());
   std::printf("cluster  %s\n", cluster->Summary().c_str());
+  if (!granularity->empty()) std::printf("%s\n", granularity->c_str());
   std::printf("limits   %s, %s; seed %llu\n",
               config.max_steps > 0 ? StrFormat("%lld steps", static_cast<long long>(config.max_steps)).c_str() : "no step limit",
               config.time_limit_s > 0 ? StrFormat("%.0f s", config.time_limit_s).c_str() : "no time limit",

@@ -169,3 +169,77 @@ TEST(RandomPlannerTest, ValidSeededAndOverEveryAccelerator) {
 
 }  // namespace
 }  // namespace graphopt
+
+namespace graphopt {
+namespace {
+
+void AddOpNamed(Graph& g, const std::string& name) {
+  Op op;
+  op.name = name;
+  op.outputs = {g.AddTensor(name, {64})};
+  g.AddOp(std::move(op), false);
+}
+
+// Four modules /m0 .. /m3 in a chain, each with a parameter m<i>.w of `bytes[i]`.
+Graph FourModules(const std::vector<int64_t>& bytes) {
+  Graph g("four_modules");
+  TensorId prev = g.AddTensor("x", {64});
+  Op input;
+  input.name = "onnx::Input_0";
+  input.kind = OpKind::kInput;
+  input.outputs = {prev};
+  g.AddOp(std::move(input), false);
+  for (int i = 0; i < 4; ++i) {
+    const std::string m = "m" + std::to_string(i);
+    Op w;
+    w.name = m + ".w";
+    w.kind = OpKind::kVariable;
+    w.param_bytes = bytes[static_cast<size_t>(i)];
+    w.outputs = {g.AddTensor(w.name, {64})};
+    const TensorId wt = w.outputs[0];
+    g.AddOp(std::move(w), false);
+    Op mm;
+    mm.name = "/" + m + "/MatMul";
+    mm.inputs = {prev, wt};
+    mm.outputs = {g.AddTensor(mm.name, {64})};
+    prev = mm.outputs[0];
+    g.AddOp(std::move(mm), false);
+  }
+  return g;
+}
+
+TEST(ModuleBalancedPlannerTest, SplitsTheModulesInOrderByParameterBytes) {
+  const Cluster cluster = *LoadCluster("2xV100");
+  for (const auto& [bytes, expected] : std::vector<std::pair<std::vector<int64_t>, std::vector<DeviceId>>>{
+           {{100, 100, 100, 100}, {0, 0, 1, 1}},  // halves of equal bytes
+           {{300, 10, 10, 10}, {0, 1, 1, 1}}}) {  // the first module alone is half
+    const Graph g = FourModules(bytes);
+    auto plan = PlanWith(*ParsePipeline("module-balanced"), PlannerSettings{}, PlanContext{g, cluster, CostModel()});
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_EQ(plan->device[static_cast<size_t>(1 + 2 * i)], expected[static_cast<size_t>(i)]) << "m" << i;  // the parameter
+      EXPECT_EQ(plan->device[static_cast<size_t>(2 + 2 * i)], expected[static_cast<size_t>(i)]) << "m" << i;  // its MatMul
+    }
+  }
+  Graph flat_graph("flat");  // op names that are not paths
+  AddOpNamed(flat_graph, "a");
+  AddOpNamed(flat_graph, "b");
+  auto flat = PlanWith(*ParsePipeline("module-balanced"), PlannerSettings{}, PlanContext{flat_graph, cluster, CostModel()});
+  ASSERT_FALSE(flat.ok());
+  EXPECT_NE(flat.status().message().find("module path"), std::string::npos) << flat.status().message();
+}
+
+// RunBaseline takes stages joined to the baseline's name.
+TEST(ModuleBalancedPlannerTest, RunBaselineTakesStages) {
+  const Cluster cluster = *LoadCluster("2xV100");
+  const Graph g = RandomGraph(3);
+  auto staged = RunBaseline("heft+fusion+cp", g, cluster, CostModel());
+  ASSERT_TRUE(staged.ok()) << staged.status().message();
+  EXPECT_TRUE(ValidatePlan(g, cluster, *staged).ok());
+  auto unknown = RunBaseline("nope+cp", g, cluster, CostModel());
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("unknown baseline \"nope\""), std::string::npos) << unknown.status().message();
+}
+
+}  // namespace
+}  // namespace graphopt

@@ -4,6 +4,7 @@ Run by ctest (tests/CMakeLists.txt) with the build's python/ folder on PYTHONPAT
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -241,3 +242,89 @@ def test_the_gil_is_released_while_cpp_works():
     assert loaded["graph"].num_ops > 10000
     # Held for the whole load, the GIL would stop this loop for about that long.
     assert max(gaps) < 0.5 * loaded["seconds"], (max(gaps), loaded["seconds"])
+
+
+def module_prefixes(graph):
+    """Every module path the node names carry ('/a/b.0/Op' -> 'a', 'a.b.0'), dotted."""
+    prefixes = set()
+    for name in graph.op_names():
+        if name.startswith("/"):
+            parts = name.split("/")[1:-1]
+            for k in range(1, len(parts) + 1):
+                prefixes.add(".".join(parts[:k]))
+    return prefixes
+
+
+@pytest.mark.parametrize("model", [
+    os.path.join(DATA, "onnx", "transformer_seq2seq.onnx"),
+    os.path.join(DATA, "onnx", "bert_encoder.onnx"),
+    os.path.join(SOURCE, "data", "onnx_corpus", "vit_b_16.onnx"),
+    os.path.join(SOURCE, "data", "onnx_corpus", "resnet18.onnx"),
+])
+def test_a_module_plan_maps_modules_named_as_the_exporter_named_them(model):
+    g = graphopt.load(model, default_dim=1)
+    c = graphopt.cluster("4xV100")
+    plan = graphopt.baseline(g, c, "module-balanced", granularity="module")
+    device_map = plan.device_map(c)
+    assert len(device_map) >= 8  # two modules holding parameters per accelerator, at least
+    prefixes = module_prefixes(g)
+    names = set(g.op_names())
+    for module, device in device_map.items():
+        assert module in prefixes or module in names, module  # a module path, or a parameter's name
+        assert device in (0, 1, 2, 3)
+    assert len(set(device_map.values())) >= 3  # runs of equal bytes (a large module may fill two)
+    assert graphopt.simulate(g, c, plan).step_time_us > 0
+
+
+def test_optimize_and_baselines_keep_modules_whole_at_a_depth():
+    g = graphopt.load(os.path.join(DATA, "onnx", "transformer_seq2seq.onnx"))
+    c = graphopt.cluster("4xV100")
+    r = graphopt.optimize(g, c, time_limit=0, steps=2, granularity="module", depth=3, threads=1, options=TINY_POLICY)
+    layers = r.plan.device_map(c, depth=3)
+    assert "t.encoder.layers.0" in layers and "t.decoder.layers.5" in layers
+    expert = graphopt.baseline(g, c, "expert")
+    with pytest.raises(graphopt.Error, match="splits module"):
+        expert.device_map(c, depth=3)
+    with pytest.raises(graphopt.InvalidArgument, match="granularity"):
+        graphopt.baseline(g, c, "expert", granularity="layer")
+    with pytest.raises(graphopt.InvalidArgument, match="depth"):
+        graphopt.baseline(g, c, "expert", depth=2)
+    with pytest.raises(graphopt.InvalidArgument, match="module depth 9"):
+        graphopt.optimize(g, c, steps=1, granularity="module", depth=9)
+    with pytest.raises(graphopt.InvalidArgument, match="module depth 9"):
+        graphopt.Plan(g).device_map(c, depth=9)
+
+
+def test_the_quickstart_example_runs(tmp_path):
+    example = os.path.join(SOURCE, "examples", "quickstart.py")
+    run = subprocess.run([sys.executable, example, "--time-limit", "3", "--out", str(tmp_path)],
+                         capture_output=True, text=True, env=os.environ, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "found" in run.stdout and "t.encoder.layers.0" in run.stdout
+    device_map = json.loads((tmp_path / "device_map.json").read_text())
+    assert len(device_map) == 14
+    assert "traceEvents" in json.loads((tmp_path / "plan.trace.json").read_text())
+
+
+def documentation(obj):
+    """An object's docstring without the signature lines pybind11 writes into it."""
+    doc = (getattr(obj, "__doc__", None) or "").strip()
+    lines = [line for line in doc.splitlines() if not re.match(r"^(\d+\. )?\w+\(.*\) -> ", line)]
+    return "\n".join(lines).strip()
+
+
+def test_every_public_name_has_a_docstring():
+    undocumented = []
+    for name in dir(graphopt):
+        if name.startswith("_"):
+            continue
+        obj = getattr(graphopt, name)
+        if not documentation(obj):
+            undocumented.append(name)
+        if isinstance(obj, type) and not issubclass(obj, BaseException):
+            for attr, member in vars(obj).items():
+                if attr.startswith("_") and attr != "__init__":
+                    continue
+                if not documentation(member):
+                    undocumented.append(name + "." + attr)
+    assert not undocumented, undocumented

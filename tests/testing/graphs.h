@@ -80,4 +80,42 @@ inline Graph TwoTimedChains(int n, double measured_us, int64_t elements) {
   return g;
 }
 
+// A graph named as an ONNX export from PyTorch names it (graph/modules.h), in op order:
+//   0 onnx::Input_0     graph input (no module)
+//   1 enc.l0.weight     parameter of module enc.l0 (400 bytes)
+//   2 /enc/l0/MatMul    reads 0 and 1
+//   3 /enc/l0/Relu
+//   4 onnx::MatMul_7    parameter transposed by the exporter, read by 5 (800 bytes)
+//   5 /enc/l1/MatMul    reads 3 and 4
+//   6 enc.scale         parameter of module enc itself (100 bytes)
+//   7 /enc/Add          an op of module enc itself, reads 5 and 6
+//   8 /dec/MatMul       reads 7
+//   9 grad//enc/l1/MatMul/in0   a gradient op of 5 (forward_op 5)
+inline Graph ModuleNamedGraph() {
+  Graph g("modules");
+  auto add = [&g](const std::string& name, OpKind kind, const std::vector<TensorId>& inputs, int64_t param_bytes) {
+    Op op;
+    op.name = name;
+    op.kind = kind;
+    op.inputs = inputs;
+    op.param_bytes = param_bytes;
+    op.outputs = {g.AddTensor(name + ":0", {64})};
+    return g.AddOp(std::move(op), /*compute_cost=*/false);
+  };
+  auto out = [&g](OpId o) { return g.op(o).outputs[0]; };
+  const OpId input = add("onnx::Input_0", OpKind::kInput, {}, 0);
+  const OpId w0 = add("enc.l0.weight", OpKind::kVariable, {}, 400);
+  const OpId mm0 = add("/enc/l0/MatMul", OpKind::kGeneric, {out(input), out(w0)}, 0);
+  const OpId relu = add("/enc/l0/Relu", OpKind::kGeneric, {out(mm0)}, 0);
+  const OpId w1 = add("onnx::MatMul_7", OpKind::kVariable, {}, 800);
+  const OpId mm1 = add("/enc/l1/MatMul", OpKind::kGeneric, {out(relu), out(w1)}, 0);
+  const OpId scale = add("enc.scale", OpKind::kVariable, {}, 100);
+  const OpId sum = add("/enc/Add", OpKind::kGeneric, {out(mm1), out(scale)}, 0);
+  add("/dec/MatMul", OpKind::kGeneric, {out(sum)}, 0);
+  const OpId grad = add("grad//enc/l1/MatMul/in0", OpKind::kGeneric, {out(mm1)}, 0);
+  g.mutable_op(grad).phase = Phase::kBackward;
+  g.mutable_op(grad).forward_op = mm1;
+  return g;
+}
+
 }  // namespace graphopt::testing

@@ -1,0 +1,48 @@
+// A plan as the map a PyTorch program applies: {module name: device}, the devices as
+// Hugging Face Accelerate's `dispatch_model` takes them (an accelerator's index among
+// the cluster's accelerators, or "cpu"), for a plan that keeps every module of the
+// chosen depth on one device (graph/modules.h; `graphopt optimize --granularity
+// module` makes such plans). Written by `graphopt export --to device-map` and the
+// Python module's Plan.device_map; applying one is shown in docs/python.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "graph/graph.h"
+#include "graph/modules.h"
+#include "sim/cluster.h"
+#include "sim/plan.h"
+#include "sim/simulator.h"
+
+namespace graphopt {
+
+struct DeviceMap {
+  int depth = 0;
+  std::vector<std::string> modules;  // in the graph's op order
+  std::vector<DeviceId> device;      // per module
+  // The modules in the order the plan runs their first kernel (a simulated step);
+  // empty unless the map was made with a simulated timeline.
+  std::vector<std::string> order;
+};
+
+// The device of each module of `modules` under `plan`. A plan that splits a module
+// is refused, naming the module and two of its ops on different devices.
+StatusOr<DeviceMap> PlanDeviceMap(const Graph& graph, const Plan& plan, const ModuleMap& modules);
+
+// Sets map->order from a simulated timeline (SimResult::timeline) of the plan: by the
+// start of each module's first forward kernel that computes (sources, which cost
+// nothing, do not count).
+void SetExecutionOrder(const Graph& graph, const ModuleMap& modules, const std::vector<TimelineEvent>& timeline,
+                       DeviceMap* map);
+
+// A device as Accelerate names it: the accelerator's index among the cluster's
+// accelerators ("0", "1", ...) or "cpu".
+std::string DeviceMapValue(const Cluster& cluster, DeviceId device);
+
+// The map as JSON: {"format": "graphopt-device-map", "version": 1, "model", "cluster",
+// "depth", "device_map": {module: index or "cpu"}, "order": [...]}.
+std::string DeviceMapJson(const DeviceMap& map, const Graph& graph, const Cluster& cluster);
+
+}  // namespace graphopt
