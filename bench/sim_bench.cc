@@ -12,6 +12,9 @@
 //  - BM_BatchSpeedup: the same 1- and 2-thread batches timed back to back in each
 //    iteration; the counter speedup is their ratio (target: >= 1.7), cpu_efficiency
 //    the CPU time per plan on 1 thread over that on 2 (see below).
+//  - BM_SimulateExpertPlan: one simulation of the expert's plan of gnmt:layers=8 as
+//    LoadModel loads it, reusing a scratch as the Python module's Simulator does
+//    (bench/python_overhead.sh sets the module's call against it).
 // If the GNMT builder is not available, a random layered graph of similar size
 // stands in (the label says which graph ran). Peak resident memory is printed last.
 #include <benchmark/benchmark.h>
@@ -22,7 +25,9 @@
 #include <cstdio>
 #include <memory>
 
+#include "baselines/baseline.h"
 #include "core/rng.h"
+#include "models/load.h"
 #include "models/registry.h"
 #include "sim/batch.h"
 #include "sim/plan_legalizer.h"
@@ -107,6 +112,37 @@ void BM_SimulateRandomPlan(benchmark::State& state) {
   state.counters["cpu_ns_per_op_edge"] = cpu * 1e9 / units;
   state.SetLabel(s.label);
 }
+void BM_SimulateExpertPlan(benchmark::State& state) {
+  static const auto* setup = [] {
+    struct ExpertSetup {
+      Graph graph;
+      Cluster cluster;
+      std::unique_ptr<Simulator> sim;
+      Plan plan;
+    };
+    auto* s = new ExpertSetup;
+    s->graph = LoadModel(kModel).value();
+    s->cluster = *ClusterPreset(kCluster);
+    s->sim = std::make_unique<Simulator>(Simulator::Create(s->graph, s->cluster).value());
+    s->plan = RunBaseline("expert", s->graph, s->cluster, s->sim->cost_model()).value();
+    return s;
+  }();
+  SimScratch scratch;
+  (void)setup->sim->Simulate(setup->plan, {}, &scratch);  // size the scratch outside the timing
+  double step = 0;
+  for (auto _ : state) {
+    auto r = setup->sim->Simulate(setup->plan, {}, &scratch);
+    if (!r.ok()) {
+      state.SkipWithError(r.status().message().c_str());
+      break;
+    }
+    step += r->step_time_us;
+  }
+  benchmark::DoNotOptimize(step);
+  state.SetLabel(std::string(kModel) + " on " + kCluster + ", the expert's plan");
+}
+BENCHMARK(BM_SimulateExpertPlan)->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(20)->ReportAggregatesOnly(true);
+
 BENCHMARK(BM_SimulateRandomPlan)
     ->Unit(benchmark::kMillisecond)
     ->Repetitions(20)

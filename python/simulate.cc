@@ -2,6 +2,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,11 +14,15 @@
 namespace graphopt::python {
 namespace {
 
-// A simulator with the graph and the cluster it refers to.
+// A simulator with the graph and the cluster it refers to, and the buffers its
+// simulations reuse (one call at a time; a call that finds them in use by another
+// thread simulates with buffers of its own).
 struct BoundSimulator {
   std::shared_ptr<const Graph> graph;
   std::shared_ptr<const Cluster> cluster;
   std::optional<Simulator> sim;
+  std::mutex scratch_mu;
+  SimScratch scratch;
 };
 
 // A simulated step and what it says of memory on its cluster.
@@ -39,13 +44,15 @@ std::shared_ptr<BoundSimulator> NewSimulator(std::shared_ptr<Graph> graph, std::
   return s;
 }
 
-Result Run(const BoundSimulator& s, const BoundPlan& plan, const std::string& trace) {
+Result Run(BoundSimulator& s, const BoundPlan& plan, const std::string& trace) {
   CheckPlanOf(plan, s.graph);
   SimOptions options;
   options.record_timeline = !trace.empty();
   StatusOr<SimResult> r = [&] {
     py::gil_scoped_release release;
-    return s.sim->Simulate(plan.plan, options);
+    std::unique_lock<std::mutex> lock(s.scratch_mu, std::try_to_lock);
+    if (!lock.owns_lock()) return s.sim->Simulate(plan.plan, options);
+    return s.sim->Simulate(plan.plan, options, &s.scratch);
   }();
   Result out;
   out.r = Value(std::move(r));
