@@ -24,6 +24,9 @@ void BindCluster(py::module_& m) {
       .def_property_readonly("devices", &Cluster::devices, "Every device, in id order.")
       .def_property_readonly("accelerators", &Cluster::Accelerators, "The ids of the accelerators.")
       .def("summary", &Cluster::Summary, "One line: its devices and links.")
+      .def(
+          "save", [](const Cluster& c, const std::string& path) { Check(WriteClusterJson(c, path)); }, py::arg("path"),
+          "Writes the cluster as graphopt's cluster .json (graphopt.cluster and --cluster read it).")
       .def("__len__", &Cluster::num_devices, "num_devices.")
       .def("__repr__", [](const Cluster& c) { return "<graphopt.Cluster " + c.Summary() + ">"; });
 

@@ -85,6 +85,10 @@ def test_cluster_presets_specs_and_files(tmp_path, two_p100):
     assert graphopt.cluster("2xV100+1xP100").num_devices == 4
     with pytest.raises(graphopt.InvalidArgument, match="Foo"):
         graphopt.cluster("9xFoo")
+    saved = tmp_path / "mine.json"
+    two_p100.save(str(saved))
+    again = graphopt.cluster(str(saved))
+    assert again.summary() == two_p100.summary()
     bad = tmp_path / "cluster.json"
     bad.write_text("{not json")
     with pytest.raises(graphopt.Error, match="cluster.json"):
