@@ -10,9 +10,17 @@
 namespace graphopt {
 namespace {
 
+// The qualified name of the module of the first n components of `path`. An exporter
+// names a scope either by its name in its parent ("/encoder/layers.0/...": the module
+// encoder.layers.0) or by its qualified name ("/layer1/layer1.0/...": layer1.0), the
+// second when the component starts with its parent's qualified name and a dot.
 std::string Dotted(const std::vector<std::string>& path, size_t n) {
   std::string out;
-  for (size_t i = 0; i < n && i < path.size(); ++i) out += (i ? "." : "") + path[i];
+  for (size_t i = 0; i < n && i < path.size(); ++i) {
+    const std::string& c = path[i];
+    const bool qualified = !out.empty() && c.size() > out.size() && c.compare(0, out.size(), out) == 0 && c[out.size()] == '.';
+    out = qualified ? c : out.empty() ? c : out + "." + c;
+  }
   return out;
 }
 
@@ -105,6 +113,11 @@ StatusOr<ModuleMap> ModulesAtDepth(const Graph& graph, int depth, int min_module
                            ": no op name is a module path (a model exported from PyTorch names its nodes "
                            "/module/path/Op), so it has no modules");
   }
+  // The modules that have modules inside them.
+  std::set<std::string> parents;
+  for (const auto& p : paths) {
+    for (size_t k = 1; k < p.size(); ++k) parents.insert(Dotted(p, k));
+  }
   auto build = [&](size_t k) {
     ModuleMap m;
     m.depth = static_cast<int>(k);
@@ -116,6 +129,8 @@ StatusOr<ModuleMap> ModulesAtDepth(const Graph& graph, int depth, int min_module
       std::string name;
       if (p.size() >= k) {
         name = Dotted(p, k);
+      } else if (!p.empty() && parents.count(Dotted(p, p.size())) == 0) {
+        name = Dotted(p, p.size());  // a shallower module with none inside it: whole
       } else if (IsParameter(graph.op(anchor))) {
         name = graph.op(anchor).name;  // a parameter of a shallower module: its own entry
       } else {

@@ -7,10 +7,13 @@
 // the op it comes from (Op::forward_op).
 //
 // At depth K an op belongs to the module named by the first K components of its path
-// (joined by '.': PyTorch's module name, as `model.get_submodule` and a device map
-// take it). An op whose path is shorter belongs to no module of that depth (a
-// framework runs it wherever its inputs are), except a parameter, which is its own
-// entry (its dotted name), so that every parameter has one. These are the units a
+// (PyTorch's qualified module name, as `model.get_submodule` and a device map take it:
+// the components joined by '.', a component that is already qualified taken as it
+// is, "/layer1/layer1.0/conv1" being layer1.0.conv1). An op whose path is shorter belongs to its module if no module lies inside
+// that one (a leaf of the module tree: a Linear or a Conv directly under the model);
+// else to no module of that depth (a framework runs it wherever its inputs are),
+// except a parameter, which is its own entry (its dotted name), so that every
+// parameter has one. These are the units a
 // framework can place: `optimize --granularity module` keeps each on one device
 // (ColocateModules), and a plan that does keeps them can be written as the
 // {module: device} map a PyTorch program applies (sim/device_map.h).

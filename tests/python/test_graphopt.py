@@ -249,33 +249,39 @@ def test_the_gil_is_released_while_cpp_works():
 
 
 def module_prefixes(graph):
-    """Every module path the node names carry ('/a/b.0/Op' -> 'a', 'a.b.0'), dotted."""
+    """Every module the node names carry, by its PyTorch name: '/a/b/Op' is in a and a.b,
+    '/layer1/layer1.0/Op' (a component already qualified) in layer1 and layer1.0."""
     prefixes = set()
     for name in graph.op_names():
-        if name.startswith("/"):
-            parts = name.split("/")[1:-1]
-            for k in range(1, len(parts) + 1):
-                prefixes.add(".".join(parts[:k]))
+        if not name.startswith("/"):
+            continue
+        qualified = ""
+        for part in name.split("/")[1:-1]:
+            qualified = part if not qualified or part.startswith(qualified + ".") else qualified + "." + part
+            prefixes.add(qualified)
     return prefixes
 
 
-@pytest.mark.parametrize("model", [
-    os.path.join(DATA, "onnx", "transformer_seq2seq.onnx"),
-    os.path.join(DATA, "onnx", "bert_encoder.onnx"),
-    os.path.join(SOURCE, "data", "onnx_corpus", "vit_b_16.onnx"),
-    os.path.join(SOURCE, "data", "onnx_corpus", "resnet18.onnx"),
-])
-def test_a_module_plan_maps_modules_named_as_the_exporter_named_them(model):
+@pytest.mark.parametrize("model", [os.path.join(DATA, "onnx", m + ".onnx") for m in (
+    "transformer_seq2seq", "bert_encoder", "inception_v3", "resnet50", "squeezenet1_1")] + [
+    os.path.join(SOURCE, "data", "onnx_corpus", m + ".onnx") for m in (
+    "vit_b_16", "swin_t", "gpt_fixed", "resnet18", "mobilenet_v2")])
+def test_a_module_plan_maps_modules_named_as_pytorch_names_them(model):
     g = graphopt.load(model, default_dim=1)
     c = graphopt.cluster("4xV100")
     plan = graphopt.baseline(g, c, "module-balanced", granularity="module")
     device_map = plan.device_map(c)
     assert len(device_map) >= 8  # two modules holding parameters per accelerator, at least
     prefixes = module_prefixes(g)
-    names = set(g.op_names())
+    ops = [g.op(i) for i in range(g.num_ops)]
+    parameters = {op.name for op in ops if op.kind == "Variable" and op.param_bytes > 0 and "::" not in op.name}
     for module, device in device_map.items():
-        assert module in prefixes or module in names, module  # a module path, or a parameter's name
+        assert module in prefixes or module in parameters, module  # a module of the nodes, or a parameter
         assert device in (0, 1, 2, 3)
+    # Every parameter PyTorch names (not those the exporter renamed, "onnx::Conv_193") is
+    # placed by the map, as dispatch_model needs: under one of its modules, or by itself.
+    for p in parameters:
+        assert any(p == m or p.startswith(m + ".") for m in device_map), p
     assert len(set(device_map.values())) >= 3  # runs of equal bytes (a large module may fill two)
     assert graphopt.simulate(g, c, plan).step_time_us > 0
 

@@ -22,8 +22,8 @@ TEST(DeviceMapTest, EachModuleHasTheDeviceOfItsOps) {
   const ModuleMap modules = *ModulesAtDepth(g, 2);
   auto map = PlanDeviceMap(g, TwoDevicePlan(g), modules);
   ASSERT_TRUE(map.ok()) << map.status().message();
-  EXPECT_EQ(map->modules, (std::vector<std::string>{"enc.l0", "enc.l1", "enc.scale"}));
-  EXPECT_EQ(map->device, (std::vector<DeviceId>{0, 1, 0}));
+  EXPECT_EQ(map->modules, (std::vector<std::string>{"enc.l0", "enc.l1", "enc.scale", "dec"}));
+  EXPECT_EQ(map->device, (std::vector<DeviceId>{0, 1, 0, 0}));
 }
 
 TEST(DeviceMapTest, APlanThatSplitsAModuleIsRefusedNamingIt) {
@@ -62,9 +62,10 @@ TEST(DeviceMapTest, TheOrderIsThatOfEachModulesFirstComputingForwardKernel) {
     e.start_us = start;
     return e;
   };
-  // Sources (the parameters) and gradients do not count; enc.scale has no kernel left.
+  // Sources (the parameters) and gradients do not count; enc.scale and dec have no
+  // kernel left, and keep their order.
   SetExecutionOrder(g, modules, {kernel(1, 0), kernel(4, 0), kernel(9, 1), kernel(5, 2), kernel(2, 7)}, &map);
-  EXPECT_EQ(map.order, (std::vector<std::string>{"enc.l1", "enc.l0", "enc.scale"}));
+  EXPECT_EQ(map.order, (std::vector<std::string>{"enc.l1", "enc.l0", "enc.scale", "dec"}));
 }
 
 }  // namespace
