@@ -187,6 +187,10 @@ def test_optimize_zero_shot_and_its_errors():
         graphopt.optimize(g, c, zero_shot=True)
     with pytest.raises(graphopt.InvalidArgument, match="colour"):
         graphopt.optimize(g, c, options="colour=blue")
+    placed = graphopt.optimize(g, c, time_limit=0, steps=1, tasks="placement", threads=1, options=TINY_POLICY)
+    assert placed.steps == 1 and placed.fits
+    with pytest.raises(graphopt.InvalidArgument, match="tasks"):
+        graphopt.optimize(g, c, steps=1, tasks="colour")
     with pytest.raises(graphopt.Error, match="no_such_method"):
         graphopt.optimize(g, c, method="no_such_method")
     with pytest.raises(graphopt.Error, match="missing.pt"):
