@@ -107,22 +107,22 @@ struct GoSearchConfig {
   // 128 samples: on an unseen machine the greedy plan is often far from the policy's
   // best sample (docs/policy-changelog.md, "The policy shipped before it: plain units").
   std::string pretrained;
-  int zero_shot_samples = 128;
+  int zero_shot_samples = ZeroShotOptions{}.samples;
   // Samples of the zero-shot plan whose placement is drawn coupled
   // (policy/coupled_sampling.h: the units of a sample move together), besides the
   // zero_shot_samples independent ones; scheduling and fusion as in those.
   // 256: enough for a policy that never saw a family to find a plan that fits
   // (docs/experiments/2026-11-25-zero-shot-coupled-samples.md, "Result and decision").
-  int zero_shot_coupled = 256;
+  int zero_shot_coupled = ZeroShotOptions{}.coupled_samples;
   // Plans of the zero-shot pass on the fastest accelerator alone (rl/zero_shot.h
   // ZeroShotOptions::single_device_plans: its greedy plan and the rest samples).
-  int zero_shot_single = 32;
+  int zero_shot_single = ZeroShotOptions{}.single_device_plans;
   // Plans of the zero-shot pass whose placement is decoded under a memory budget
   // (policy/memory_budget.h; the greedy one and the rest samples) and that budget as
   // a fraction of each device's memory: plans of a policy that spreads memory badly
   // on an unseen family (docs/experiments/2026-11-26-zero-shot-memory-budget.md).
-  int zero_shot_budgeted = 16;
-  double zero_shot_memory_budget = 0.9;
+  int zero_shot_budgeted = ZeroShotOptions{}.budgeted_plans;
+  double zero_shot_memory_budget = ZeroShotOptions{}.memory_budget;
   // With a pre-trained policy, training starts with the scheduling head's output layer
   // afresh (GoPolicyImpl::RestartPriorityOutput, seeded by `seed`): the pre-trained
   // one puts every unit on priority level 0 with certainty, so no sample tries another

@@ -22,16 +22,18 @@
 
 namespace graphopt {
 
+// The defaults are the zero-shot pass of the search and of `optimize --zero-shot`
+// (rl/go_search.h GoSearchConfig's zero_shot_* options take them from here).
 struct ZeroShotOptions {
-  int samples = 16;          // plans sampled besides the greedy one (0: the greedy plan alone)
+  int samples = 128;         // plans sampled besides the greedy one (0: the greedy plan alone)
   // Plans sampled with coupled placement (policy/coupled_sampling.h), besides the
   // `samples` independent ones and drawn after them (so those do not depend on it).
-  int coupled_samples = 0;
+  int coupled_samples = 256;
   // Plans of the fastest accelerator alone (the one where the graph's ops take the
   // least time in all; a machine of that device and the host CPUs, see above): its
   // greedy plan and single_device_plans - 1 samples. 0: none; ignored on a machine of
   // at most one accelerator.
-  int single_device_plans = 0;
+  int single_device_plans = 32;
   // Memory-budgeted plans (policy/memory_budget.h), drawn after the coupled samples,
   // scheduling and fusion decoded given each placement. Their budgets step down from
   // memory_budget (a fraction of each device's memory, in (0, 1]) by a tenth at a
@@ -39,7 +41,7 @@ struct ZeroShotOptions {
   // each rung, the rest budgeted samples taking the rungs in turn. If no plan of the
   // pass fits, the greedy budgeted placements of eight lower rungs (0.59 down to 0.28
   // of each device's memory from 0.9) are decoded and scored too. 0: none.
-  int budgeted_plans = 0;
+  int budgeted_plans = 16;
   double memory_budget = 0.9;
   // Once the greedy plan, an independent sample or a memory-budgeted plan fits, every
   // later plan (coupled, single-device) stops at its first overflow and, with

@@ -222,6 +222,9 @@ TEST(PretrainTest, APretrainedPolicyPlansAnUnseenGraphBetterThanAnUntrainedOne) 
   ASSERT_TRUE(sim.ok());
   ZeroShotOptions greedy;
   greedy.samples = 0;
+  greedy.coupled_samples = 0;
+  greedy.single_device_plans = 0;
+  greedy.budgeted_plans = 0;
   greedy.units_per_device = c.units_per_device;
   greedy.threads = 1;
   auto trained = ZeroShotPlan(*sim, dir + "/trained.pt", greedy);

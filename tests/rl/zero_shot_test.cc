@@ -29,6 +29,8 @@ class ZeroShotCoupledTest : public ::testing::Test {
     ZeroShotOptions o;
     o.samples = samples;
     o.coupled_samples = coupled;
+    o.single_device_plans = 0;
+    o.budgeted_plans = 0;
     o.units_per_device = 0;
     o.threads = 1;
     o.seed = 4;
