@@ -33,10 +33,9 @@ for name in graphopt.baselines():
     result = graphopt.simulate(graph, cluster, graphopt.baseline(graph, cluster, name))
     print("%-12s %7.3f ms  %s" % (name, result.step_time_us / 1e3, result.memory))
 
-# In [3]: the learned optimizer, every module on one device, from the shipped policy.
-policy = os.path.join(HERE, "..", "policies", "default.pt")
+# In [3]: the learned optimizer, every module on one device, from the shipped policy
+# (as graphopt optimize: $GRAPHOPT_POLICY, else the checkout's policies/default.pt).
 best = graphopt.optimize(graph, cluster, time_limit=args.time_limit, granularity="module",
-                         pretrained=policy if os.path.exists(policy) else "",
                          progress=lambda p: print("\rstep %d: best %.3f ms" % (p["step"], p["best_us"] / 1e3), end=""))
 print("\nfound %.3f ms (best baseline %s, %.3f ms) in %.0f s, %d steps"
       % (best.step_time_us / 1e3, best.best_baseline, best.best_baseline_us / 1e3, best.seconds, best.steps))

@@ -4,11 +4,13 @@
 #include <pybind11/stl.h>
 
 #include <atomic>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "bindings.h"
+#include "rl/default_policy.h"
 #include "rl/go_search.h"
 #include "rl/zero_shot.h"
 #include "sim/simulator.h"
@@ -39,8 +41,21 @@ py::dict ProgressDict(const GoSearchProgress& p) {
   return d;
 }
 
+// The policy a search starts from: `pretrained` if given ("" or "none": a new one),
+// else, as `graphopt optimize` does, the default (GRAPHOPT_POLICY, or the checkout's
+// policies/default.pt) for go without network options of its own.
+std::string PickPretrained(const std::optional<std::string>& pretrained, const GoSearchConfig& config) {
+  if (pretrained) return *pretrained == "none" ? "" : *pretrained;
+  if (config.method != "go" || config.policy.has_value()) return "";
+  const std::string module = py::module_::import("graphopt").attr("__file__").cast<std::string>();
+  // <checkout>/build/python/graphopt.so: the checkout is three folders up.
+  const std::filesystem::path checkout = std::filesystem::path(module).parent_path().parent_path().parent_path();
+  return Value(FindDefaultPolicy(checkout.string())).path;
+}
+
 OptimizeResult Optimize(std::shared_ptr<Graph> graph, std::shared_ptr<Cluster> cluster, double time_limit,
-                        int64_t steps, const std::string& method, bool zero_shot, const std::string& pretrained,
+                        int64_t steps, const std::string& method, bool zero_shot,
+                        const std::optional<std::string>& pretrained_arg,
                         const std::string& tasks, const std::string& options, uint64_t seed, int threads,
                         const std::string& granularity, int depth, const std::function<void(py::dict)>& progress) {
   GoSearchConfig config = Value(DefaultSearchConfig(method));
@@ -51,8 +66,11 @@ OptimizeResult Optimize(std::shared_ptr<Graph> graph, std::shared_ptr<Cluster> c
   std::string text = options;
   if (!tasks.empty()) text += (text.empty() ? "" : ",") + std::string("tasks=") + tasks;
   config = Value(ParseGoSearchOptions(text, config));
+  const std::string pretrained = PickPretrained(pretrained_arg, config);
   config.pretrained = pretrained;
-  if (zero_shot && pretrained.empty()) Check(InvalidArgument("zero_shot needs a pre-trained policy: pretrained=FILE"));
+  if (zero_shot && pretrained.empty()) {
+    Check(InvalidArgument("zero_shot needs a pre-trained policy: pretrained=FILE (none found by default)"));
+  }
   const std::shared_ptr<const Graph> planned = Granular(graph, *cluster, granularity, depth);
   auto sim = std::make_shared<Simulator>(Value(Simulator::Create(*planned, *cluster)));
 
@@ -142,13 +160,14 @@ void BindOptimize(py::module_& m) {
       });
 
   m.def("optimize", &Optimize, py::arg("graph"), py::arg("cluster"), py::arg("time_limit") = kDefaultSearchSeconds,
-        py::arg("steps") = 0, py::arg("method") = "go", py::arg("zero_shot") = false, py::arg("pretrained") = "",
+        py::arg("steps") = 0, py::arg("method") = "go", py::arg("zero_shot") = false, py::arg("pretrained") = py::none(),
         py::arg("tasks") = "", py::arg("options") = "", py::arg("seed") = 0, py::arg("threads") = 0,
         py::arg("granularity") = "op", py::arg("depth") = 0, py::arg("progress") = nullptr,
         "Plans `graph` on `cluster` with the learned optimizer, as `graphopt optimize` does: `method`\n"
         "'go' (the default), 'colocrl' or 'hdp', for `time_limit` seconds (0: none) or `steps` steps\n"
-        "(0: none). `pretrained`: a GO policy file to start from ('' trains a new policy); with\n"
-        "zero_shot=True its one-pass plan, no training. `tasks`: what GO decides\n"
+        "(0: none). `pretrained`: a GO policy file to start from ('none' trains a new policy; not\n"
+        "given: as graphopt optimize, $GRAPHOPT_POLICY or the checkout's policies/default.pt, unless\n"
+        "`options` set the network); with zero_shot=True its one-pass plan, no training. `tasks`: what GO decides\n"
         "('placement+scheduling+fusion', the default, or a part). `options`: the 'key=value,...' of\n"
         "graphopt optimize --policy. granularity='module' keeps every module of `depth` on one device\n"
         "(the plan's device_map; depth 0: two modules holding parameters per accelerator at least).\n"

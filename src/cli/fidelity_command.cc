@@ -47,7 +47,7 @@
 #include "sim/random_graph.h"
 #include "sim/simulator.h"
 #ifdef GRAPHOPT_HAVE_RL
-#include "cli/default_policy.h"
+#include "rl/default_policy.h"
 #include "rl/go_search.h"
 #endif
 #endif
@@ -179,7 +179,7 @@ StatusOr<Graph> WithProfile(const Graph& graph, const Profile& profile) {
 StatusOr<Plan> GoPlan(const Simulator& simulator, double seconds, uint64_t seed, const std::atomic<bool>* stop) {
 #ifdef GRAPHOPT_HAVE_RL
   GO_ASSIGN_OR_RETURN(GoSearchConfig config, DefaultSearchConfig("go"));
-  GO_ASSIGN_OR_RETURN(DefaultPolicy policy, FindDefaultPolicy());
+  GO_ASSIGN_OR_RETURN(DefaultPolicy policy, FindDefaultPolicy(ProgramCheckout()));
   config.pretrained = policy.path;
   config.time_limit_s = seconds;
   config.seed = seed;

@@ -12,7 +12,6 @@
 #include "cli/args.h"
 #include "cli/cluster_flag.h"
 #include "cli/commands.h"
-#include "cli/default_policy.h"
 #include "cli/flag_table.h"
 #include "cli/granularity.h"
 #include "cli/interrupt.h"
@@ -30,6 +29,7 @@
 #ifdef GRAPHOPT_HAVE_RL
 #include "policy/go_policy_config.h"
 #include "rl/baseline_scores.h"
+#include "rl/default_policy.h"
 #include "rl/methods.h"
 #endif
 #ifdef GRAPHOPT_HAVE_EXEC
@@ -150,14 +150,14 @@ int RunZeroShot(const Args& args, const Graph& graph, const Simulator& sim, cons
 }
 
 // The policy the GO search starts from: --pretrained FILE, none with --pretrained none,
-// else the default one (cli/default_policy.h) unless network options ask for a new one.
+// else the default one (rl/default_policy.h) unless network options ask for a new one.
 StatusOr<DefaultPolicy> PickPretrained(const Args& args, const LearnedMethod& method, const GoSearchConfig& config) {
   if (args.Has("pretrained")) {
     if (args.Get("pretrained") == "none") return DefaultPolicy{"", "--pretrained none"};
     return DefaultPolicy{args.Get("pretrained"), "--pretrained"};
   }
   if (!method.go_policy) return DefaultPolicy{"", "--method " + method.name};
-  GO_ASSIGN_OR_RETURN(DefaultPolicy found, FindDefaultPolicy());
+  GO_ASSIGN_OR_RETURN(DefaultPolicy found, FindDefaultPolicy(ProgramCheckout()));
   if (found.path.empty()) return DefaultPolicy{"", "no default policy: " + found.origin};
   if (config.policy.has_value()) {
     return DefaultPolicy{"", "network options or --tasks given, so not the default pre-trained policy"};

@@ -183,8 +183,11 @@ def test_optimize_zero_shot_and_its_errors():
     policy = os.path.join(SOURCE, "policies", "default.pt")
     z = graphopt.optimize(g, c, zero_shot=True, pretrained=policy, threads=1)
     assert z.stop_reason == "zero-shot" and z.steps == 0 and z.step_time_us > 0
+    # Not named, the policy is the command's default: the checkout's policies/default.pt.
+    shipped = graphopt.optimize(g, c, zero_shot=True, threads=1)
+    assert (shipped.plan.device == z.plan.device).all() and shipped.step_time_us == z.step_time_us
     with pytest.raises(graphopt.InvalidArgument, match="pre-trained"):
-        graphopt.optimize(g, c, zero_shot=True)
+        graphopt.optimize(g, c, zero_shot=True, pretrained="none")
     with pytest.raises(graphopt.InvalidArgument, match="colour"):
         graphopt.optimize(g, c, options="colour=blue")
     placed = graphopt.optimize(g, c, time_limit=0, steps=1, tasks="placement", threads=1, options=TINY_POLICY)

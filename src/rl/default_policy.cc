@@ -1,4 +1,4 @@
-#include "cli/default_policy.h"
+#include "rl/default_policy.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -6,7 +6,7 @@
 
 namespace graphopt {
 
-StatusOr<DefaultPolicy> FindDefaultPolicy() {
+StatusOr<DefaultPolicy> FindDefaultPolicy(const std::string& checkout) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (const char* env = std::getenv("GRAPHOPT_POLICY"); env != nullptr) {
@@ -17,11 +17,17 @@ StatusOr<DefaultPolicy> FindDefaultPolicy() {
     }
     return DefaultPolicy{path, "GRAPHOPT_POLICY"};
   }
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return DefaultPolicy{"", "none shipped"};
-  const fs::path shipped = exe.parent_path().parent_path() / "policies" / "default.pt";
+  if (checkout.empty()) return DefaultPolicy{"", "none shipped"};
+  const fs::path shipped = fs::path(checkout) / "policies" / "default.pt";
   if (!fs::is_regular_file(shipped, ec)) return DefaultPolicy{"", "none shipped"};
   return DefaultPolicy{shipped.lexically_normal().string(), "shipped"};
+}
+
+std::string ProgramCheckout() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  return exe.parent_path().parent_path().string();
 }
 
 }  // namespace graphopt
