@@ -2,15 +2,15 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
-#include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "baselines/baseline.h"
-#include "graph/modules.h"
-#include "sim/device_map.h"
 #include "bindings.h"
+#include "graph/modules.h"
 #include "sim/cost_model.h"
+#include "sim/device_map.h"
 
 namespace graphopt::python {
 namespace {
@@ -48,8 +48,7 @@ std::shared_ptr<const Graph> Granular(const std::shared_ptr<Graph>& graph, const
     return graph;
   }
   if (granularity != "module") Check(InvalidArgument("granularity: expected 'op' or 'module', got '" + granularity + "'"));
-  const int accelerators = std::max<int>(1, static_cast<int>(cluster.Accelerators().size()));
-  const ModuleMap modules = Value(ModulesAtDepth(*graph, depth, 2 * accelerators));
+  const ModuleMap modules = Value(ClusterModules(*graph, cluster, depth));
   auto colocated = std::make_shared<Graph>(*graph);
   ColocateModules(modules, colocated.get());
   return colocated;
@@ -116,17 +115,12 @@ void BindPlan(py::module_& m) {
       .def(
           "device_map",
           [](const BoundPlan& p, const Cluster& cluster, int depth) {
-            const int accelerators = std::max<int>(1, static_cast<int>(cluster.Accelerators().size()));
-            const ModuleMap modules = Value(ModulesAtDepth(*p.graph, depth, 2 * accelerators));
+            const ModuleMap modules = Value(ClusterModules(*p.graph, cluster, depth));
             const DeviceMap map = Value(PlanDeviceMap(*p.graph, p.plan, modules));
             py::dict out;
             for (size_t i = 0; i < map.modules.size(); ++i) {
-              const std::string v = DeviceMapValue(cluster, map.device[i]);
-              if (v == "cpu") {
-                out[py::str(map.modules[i])] = v;
-              } else {
-                out[py::str(map.modules[i])] = std::stoi(v);
-              }
+              const std::optional<int> index = AcceleratorIndex(cluster, map.device[i]);
+              out[py::str(map.modules[i])] = index ? py::object(py::int_(*index)) : py::object(py::str("cpu"));
             }
             return out;
           },

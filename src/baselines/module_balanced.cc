@@ -1,5 +1,5 @@
-// The module-balanced planner: a model's modules (graph/modules.h, at the shallowest
-// depth with at least two modules holding parameters per accelerator) in op order,
+// The module-balanced planner: a model's modules (sim/device_map.h ClusterModules, at
+// the shallowest depth with two modules holding parameters per accelerator) in op order,
 // cut into contiguous runs of about equal parameter bytes, one run per accelerator, as
 // Hugging Face Accelerate's device_map="balanced" splits a model's layers; the ops of
 // no module take a neighbour's device. Ready order, no fusion. For models whose op
@@ -12,6 +12,7 @@
 #include "graph/modules.h"
 #include "graph/neighbour_fill.h"
 #include "graph/verifier.h"
+#include "sim/device_map.h"
 
 namespace graphopt {
 namespace {
@@ -23,7 +24,7 @@ class ModuleBalancedPlanner : public Planner {
     const std::vector<DeviceId> accelerators = context.cluster.Accelerators();
     if (accelerators.empty()) return InvalidArgument("the cluster has no accelerator");
     const int n = static_cast<int>(accelerators.size());
-    GO_ASSIGN_OR_RETURN(const ModuleMap modules, ModulesAtDepth(graph, 0, 2 * n));
+    GO_ASSIGN_OR_RETURN(const ModuleMap modules, ClusterModules(graph, context.cluster, 0));
     // Each module's share of the total (its parameter bytes, or its op count when no
     // module holds parameters), and the accelerator whose run holds its middle.
     std::vector<double> weight(modules.names.size(), 0);

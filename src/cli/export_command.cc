@@ -1,7 +1,6 @@
 // `graphopt export MODEL --plan P --to device-map`: a plan that keeps the model's
 // modules whole, as the {module: device} map a PyTorch program applies
 // (sim/device_map.h; docs/python.md shows how).
-#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -63,8 +62,7 @@ int RunExportCommand(int argc, char** argv) {
   auto plan = ReadPlanJson(plan_path, *graph);
   if (!plan.ok()) return Fail(plan.status().message());
   if (Status valid = ValidatePlan(*graph, *cluster, *plan); !valid.ok()) return Fail(valid.WithContext(plan_path).message());
-  const int accelerators = std::max<int>(1, static_cast<int>(cluster->Accelerators().size()));
-  auto modules = ModulesAtDepth(*graph, static_cast<int>(*depth), 2 * accelerators);
+  auto modules = ClusterModules(*graph, *cluster, static_cast<int>(*depth));
   if (!modules.ok()) return Fail(modules.status().message());
   auto map = PlanDeviceMap(*graph, *plan, *modules);
   if (!map.ok()) return Fail(map.status().WithContext(plan_path).message());

@@ -1,10 +1,9 @@
 #include "cli/granularity.h"
 
-#include <algorithm>
-
 #include "core/options.h"
 #include "core/strings.h"
 #include "graph/modules.h"
+#include "sim/device_map.h"
 
 namespace graphopt {
 
@@ -29,8 +28,7 @@ StatusOr<std::string> ApplyGranularity(const Args& args, const Cluster& cluster,
     if (args.Has("depth")) return InvalidArgument("--depth goes with --granularity module");
     return std::string();
   }
-  const int accelerators = std::max<int>(1, static_cast<int>(cluster.Accelerators().size()));
-  GO_ASSIGN_OR_RETURN(const ModuleMap modules, ModulesAtDepth(*graph, static_cast<int>(depth), 2 * accelerators));
+  GO_ASSIGN_OR_RETURN(const ModuleMap modules, ClusterModules(*graph, cluster, static_cast<int>(depth)));
   const int groups = ColocateModules(modules, graph);
   int64_t placed = 0;
   for (int32_t m : modules.op_module) placed += m != kNoId;

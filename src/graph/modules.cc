@@ -153,10 +153,10 @@ StatusOr<ModuleMap> ModulesAtDepth(const Graph& graph, int depth, int min_module
     }
     return build(static_cast<size_t>(depth));
   }
-  for (size_t k = 1; k <= deepest; ++k) {
+  for (size_t k = 1; k < deepest; ++k) {
     ModuleMap m = build(k);
     const auto holding = std::count_if(m.param_bytes.begin(), m.param_bytes.end(), [](int64_t b) { return b > 0; });
-    if (holding >= min_modules || k == deepest) return m;
+    if (holding >= min_modules) return m;
   }
   return build(deepest);
 }

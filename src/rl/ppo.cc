@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 
-#include "core/strings.h"
 #include "rl/rollout.h"
 #include "rl/training_util.h"
 

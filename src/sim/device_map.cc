@@ -8,6 +8,11 @@
 
 namespace graphopt {
 
+StatusOr<ModuleMap> ClusterModules(const Graph& graph, const Cluster& cluster, int depth) {
+  const int accelerators = std::max<int>(1, static_cast<int>(cluster.Accelerators().size()));
+  return ModulesAtDepth(graph, depth, 2 * accelerators);
+}
+
 StatusOr<DeviceMap> PlanDeviceMap(const Graph& graph, const Plan& plan, const ModuleMap& modules) {
   if (plan.device.size() != static_cast<size_t>(graph.num_ops()) || modules.op_module.size() != plan.device.size()) {
     return InvalidArgument(StrFormat("a plan of %zu ops and modules of %zu ops for graph %s of %d ops", plan.device.size(),
@@ -55,21 +60,25 @@ void SetExecutionOrder(const Graph& graph, const ModuleMap& modules, const std::
   for (size_t i : order) map->order.push_back(modules.names[i]);
 }
 
-std::string DeviceMapValue(const Cluster& cluster, DeviceId device) {
-  if (cluster.device(device).kind != DeviceKind::kGpu) return "cpu";
+std::optional<int> AcceleratorIndex(const Cluster& cluster, DeviceId device) {
+  if (cluster.device(device).kind != DeviceKind::kGpu) return std::nullopt;
   const std::vector<DeviceId> accelerators = cluster.Accelerators();
-  const auto it = std::find(accelerators.begin(), accelerators.end(), device);
-  return std::to_string(it - accelerators.begin());
+  return static_cast<int>(std::find(accelerators.begin(), accelerators.end(), device) - accelerators.begin());
+}
+
+std::string DeviceMapValue(const Cluster& cluster, DeviceId device) {
+  const std::optional<int> index = AcceleratorIndex(cluster, device);
+  return index ? std::to_string(*index) : "cpu";
 }
 
 std::string DeviceMapJson(const DeviceMap& map, const Graph& graph, const Cluster& cluster) {
   nlohmann::ordered_json devices = nlohmann::ordered_json::object();
   for (size_t i = 0; i < map.modules.size(); ++i) {
-    const std::string v = DeviceMapValue(cluster, map.device[i]);
-    if (v == "cpu") {
-      devices[map.modules[i]] = v;
+    const std::optional<int> index = AcceleratorIndex(cluster, map.device[i]);
+    if (index) {
+      devices[map.modules[i]] = *index;
     } else {
-      devices[map.modules[i]] = std::stoi(v);
+      devices[map.modules[i]] = "cpu";
     }
   }
   nlohmann::ordered_json j{{"format", "graphopt-device-map"}, {"version", 1},       {"model", graph.name()},

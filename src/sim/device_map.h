@@ -6,6 +6,7 @@
 // Python module's Plan.device_map; applying one is shown in docs/python.md.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,12 @@
 #include "sim/simulator.h"
 
 namespace graphopt {
+
+// The modules of `graph` a plan for `cluster` keeps whole: those of `depth`, or with
+// depth 0 of the shallowest depth with two modules holding parameters per accelerator
+// (graph/modules.h ModulesAtDepth). The one rule of `--granularity module`, `export`,
+// the module-balanced baseline and the Python module.
+StatusOr<ModuleMap> ClusterModules(const Graph& graph, const Cluster& cluster, int depth);
 
 struct DeviceMap {
   int depth = 0;
@@ -38,7 +45,9 @@ void SetExecutionOrder(const Graph& graph, const ModuleMap& modules, const std::
                        DeviceMap* map);
 
 // A device as Accelerate names it: the accelerator's index among the cluster's
-// accelerators ("0", "1", ...) or "cpu".
+// accelerators (AcceleratorIndex; "0", "1", ... in DeviceMapValue), or none for a
+// CPU ("cpu").
+std::optional<int> AcceleratorIndex(const Cluster& cluster, DeviceId device);
 std::string DeviceMapValue(const Cluster& cluster, DeviceId device);
 
 // The map as JSON: {"format": "graphopt-device-map", "version": 1, "model", "cluster",
