@@ -4,143 +4,86 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cmath>
-#include <algorithm>
 #include <cstdio>
+#include <utility>
 
 #include "core/files.h"
 #include "core/json_fields.h"
-#include "core/strings.h"
-#include "graph/json_io.h"
 
 namespace graphopt {
 
-uint64_t Fingerprint(const std::string& text) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 0x100000001b3ull;
+CheckpointStore::CheckpointStore(std::string dir) : dir_(std::move(dir)) {}
+
+StatusOr<std::optional<nlohmann::json>> CheckpointStore::Open(const std::string& state, const std::string& part,
+                                                              const CheckpointIdentity& identity,
+                                                              const std::vector<std::string>& files) const {
+  RemoveStaleTemporaries();
+  GO_RETURN_IF_ERROR(RefuseOrphans(state, files));
+  if (!FileExists(Path(state))) {
+    ::mkdir(dir_.c_str(), 0755);
+    GO_RETURN_IF_ERROR(CheckOutputWritable(Path(state), "--checkpoint"));
+    return std::optional<nlohmann::json>();
   }
-  return h;
+  GO_ASSIGN_OR_RETURN(nlohmann::json j, Read(state, part, identity));
+  return std::optional<nlohmann::json>(std::move(j));
 }
 
-namespace {
-
-std::string Hex(uint64_t v) { return StrFormat("%016llx", static_cast<unsigned long long>(v)); }
-
-// The first option where two config strings ("a=1,b=2;c=3") differ, as
-// "b=2 in the checkpoint, b=5 in this run".
-std::string FirstDifference(const std::string& theirs, const std::string& ours) {
-  auto split = [](const std::string& s) {
-    std::vector<std::string> parts(1);
-    for (char c : s) {
-      if (c == ',' || c == ';') {
-        parts.emplace_back();
-      } else {
-        parts.back() += c;
-      }
+StatusOr<nlohmann::json> CheckpointStore::Read(const std::string& state, const std::string& part,
+                                               const CheckpointIdentity& identity) const {
+  const std::string path = Path(state);
+  GO_RETURN_IF_ERROR(Require({state}, "the " + part + " state of a checkpoint"));
+  GO_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  GO_ASSIGN_OR_RETURN(nlohmann::json j, ParseJsonText(text, path));
+  if (!j.is_object()) return ParseError(path + ": expected a JSON object (a \"" + kFormat + "\" state file)");
+  const auto format = j.find("format");
+  const auto version = j.find("version");
+  const std::string restart = ": resume it with the graphopt that wrote it, or remove the folder to start afresh";
+  if (format == j.end() || !format->is_string()) return ParseError(path + ": not a graphopt checkpoint (no \"format\")");
+  if (format->get<std::string>() != kFormat) {
+    if (format->get<std::string>().rfind("graphopt-", 0) != 0) {
+      return ParseError(path + ": not a graphopt checkpoint (\"format\" is " + format->dump() + ")");
     }
-    return parts;
-  };
-  const std::vector<std::string> a = split(theirs), b = split(ours);
-  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
-    const std::string x = i < a.size() ? a[i] : "(nothing)";
-    const std::string y = i < b.size() ? b[i] : "(nothing)";
-    if (x != y) return x + " in the checkpoint, " + y + " in this run";
+    return FailedPrecondition(path + ": a checkpoint of an earlier graphopt (" + format->dump() + " version " +
+                              (version == j.end() ? std::string("?") : version->dump()) + "); this graphopt reads \"" +
+                              kFormat + "\" version " + std::to_string(kVersion) + restart);
   }
-  return "\"" + theirs + "\" in the checkpoint, \"" + ours + "\" in this run";
+  if (version == j.end() || !version->is_number_integer()) {
+    return ParseError(path + ": \"version\" must be an integer (this graphopt reads version " +
+                      std::to_string(kVersion) + ")");
+  }
+  if (version->get<int64_t>() != kVersion) {
+    return FailedPrecondition(path + ": checkpoint version " + version->dump() + "; this graphopt reads version " +
+                              std::to_string(kVersion) + restart);
+  }
+  GO_ASSIGN_OR_RETURN(const std::string their_part, JsonMemberString(j, "part", path));
+  if (their_part != part) {
+    return FailedPrecondition(path + ": the state of " + their_part + ", not of " + part);
+  }
+  GO_ASSIGN_OR_RETURN(const nlohmann::json* recorded, JsonMember(j, "identity", path));
+  GO_RETURN_IF_ERROR(identity.Verify(*recorded, path));
+  return j;
 }
 
-}  // namespace
-
-CheckpointIdentity CheckpointIdentity::Of(const Simulator& sim, const std::string& method, const std::string& config,
-                                          uint64_t seed) {
-  CheckpointIdentity id;
-  id.graph = sim.graph().name();
-  id.num_ops = sim.graph().num_ops();
-  id.graph_fingerprint = Fingerprint(GraphToJson(sim.graph()));
-  id.cluster = sim.cluster().name();
-  id.cluster_fingerprint = Fingerprint(ClusterToJson(sim.cluster()));
-  id.method = method;
-  id.config = config;
-  id.seed = seed;
-  return id;
+Status CheckpointStore::Write(const std::string& state, const std::string& part, const CheckpointIdentity& identity,
+                              nlohmann::json fields) const {
+  nlohmann::json j{{"format", kFormat}, {"version", kVersion}, {"part", part}, {"identity", identity.ToJson()}};
+  for (auto& [key, value] : fields.items()) j[key] = std::move(value);
+  ::mkdir(dir_.c_str(), 0755);
+  return WriteFileAtomic(Path(state), j.dump(1) + "\n");
 }
 
-nlohmann::json CheckpointIdentity::ToJson() const {
-  // Fingerprints and the seed as strings: JSON readers may hold numbers as doubles.
-  return nlohmann::json{{"graph", graph},
-                        {"num_ops", num_ops},
-                        {"graph_fingerprint", Hex(graph_fingerprint)},
-                        {"cluster", cluster},
-                        {"cluster_fingerprint", Hex(cluster_fingerprint)},
-                        {"method", method},
-                        {"config", config},
-                        {"seed", std::to_string(seed)},
-                        {"graphopt_version", version}};
-}
-
-Status CheckpointIdentity::Verify(const nlohmann::json& recorded, const std::string& path) const {
-  if (!recorded.is_object()) return ParseError(path + ": \"identity\" must be an object");
-  const std::string where = path + ": identity.";
-  auto field = [&](const char* name) -> StatusOr<std::string> {
-    auto it = recorded.find(name);
-    if (it == recorded.end()) return ParseError(where + name + " is missing");
-    if (it->is_number_integer()) return std::to_string(it->get<int64_t>());
-    return JsonString(*it, where + name);
-  };
-  const std::pair<const char*, std::string> ours[] = {
-      {"graphopt_version", version},
-      {"graph", graph},
-      {"num_ops", std::to_string(num_ops)},
-      {"graph_fingerprint", Hex(graph_fingerprint)},
-      {"cluster", cluster},
-      {"cluster_fingerprint", Hex(cluster_fingerprint)},
-      {"method", method},
-      {"seed", std::to_string(seed)},
-      {"config", config},
-  };
-  for (const auto& [name, value] : ours) {
-    GO_ASSIGN_OR_RETURN(const std::string theirs, field(name));
-    if (theirs == value) continue;
-    std::string what = std::string("the checkpoint is for ") + name + " \"" + theirs + "\", this run's is \"" + value + "\"";
-    if (std::string(name) == "config") what = "the checkpoint is for another config: " + FirstDifference(theirs, value);
-    if (std::string(name) == "graph_fingerprint") what += " (the graph changed under the same name)";
-    if (std::string(name) == "cluster_fingerprint") what += " (the cluster changed under the same name)";
-    if (std::string(name) == "graphopt_version") what = "written by graphopt " + theirs + ", this is graphopt " + value;
-    return FailedPrecondition(path + ": " + what + "; resume with the same settings or use a new checkpoint folder");
+Status CheckpointStore::Require(const std::vector<std::string>& files, const std::string& why) const {
+  for (const std::string& f : files) {
+    if (!FileExists(Path(f))) return NotFound(Path(f) + " is missing: " + why);
   }
   return Status::Ok();
 }
 
-StatusOr<PlanScore> VerifyCheckpointPlan(const Simulator& sim, const Plan& plan, const PlanScore& recorded,
-                                         const std::string& path) {
-  if (Status valid = ValidatePlan(sim.graph(), sim.cluster(), plan); !valid.ok()) {
-    return valid.WithContext(path + ": the checkpoint's plan is not valid");
-  }
-  GO_ASSIGN_OR_RETURN(const SimResult r, sim.Simulate(plan));
-  const PlanScore s = PlanScore::Of(r);
-  const double tolerance = 1e-9 * std::max(1.0, std::abs(s.step_time_us));
-  if (!recorded.scored() || s.oom != recorded.oom || !(std::abs(s.step_time_us - recorded.step_time_us) <= tolerance)) {
-    return FailedPrecondition(path + ": the checkpoint records this plan as " + recorded.ToString() +
-                              ", but it simulates to " + s.ToString() + " (the checkpoint was altered or is damaged)");
-  }
-  return s;
-}
-
-Status RequireCheckpointFiles(const std::string& dir, const std::vector<std::string>& files, const std::string& why) {
+Status CheckpointStore::RefuseOrphans(const std::string& state, const std::vector<std::string>& files) const {
+  if (FileExists(Path(state))) return Status::Ok();
   for (const std::string& f : files) {
-    if (!FileExists(dir + "/" + f)) return NotFound(dir + "/" + f + " is missing: " + why);
-  }
-  return Status::Ok();
-}
-
-Status RefuseOrphanCheckpointFiles(const std::string& dir, const std::string& state,
-                                   const std::vector<std::string>& files) {
-  if (FileExists(dir + "/" + state)) return Status::Ok();
-  for (const std::string& f : files) {
-    if (FileExists(dir + "/" + f)) {
-      return FailedPrecondition(dir + "/" + state + " is missing but " + dir + "/" + f +
+    if (FileExists(Path(f))) {
+      return FailedPrecondition(Path(state) + " is missing but " + Path(f) +
                                 " exists: the checkpoint is incomplete (its state was deleted or never written); "
                                 "remove the folder to start afresh, or use another");
     }
@@ -148,8 +91,8 @@ Status RefuseOrphanCheckpointFiles(const std::string& dir, const std::string& st
   return Status::Ok();
 }
 
-int RemoveStaleTemporaries(const std::string& dir) {
-  DIR* d = ::opendir(dir.c_str());
+int CheckpointStore::RemoveStaleTemporaries() const {
+  DIR* d = ::opendir(dir_.c_str());
   if (d == nullptr) return 0;
   const std::string own = ".tmp." + std::to_string(::getpid());
   std::vector<std::string> stale;
@@ -161,7 +104,7 @@ int RemoveStaleTemporaries(const std::string& dir) {
     const bool plain = tail == ".tmp";
     const bool with_pid = tail.size() > 5 && tail[4] == '.' &&
                           tail.find_first_not_of("0123456789", 5) == std::string::npos && tail != own;
-    if (plain || with_pid) stale.push_back(dir + "/" + name);
+    if (plain || with_pid) stale.push_back(Path(name));
   }
   ::closedir(d);
   int removed = 0;
@@ -169,21 +112,17 @@ int RemoveStaleTemporaries(const std::string& dir) {
   return removed;
 }
 
-StatusOr<std::optional<nlohmann::json>> OpenCheckpointState(const std::string& dir, const std::string& state,
-                                                             const std::vector<std::string>& files,
-                                                             const std::string& format, int version) {
-  RemoveStaleTemporaries(dir);
-  GO_RETURN_IF_ERROR(RefuseOrphanCheckpointFiles(dir, state, files));
-  const std::string path = dir + "/" + state;
-  if (!FileExists(path)) {
-    ::mkdir(dir.c_str(), 0755);
-    GO_RETURN_IF_ERROR(CheckOutputWritable(path, "--checkpoint"));
-    return std::optional<nlohmann::json>();
-  }
-  GO_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
-  GO_ASSIGN_OR_RETURN(nlohmann::json j, ParseJsonText(text, path));
-  GO_RETURN_IF_ERROR(CheckJsonHeader(j, path, format, version));
-  return std::optional<nlohmann::json>(std::move(j));
+Status CheckpointStore::WritePlan(const std::string& file, const Graph& graph, const Plan& plan) const {
+  return WritePlanJson(graph, plan, Path(file));
+}
+
+StatusOr<PlanScore> CheckpointStore::ReadPlan(const std::string& file, const Simulator& sim, const PlanScore& recorded,
+                                              const std::string& why, Plan* plan) const {
+  GO_RETURN_IF_ERROR(Require({file}, why));
+  GO_ASSIGN_OR_RETURN(Plan read, ReadPlanJson(Path(file), sim.graph()));
+  GO_ASSIGN_OR_RETURN(const PlanScore score, VerifyCheckpointPlan(sim, read, recorded, Path(file)));
+  *plan = std::move(read);
+  return score;
 }
 
 }  // namespace graphopt

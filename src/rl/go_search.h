@@ -229,7 +229,7 @@ StatusOr<const SearchPreset*> FindSearchPreset(const std::string& name);
 // method. The result is validated by the method.
 StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchConfig base);
 // The options of `c` that change the search's decisions, as one string (a checkpoint's
-// identity: rl/checkpoint.h): the method's own config in canonical form ("" when
+// identity: rl/checkpoint_identity.h): the method's own config in canonical form ("" when
 // unset), the effective network and PPO configs in canonical form (`policy`, `ppo`:
 // a pre-trained policy's network, the samples a step takes on this graph) and the
 // driver's ingredients. Budgets, threads and the checkpoint cadence are left out:

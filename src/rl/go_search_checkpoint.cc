@@ -30,20 +30,18 @@ namespace {
 using Json = nlohmann::json;
 using go_search_internal::TraceJson;
 
-constexpr const char* kStateFormat = "graphopt-go-search";
-constexpr int kStateVersion = 3;  // 2: the identity (rl/checkpoint.h); 3: the sample polish's descent in both phases
+constexpr const char* kPart = "go-search";
+constexpr const char* kStateFile = "state.json";
 
 }  // namespace
 
 Status GoSearch::Impl::SaveCheckpoint() {
   const std::string& dir = config.checkpoint_dir;
   if (dir.empty() || !Root()) return Status::Ok();
+  const CheckpointStore store(dir);
   ::mkdir(dir.c_str(), 0755);
-  GO_RETURN_IF_ERROR(WritePlanJson(sim.graph(), best, dir + "/best_plan.json"));
-  Json state{{"format", kStateFormat},
-             {"version", kStateVersion},
-             {"identity", identity.ToJson()},
-             {"seconds", Seconds()},
+  GO_RETURN_IF_ERROR(store.WritePlan("best_plan.json", sim.graph(), best));
+  Json state{{"seconds", Seconds()},
              {"seconds_to_best", result.seconds_to_best},
              {"steps", result.steps},
              {"plans_simulated", Plans()},
@@ -59,12 +57,12 @@ Status GoSearch::Impl::SaveCheckpoint() {
   if (trainer) GO_RETURN_IF_ERROR(trainer->SaveCheckpoint(dir));
   state["trainer"] = trainer != nullptr;
   if (sample_polish && sample_polish->started()) {
-    GO_ASSIGN_OR_RETURN(state["descent"], sample_polish->Save(dir));
+    GO_ASSIGN_OR_RETURN(state["descent"], sample_polish->Save(store));
   }
   state["exploring"] = exploring;
   state["units_plan"] = !units_plan.device.empty();
-  if (!units_plan.device.empty()) GO_RETURN_IF_ERROR(WritePlanJson(sim.graph(), units_plan, dir + "/units_plan.json"));
-  return WriteFileAtomic(dir + "/state.json", state.dump() + "\n");
+  if (!units_plan.device.empty()) GO_RETURN_IF_ERROR(store.WritePlan("units_plan.json", sim.graph(), units_plan));
+  return store.Write(kStateFile, kPart, identity, std::move(state));
 }
 
 // The files of a checkpoint besides state.json.
@@ -81,13 +79,11 @@ std::vector<std::string> GoSearch::Impl::CheckpointFiles() const {
 StatusOr<bool> GoSearch::Impl::LoadCheckpoint() {
   const std::string& dir = config.checkpoint_dir;
   if (dir.empty()) return false;
-  GO_ASSIGN_OR_RETURN(const std::optional<Json> opened,
-                      OpenCheckpointState(dir, "state.json", CheckpointFiles(), kStateFormat, kStateVersion));
+  const CheckpointStore store(dir);
+  GO_ASSIGN_OR_RETURN(const std::optional<Json> opened, store.Open(kStateFile, kPart, identity, CheckpointFiles()));
   if (!opened) return false;
   const Json& state = *opened;
-  const std::string path = dir + "/state.json";
-  GO_ASSIGN_OR_RETURN(const Json* recorded_identity, JsonMember(state, "identity", path));
-  GO_RETURN_IF_ERROR(identity.Verify(*recorded_identity, path));
+  const std::string path = store.Path(kStateFile);
   auto number = [&](const char* name, double lo, double hi) { return JsonMemberNumber(state, name, path, lo, hi); };
   auto integer = [&](const char* name, int64_t hi) { return JsonMemberInt(state, name, path, 0, hi); };
   auto flag = [&](const char* name) { return JsonMemberBool(state, name, path); };
@@ -131,11 +127,8 @@ StatusOr<bool> GoSearch::Impl::LoadCheckpoint() {
   GO_ASSIGN_OR_RETURN(const Json* best_json, JsonMember(state, "best", path));
   GO_ASSIGN_OR_RETURN(const PlanScore recorded_best, PlanScoreFromJson(*best_json, path + ": best"));
   if (recorded_best.scored()) {
-    const std::string best_path = dir + "/best_plan.json";
-    GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {"best_plan.json"}, "the state records a best plan"));
-    GO_ASSIGN_OR_RETURN(Plan plan, ReadPlanJson(best_path, sim.graph()));
-    GO_ASSIGN_OR_RETURN(best_score, VerifyCheckpointPlan(sim, plan, recorded_best, best_path));
-    best = std::move(plan);
+    GO_ASSIGN_OR_RETURN(best_score,
+                        store.ReadPlan("best_plan.json", sim, recorded_best, "the state records a best plan", &best));
   }
   if (polish && state.contains("polish")) {
     GO_ASSIGN_OR_RETURN(const LocalSearch::Cursor c, CursorFromJson(state["polish"], path + ": polish"));
@@ -143,9 +136,8 @@ StatusOr<bool> GoSearch::Impl::LoadCheckpoint() {
   }
   GO_ASSIGN_OR_RETURN(const bool saved_units, flag("units_plan"));
   if (saved_units && ppo) {
-    const std::string units_path = dir + "/units_plan.json";
-    GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {"units_plan.json"},
-                                              "the checkpoint's policy decides units split by that plan"));
+    const std::string units_path = store.Path("units_plan.json");
+    GO_RETURN_IF_ERROR(store.Require({"units_plan.json"}, "the checkpoint's policy decides units split by that plan"));
     GO_ASSIGN_OR_RETURN(Plan split, ReadPlanJson(units_path, sim.graph()));
     if (Status valid = ValidatePlan(sim.graph(), sim.cluster(), split); !valid.ok()) return valid.WithContext(units_path);
     GO_RETURN_IF_ERROR(SplitUnitsBy(split));  // the trainer's checkpoint restores its state
@@ -153,7 +145,7 @@ StatusOr<bool> GoSearch::Impl::LoadCheckpoint() {
   GO_ASSIGN_OR_RETURN(const bool was_exploring, flag("exploring"));
   exploring = ppo != nullptr && was_exploring;
   if (state.contains("descent") && sample_polish && ppo) {
-    GO_RETURN_IF_ERROR(sample_polish->Load(state["descent"], dir, path + ": descent"));
+    GO_RETURN_IF_ERROR(sample_polish->Load(state["descent"], store, path + ": descent"));
   }
   GO_ASSIGN_OR_RETURN(const bool saved_trainer, flag("trainer"));
   if (saved_trainer != (trainer != nullptr)) {
@@ -161,7 +153,7 @@ StatusOr<bool> GoSearch::Impl::LoadCheckpoint() {
                               (trainer ? "trains one" : "trains none"));
   }
   if (trainer) {
-    GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, trainer->CheckpointFiles(), "the state says the trainer saved it"));
+    GO_RETURN_IF_ERROR(store.Require(trainer->CheckpointFiles(), "the state says the trainer saved it"));
     GO_RETURN_IF_ERROR(trainer->LoadCheckpoint(dir));
     // The overall best joins the batches if the trainer's own is worse.
     if (TrainerImitates()) OfferToTrainer(best, best_score);

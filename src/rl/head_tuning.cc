@@ -93,25 +93,25 @@ std::shared_ptr<torch::optim::Adam> HeadTuning::ScratchAdam(GoPolicy& policy, bo
   return AdamFor(policy, frozen, unit_bias, fusion_bias);
 }
 
-Status HeadTuning::SaveBiases(const std::string& dir) const {
+Status HeadTuning::SaveBiases(const CheckpointStore& store) const {
   if (unit_bias_.defined()) {
-    GO_RETURN_IF_ERROR(SaveTensors(dir + "/" + kUnitBiasFile, {{"unit_bias", unit_bias_.detach()}}));
+    GO_RETURN_IF_ERROR(SaveTensors(store.Path(kUnitBiasFile), {{"unit_bias", unit_bias_.detach()}}));
   }
   if (fusion_bias_.defined()) {
-    GO_RETURN_IF_ERROR(SaveTensors(dir + "/" + kFusionBiasFile, {{"fusion_bias", fusion_bias_.detach()}}));
+    GO_RETURN_IF_ERROR(SaveTensors(store.Path(kFusionBiasFile), {{"fusion_bias", fusion_bias_.detach()}}));
   }
   return Status::Ok();
 }
 
-StatusOr<HeadTuning::Biases> HeadTuning::ReadBiases(const std::string& dir, bool unit, bool fusion) const {
+StatusOr<HeadTuning::Biases> HeadTuning::ReadBiases(const CheckpointStore& store, bool unit, bool fusion) const {
   Biases b;
   if (unit) {
-    GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {kUnitBiasFile}, "the state says the trainer learns a unit bias"));
-    GO_ASSIGN_OR_RETURN(b.unit, LoadBias(dir + "/" + kUnitBiasFile, "unit_bias", UnitBiasShape()));
+    GO_RETURN_IF_ERROR(store.Require({kUnitBiasFile}, "the state says the trainer learns a unit bias"));
+    GO_ASSIGN_OR_RETURN(b.unit, LoadBias(store.Path(kUnitBiasFile), "unit_bias", UnitBiasShape()));
   }
   if (fusion) {
-    GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {kFusionBiasFile}, "the state says the trainer learns a fusion bias"));
-    GO_ASSIGN_OR_RETURN(b.fusion, LoadBias(dir + "/" + kFusionBiasFile, "fusion_bias", FusionBiasShape()));
+    GO_RETURN_IF_ERROR(store.Require({kFusionBiasFile}, "the state says the trainer learns a fusion bias"));
+    GO_ASSIGN_OR_RETURN(b.fusion, LoadBias(store.Path(kFusionBiasFile), "fusion_bias", FusionBiasShape()));
   }
   return b;
 }

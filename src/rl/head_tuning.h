@@ -21,6 +21,7 @@
 
 #include "core/status.h"
 #include "policy/go_policy.h"
+#include "rl/checkpoint.h"
 #include "rl/ppo_config.h"
 
 namespace graphopt {
@@ -53,14 +54,14 @@ class HeadTuning {
   bool has_unit_bias() const { return unit_bias_.defined(); }
   bool has_fusion_bias() const { return fusion_bias_.defined(); }
   // unit_bias.pt and fusion_bias.pt in `dir`, for the biases there are.
-  Status SaveBiases(const std::string& dir) const;
+  Status SaveBiases(const CheckpointStore& store) const;
   // The biases a checkpoint saved: those asked for are required, their shapes checked
   // against this graph's; undefined otherwise.
   struct Biases {
     torch::Tensor unit;
     torch::Tensor fusion;
   };
-  StatusOr<Biases> ReadBiases(const std::string& dir, bool unit, bool fusion) const;
+  StatusOr<Biases> ReadBiases(const CheckpointStore& store, bool unit, bool fusion) const;
   // Frozen: sets the biases there are to `saved`'s values (read by ReadBiases).
   void SetBiases(const Biases& saved);
 

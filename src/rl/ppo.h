@@ -218,6 +218,8 @@ class PpoTrainer : public Trainer {
     bool best_levels_sampled = false;
   };
   StatusOr<SavedState> ReadState(const std::string& dir) const;
+  // What the trainer's state file belongs to (rl/checkpoint.h): the PPO config.
+  CheckpointIdentity StateIdentity() const;
   // Applies a read state (not the weights): the trunk cache, counters, best plan.
   void ApplyState(const SavedState& saved);
   PolicyOutput StepForward(bool heads_only);

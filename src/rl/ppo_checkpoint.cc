@@ -15,10 +15,8 @@
 namespace graphopt {
 namespace {
 
-constexpr const char* kPpoStateFormat = "graphopt-ppo-state";
-// 2: trunk_frozen; 3: trunk_cache; 4: best_plan_file; 5: unit_bias; 6: fusion_bias;
-// 7: best_levels_sampled
-constexpr int kPpoStateVersion = 7;
+constexpr const char* kPart = "ppo";
+constexpr const char* kStateFile = "ppo_state.json";
 constexpr const char* kTrunkFile = "trunk.pt";
 // The best plan itself: one offered from outside (a baseline, a teacher, the local
 // search) is not in general the plan its actions build (priorities, fusion flags).
@@ -42,7 +40,12 @@ Status PpoTrainer::SaveWeights(const std::string& dir) {
   return SaveArchiveAtomic(archive, dir + "/optimizer.pt");
 }
 
+// What a trainer's state belongs to: its PPO config (the search's or pre-training's
+// state names the graph, the cluster and the seed).
+CheckpointIdentity PpoTrainer::StateIdentity() const { return CheckpointIdentity().Add("config", config_.ToString()); }
+
 Status PpoTrainer::SaveState(const std::string& dir) {
+  const CheckpointStore store(dir);
   // The trunk output the next steps reuse (trunk_every > 1), so that a resumed trainer
   // continues exactly: it was computed from weights the trainer no longer has.
   const PolicyOutput& trunk = cached_trunk_;
@@ -52,18 +55,15 @@ Status PpoTrainer::SaveState(const std::string& dir) {
                                                                {"device_embeddings", trunk.device_embeddings},
                                                                {"graph_embedding", trunk.graph_embedding}};
     if (trunk.film.defined()) tensors.emplace_back("film", trunk.film);
-    GO_RETURN_IF_ERROR(SaveTensors(dir + "/" + kTrunkFile, tensors));
+    GO_RETURN_IF_ERROR(SaveTensors(store.Path(kTrunkFile), tensors));
   }
   const bool unit_bias = tuning_.has_unit_bias();
   const bool fusion_bias = tuning_.has_fusion_bias();
-  GO_RETURN_IF_ERROR(tuning_.SaveBiases(dir));
+  GO_RETURN_IF_ERROR(tuning_.SaveBiases(store));
   const bool best_plan_file = best_score_.scored();
-  if (best_plan_file) GO_RETURN_IF_ERROR(WritePlanJson(sim_.graph(), best_plan_, dir + "/" + kBestPlanFile));
+  if (best_plan_file) GO_RETURN_IF_ERROR(store.WritePlan(kBestPlanFile, sim_.graph(), best_plan_));
   const State s = state();
-  nlohmann::json j{{"format", kPpoStateFormat},
-                   {"version", kPpoStateVersion},
-                   {"config", config_.ToString()},
-                   {"step", s.step},
+  nlohmann::json j{{"step", s.step},
                    {"plans_simulated", s.plans_simulated},
                    {"running_baseline", s.running_baseline},
                    {"has_baseline", s.has_baseline},
@@ -79,13 +79,13 @@ Status PpoTrainer::SaveState(const std::string& dir) {
                    {"best_actions", nlohmann::json{{"unit_device", best_actions_.unit_device},
                                                    {"priority_level", best_actions_.priority_level},
                                                    {"fuse", best_actions_.fuse}}}};
-  return WriteFileAtomic(dir + "/ppo_state.json", j.dump() + "\n");
+  return store.Write(kStateFile, kPart, StateIdentity(), std::move(j));
 }
 
 // Everything is read and checked before anything is changed: the state, the policy,
 // the optimizer state (tried on a scratch optimizer), the best plan (re-simulated).
 Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
-  GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, CheckpointFiles(), "a PPO checkpoint has all three files"));
+  GO_RETURN_IF_ERROR(CheckpointStore(dir).Require(CheckpointFiles(), "a PPO checkpoint has all three files"));
   GO_ASSIGN_OR_RETURN(const SavedState saved, ReadState(dir));
   GO_ASSIGN_OR_RETURN(const Weights weights, ReadWeights(dir, saved.frozen));
   CopyParameters(weights);
@@ -102,10 +102,9 @@ Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
 }
 
 Status PpoTrainer::LoadState(const std::string& dir) {
-  GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {"ppo_state.json"}, "a trainer's state"));
   GO_ASSIGN_OR_RETURN(const SavedState saved, ReadState(dir));
   if (saved.frozen || tuning_.frozen()) {
-    return FailedPrecondition(dir + "/ppo_state.json: a trainer with a frozen trunk has weights of its own, not a shared policy's");
+    return FailedPrecondition(dir + "/" + kStateFile + ": a trainer with a frozen trunk has weights of its own, not a shared policy's");
   }
   ApplyState(saved);
   return Status::Ok();
@@ -121,15 +120,9 @@ void PpoTrainer::ApplyState(const SavedState& saved) {
 }
 
 StatusOr<PpoTrainer::SavedState> PpoTrainer::ReadState(const std::string& dir) const {
-  const std::string path = dir + "/ppo_state.json";
-  GO_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
-  GO_ASSIGN_OR_RETURN(const nlohmann::json j, ParseJsonText(text, path));
-  GO_RETURN_IF_ERROR(CheckJsonHeader(j, path, kPpoStateFormat, kPpoStateVersion));
-  GO_ASSIGN_OR_RETURN(const std::string config_text, JsonMemberString(j, "config", path));
-  if (config_text != config_.ToString()) {
-    return FailedPrecondition(path + ": the checkpoint's PPO config (" + config_text + ") differs from this run's (" +
-                              config_.ToString() + ")");
-  }
+  const CheckpointStore store(dir);
+  const std::string path = store.Path(kStateFile);
+  GO_ASSIGN_OR_RETURN(const nlohmann::json j, store.Read(kStateFile, kPart, StateIdentity()));
   constexpr int64_t kMaxCount = int64_t{1} << 50;
   SavedState saved;
   State& s = saved.state;
@@ -185,22 +178,20 @@ StatusOr<PpoTrainer::SavedState> PpoTrainer::ReadState(const std::string& dir) c
   }
   if (recorded_best.scored()) {
     // The best plan, re-simulated: the state's word for its score is not taken.
-    GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {kBestPlanFile}, "the state records a best plan"));
-    const std::string plan_path = dir + "/" + kBestPlanFile;
-    GO_ASSIGN_OR_RETURN(saved.best_plan, ReadPlanJson(plan_path, sim_.graph()));
-    GO_ASSIGN_OR_RETURN(saved.best_score, VerifyCheckpointPlan(sim_, saved.best_plan, recorded_best, plan_path));
+    GO_ASSIGN_OR_RETURN(saved.best_score, store.ReadPlan(kBestPlanFile, sim_, recorded_best,
+                                                         "the state records a best plan", &saved.best_plan));
     saved.has_best = true;
   }
-  GO_ASSIGN_OR_RETURN(saved.biases, tuning_.ReadBiases(dir, unit_bias, fusion_bias));
+  GO_ASSIGN_OR_RETURN(saved.biases, tuning_.ReadBiases(store, unit_bias, fusion_bias));
   if (trunk_cache) {
-    GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {kTrunkFile}, "the state says the trainer cached the trunk's output"));
-    GO_ASSIGN_OR_RETURN(saved.cached_trunk, LoadTrunkCache(dir + "/" + kTrunkFile));
+    GO_RETURN_IF_ERROR(store.Require({kTrunkFile}, "the state says the trainer cached the trunk's output"));
+    GO_ASSIGN_OR_RETURN(saved.cached_trunk, LoadTrunkCache(store.Path(kTrunkFile)));
   }
   return saved;
 }
 
 Status PpoTrainer::LoadWeights(const std::string& dir) {
-  GO_RETURN_IF_ERROR(RequireCheckpointFiles(dir, {"policy.pt", "optimizer.pt"}, "the weights of a policy and its optimizer"));
+  GO_RETURN_IF_ERROR(CheckpointStore(dir).Require({"policy.pt", "optimizer.pt"}, "the weights of a policy and its optimizer"));
   GO_ASSIGN_OR_RETURN(const Weights weights, ReadWeights(dir, tuning_.frozen()));
   CopyParameters(weights);
   if (!tuning_.frozen()) cached_trunk_ = PolicyOutput();  // computed from the weights replaced

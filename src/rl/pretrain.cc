@@ -37,13 +37,16 @@ double Ratio(double us, double reference) { return us > 0 && reference > 0 ? us 
 
 }  // namespace
 
-std::string Pretrainer::Impl::Identity() const {
-  return StrFormat(
-      "stream=%s;steps_per_task=%d;graphs_per_step=%d;units_per_device=%d;imitate_baselines=%d;policy=%s;ppo=%s;"
-      "version=%s",
-      stream.Identity().c_str(), config.steps_per_task, graphs, config.units_per_device, config.imitate_baselines,
-      policy_config.ToString().c_str(), config.ppo.ToString().c_str(), GraphoptVersion()) +
-         (config.sample_teacher_levels ? ";sample_teacher_levels=1" : "");
+CheckpointIdentity Pretrainer::Impl::Identity() const {
+  CheckpointIdentity id;
+  id.Add("stream", stream.Identity())
+      .Add("steps_per_task", std::to_string(config.steps_per_task))
+      .Add("units_per_device", std::to_string(config.units_per_device))
+      .Add("imitate_baselines", std::to_string(config.imitate_baselines))
+      .Add("sample_teacher_levels", std::to_string(config.sample_teacher_levels))
+      .Add("policy", policy_config.ToString())
+      .Add("ppo", config.ppo.ToString());
+  return id;
 }
 
 StatusOr<std::unique_ptr<PretrainEnv>> Pretrainer::Impl::BuildTask(int64_t index, PretrainTaskRecord* record) {

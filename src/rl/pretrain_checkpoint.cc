@@ -19,8 +19,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr const char* kStateFormat = "graphopt-pretrain-state";
-constexpr int kStateVersion = 2;  // 2: graphs per step, step-<S>/ folders
+constexpr const char* kPart = "pretrain";
 constexpr const char* kStateFile = "pretrain_state.json";
 constexpr const char* kCheckpointPrefix = "step-";
 
@@ -92,11 +91,10 @@ StatusOr<std::vector<PretrainTaskRecord>> Pretrainer::Impl::Save() {
   Json tasks = Json::array();
   for (const PretrainTaskRecord& r : result.tasks) tasks.push_back(PretrainRecordJson(r));
   for (const PretrainTaskRecord& r : current) tasks.push_back(PretrainRecordJson(r));
-  Json state{{"format", kStateFormat}, {"version", kStateVersion}, {"identity", Identity()},
-             {"graphs_per_step", graphs}, {"round", round},          {"task_step", task_step},
-             {"steps", result.steps},     {"plans", result.plans},   {"seconds", Seconds()},
-             {"entropy_coef", entropy_coef}, {"checkpoint", name},    {"tasks", tasks}};
-  GO_RETURN_IF_ERROR(WriteFileAtomic(dir + "/" + kStateFile, state.dump(1) + "\n"));
+  Json state{{"graphs_per_step", graphs},    {"round", round},       {"task_step", task_step},
+             {"steps", result.steps},        {"plans", result.plans}, {"seconds", Seconds()},
+             {"entropy_coef", entropy_coef}, {"checkpoint", name},   {"tasks", tasks}};
+  GO_RETURN_IF_ERROR(CheckpointStore(dir).Write(kStateFile, kPart, Identity(), std::move(state)));
   for (const std::string& old : CheckpointFolders(dir)) {
     if (old == name) continue;
     std::error_code ec;
@@ -121,9 +119,10 @@ StatusOr<bool> Pretrainer::Impl::Load() {
   }
   // Rank 0 alone tidies the folder (stale temporaries) and checks it; the others read
   // the state once it has.
-  const std::string path = dir + "/" + kStateFile;
+  const CheckpointStore store(dir);
+  const std::string path = store.Path(kStateFile);
   if (world->root()) {
-    StatusOr<std::optional<Json>> opened = OpenCheckpointState(dir, kStateFile, {}, kStateFormat, kStateVersion);
+    StatusOr<std::optional<Json>> opened = store.Open(kStateFile, kPart, Identity(), {});
     if (opened.ok() && !opened->has_value()) {
       const std::vector<std::string> orphans = CheckpointFolders(dir);
       if (!orphans.empty()) {
@@ -140,20 +139,13 @@ StatusOr<bool> Pretrainer::Impl::Load() {
     GO_RETURN_IF_ERROR(check_ranks());
     return false;
   }
-  GO_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
-  GO_ASSIGN_OR_RETURN(const Json state, ParseJsonText(text, path));
-  GO_RETURN_IF_ERROR(CheckJsonHeader(state, path, kStateFormat, kStateVersion));
+  GO_ASSIGN_OR_RETURN(const Json state, store.Read(kStateFile, kPart, Identity()));
   GO_ASSIGN_OR_RETURN(const int64_t saved_graphs, JsonMemberInt(state, "graphs_per_step", path, 1, 4096));
   if (config.graphs_per_step == 0) graphs = static_cast<int>(saved_graphs);
-  GO_ASSIGN_OR_RETURN(const std::string identity, JsonMemberString(state, "identity", path));
-  if (identity != Identity()) {
-    // Name the first option that differs ("key=value" fields separated by ';').
-    const std::vector<std::string> theirs = Split(identity, ';'), ours = Split(Identity(), ';');
-    size_t i = 0;
-    while (i < theirs.size() && i < ours.size() && theirs[i] == ours[i]) ++i;
-    return FailedPrecondition(path + ": the checkpoint was made by a run with other options: " +
-                              (i < theirs.size() ? theirs[i] : "(none)") + ", this run has " +
-                              (i < ours.size() ? ours[i] : "(none)"));
+  if (graphs != saved_graphs) {
+    return FailedPrecondition(path + ": the checkpoint is for graphs_per_step \"" + std::to_string(saved_graphs) +
+                              "\", this run's is \"" + std::to_string(graphs) +
+                              "\"; resume with the same settings or use a new checkpoint folder");
   }
   GO_RETURN_IF_ERROR(check_ranks());
   constexpr int64_t kMaxCount = int64_t{1} << 50;
@@ -186,7 +178,7 @@ StatusOr<bool> Pretrainer::Impl::Load() {
       return ParseError(path + ": the last task records are not the current round's tasks (round, task_step)");
     }
   }
-  GO_RETURN_IF_ERROR(RequireCheckpointFiles(checkpoint, {"policy.pt", "optimizer.pt"}, "the state names this checkpoint"));
+  GO_RETURN_IF_ERROR(CheckpointStore(checkpoint).Require({"policy.pt", "optimizer.pt"}, "the state names this checkpoint"));
   if (done >= config.steps_per_task) {
     // The round was finished: the next one starts from the checkpoint's weights.
     if (world->root()) result.tasks = std::move(records);

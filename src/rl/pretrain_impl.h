@@ -13,6 +13,7 @@
 #include "dist/world.h"
 #include "policy/features.h"
 #include "policy/go_policy.h"
+#include "rl/checkpoint.h"
 #include "rl/ppo.h"
 #include "rl/pretrain.h"
 #include "sim/batch.h"
@@ -64,8 +65,10 @@ struct Pretrainer::Impl {
   Impl(PretrainConfig c, PretrainStream s) : config(std::move(c)), stream(std::move(s)) {}
 
   double Seconds() const { return elapsed_offset + std::chrono::duration<double>(Clock::now() - start).count(); }
-  // Everything that decides the run's decisions (budgets, threads and ranks may change).
-  std::string Identity() const;
+  // Everything that decides the run's decisions (budgets, threads and ranks may change;
+  // graphs per step are checked apart: a run that does not set them takes the
+  // checkpoint's).
+  CheckpointIdentity Identity() const;
   // This round's slots of this rank (no environments yet). With one graph per rank,
   // slot g is rank g's; with more graphs than ranks, the round's graphs are dealt by
   // their op counts, largest first, each to the rank with the fewest ops so far (a

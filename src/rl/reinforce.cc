@@ -57,92 +57,70 @@ std::vector<float> ScoreReinforceBatch(const std::vector<StatusOr<SimResult>>& r
 }
 
 namespace {
-constexpr int kReinforceStateVersion = 1;
-std::string PolicyPath(const std::string& dir, const ReinforceCheckpointId& id) {
-  return dir + "/" + id.method + "_policy.pt";
+std::string PolicyFile(const ReinforceCheckpointId& id) { return id.method + "_policy.pt"; }
+std::string OptimizerFile(const ReinforceCheckpointId& id) { return id.method + "_optimizer.pt"; }
+std::string StateFile(const ReinforceCheckpointId& id) { return id.method + "_state.json"; }
+// The format name written inside the policy archive.
+std::string PolicyFormat(const ReinforceCheckpointId& id) { return "graphopt-" + id.method + "-trainer-policy"; }
+
+// What the state belongs to: the graph (name, ops, units), the cluster, the method,
+// its config and the seed.
+CheckpointIdentity Identity(const ReinforceCheckpointId& id, const Simulator& sim, const PolicyInput& input) {
+  CheckpointIdentity identity;
+  identity.Add("graph", sim.graph().name())
+      .Add("num_ops", std::to_string(input.num_ops))
+      .Add("num_units", std::to_string(input.num_units))
+      .Add("cluster", sim.cluster().name())
+      .Add("method", id.method)
+      .Add("seed", std::to_string(id.seed))
+      .Add("config", id.config);
+  return identity;
 }
-std::string OptimizerPath(const std::string& dir, const ReinforceCheckpointId& id) {
-  return dir + "/" + id.method + "_optimizer.pt";
-}
-std::string StatePath(const std::string& dir, const ReinforceCheckpointId& id) {
-  return dir + "/" + id.method + "_state.json";
-}
-std::string StateFormat(const ReinforceCheckpointId& id) { return "graphopt-" + id.method + "-trainer"; }
 }  // namespace
 
 std::vector<std::string> ReinforceCheckpointFiles(const std::string& method) {
-  return {method + "_policy.pt", method + "_optimizer.pt", method + "_state.json"};
+  return {method + "_state.json", method + "_policy.pt", method + "_optimizer.pt"};
 }
 
 Status SaveReinforceCheckpoint(const std::string& dir, const ReinforceCheckpointId& id, const Simulator& sim,
                                const PolicyInput& input, torch::nn::Module& module, torch::optim::Optimizer& optimizer,
                                const ReinforceState& state) {
+  const CheckpointStore store(dir);
   try {
     torch::serialize::OutputArchive policy;
-    policy.write("graphopt_format", c10::IValue(StateFormat(id) + "-policy"));
+    policy.write("graphopt_format", c10::IValue(PolicyFormat(id)));
     policy.write("graphopt_config", c10::IValue(id.config));
     for (const auto& item : module.named_parameters()) policy.write("param/" + item.key(), item.value());
-    GO_RETURN_IF_ERROR(SaveArchiveAtomic(policy, PolicyPath(dir, id)));
+    GO_RETURN_IF_ERROR(SaveArchiveAtomic(policy, store.Path(PolicyFile(id))));
     torch::serialize::OutputArchive opt;
     optimizer.save(opt);
-    GO_RETURN_IF_ERROR(SaveArchiveAtomic(opt, OptimizerPath(dir, id)));
+    GO_RETURN_IF_ERROR(SaveArchiveAtomic(opt, store.Path(OptimizerFile(id))));
   } catch (const c10::Error& e) {
     return IoError("cannot write the " + id.method + " checkpoint in " + dir + ": " + e.what_without_backtrace());
   } catch (const std::exception& e) {
     return IoError("cannot write the " + id.method + " checkpoint in " + dir + ": " + e.what());
   }
-  Json j{{"format", StateFormat(id)},
-         {"version", kReinforceStateVersion},
-         {"graph", sim.graph().name()},
-         {"num_ops", input.num_ops},
-         {"num_units", input.num_units},
-         {"cluster", sim.cluster().name()},
-         {"config", id.config},
-         {"seed", id.seed},
-         {"step", state.step},
+  Json j{{"step", state.step},
          {"plans_simulated", state.plans_simulated},
          {"baseline", state.baseline},
          {"has_baseline", state.has_baseline},
          {"reference_us", state.reference_us},
          {"best", PlanScoreToJson(state.best_score)},
          {"best_unit_device", state.best_unit_device}};
-  return WriteFileAtomic(StatePath(dir, id), j.dump() + "\n");
+  return store.Write(StateFile(id), id.method, Identity(id, sim, input), std::move(j));
 }
 
 Status LoadReinforceCheckpoint(const std::string& dir, const ReinforceCheckpointId& id, const Simulator& sim,
                                const PolicyInput& input, bool critical_path_priorities, torch::nn::Module& module,
                                torch::optim::Adam& optimizer, ReinforceState* state) {
-  const std::string state_path = StatePath(dir, id);
-  const std::string policy_path = PolicyPath(dir, id);
-  const std::string optimizer_path = OptimizerPath(dir, id);
-  for (const std::string& path : {state_path, policy_path, optimizer_path}) {
-    if (!FileExists(path)) return NotFound(id.method + " checkpoint: " + path + " does not exist");
-  }
+  const CheckpointStore store(dir);
+  const std::string state_path = store.Path(StateFile(id));
+  const std::string policy_path = store.Path(PolicyFile(id));
+  const std::string optimizer_path = store.Path(OptimizerFile(id));
+  GO_RETURN_IF_ERROR(store.Require(ReinforceCheckpointFiles(id.method), "a " + id.method + " checkpoint has all three files"));
   // 1. The state file: identity, then the values, each checked.
   ReinforceState s;
-  GO_ASSIGN_OR_RETURN(const std::string text, ReadFile(state_path));
-  GO_ASSIGN_OR_RETURN(const Json j, ParseJsonText(text, state_path));
-  GO_RETURN_IF_ERROR(CheckJsonHeader(j, state_path, StateFormat(id), kReinforceStateVersion));
-  auto mismatch = [&](const std::string& what, const std::string& theirs, const std::string& ours) {
-    return FailedPrecondition(state_path + ": the checkpoint is for " + what + " " + theirs + ", not " + ours);
-  };
-  {
-    GO_ASSIGN_OR_RETURN(const std::string graph, JsonMemberString(j, "graph", state_path));
-    GO_ASSIGN_OR_RETURN(const int64_t num_ops, JsonMemberInt(j, "num_ops", state_path, 0));
-    GO_ASSIGN_OR_RETURN(const int64_t num_units, JsonMemberInt(j, "num_units", state_path, 0));
-    if (graph != sim.graph().name() || num_ops != input.num_ops || num_units != input.num_units) {
-      return mismatch("graph", graph + " (" + std::to_string(num_ops) + " ops)",
-                      sim.graph().name() + " (" + std::to_string(input.num_ops) + " ops)");
-    }
-    GO_ASSIGN_OR_RETURN(const std::string cluster, JsonMemberString(j, "cluster", state_path));
-    if (cluster != sim.cluster().name()) return mismatch("cluster", cluster, sim.cluster().name());
-    GO_ASSIGN_OR_RETURN(const std::string config, JsonMemberString(j, "config", state_path));
-    if (config != id.config) return mismatch("config", "\"" + config + "\"", "\"" + id.config + "\"");
-    GO_ASSIGN_OR_RETURN(const Json* sd, JsonMember(j, "seed", state_path));
-    if (!sd->is_number_unsigned() || sd->get<uint64_t>() != id.seed) {
-      return mismatch("seed", sd->dump(), std::to_string(id.seed));
-    }
-  }
+  GO_ASSIGN_OR_RETURN(const Json j, store.Read(StateFile(id), id.method, Identity(id, sim, input)));
   constexpr int64_t kMaxCount = int64_t{1} << 50;
   GO_ASSIGN_OR_RETURN(s.step, JsonMemberInt(j, "step", state_path, 0, kMaxCount));
   GO_ASSIGN_OR_RETURN(s.plans_simulated, JsonMemberInt(j, "plans_simulated", state_path, 0, kMaxCount));
@@ -172,7 +150,7 @@ Status LoadReinforceCheckpoint(const std::string& dir, const ReinforceCheckpoint
   try {
     c10::IValue value;
     if (!archive.try_read("graphopt_format", value) || !value.isString() ||
-        value.toStringRef() != StateFormat(id) + "-policy") {
+        value.toStringRef() != PolicyFormat(id)) {
       return ParseError(policy_path + ": not a " + id.method + " policy checkpoint");
     }
     if (!archive.try_read("graphopt_config", value) || !value.isString() || value.toStringRef() != id.config) {

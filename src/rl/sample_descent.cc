@@ -32,24 +32,22 @@ std::optional<LocalSearchStats> SampleDescent::Step(const Plan& sampled, const P
   return search_.Polish(&plan_, &score_, rng, evaluations, stop);
 }
 
-StatusOr<nlohmann::json> SampleDescent::Save(const std::string& dir) const {
+StatusOr<nlohmann::json> SampleDescent::Save(const CheckpointStore& store) const {
   nlohmann::json saved = CursorToJson(search_.cursor());
   saved["score"] = PlanScoreToJson(score_);
   saved["seen"] = PlanScoreToJson(seen_);
-  GO_RETURN_IF_ERROR(WritePlanJson(sim_.graph(), plan_, dir + "/" + kDescentPlanFile));
+  GO_RETURN_IF_ERROR(store.WritePlan(kDescentPlanFile, sim_.graph(), plan_));
   return saved;
 }
 
-Status SampleDescent::Load(const nlohmann::json& saved, const std::string& dir, const std::string& where) {
-  GO_RETURN_IF_ERROR(
-      RequireCheckpointFiles(dir, {kDescentPlanFile}, "the checkpoint was polishing that plan of the policy"));
-  const std::string plan_path = dir + "/" + kDescentPlanFile;
+Status SampleDescent::Load(const nlohmann::json& saved, const CheckpointStore& store, const std::string& where) {
   GO_ASSIGN_OR_RETURN(const nlohmann::json* score, JsonMember(saved, "score", where));
   GO_ASSIGN_OR_RETURN(const PlanScore recorded, PlanScoreFromJson(*score, where + ".score"));
   GO_ASSIGN_OR_RETURN(const nlohmann::json* seen_json, JsonMember(saved, "seen", where));
   GO_ASSIGN_OR_RETURN(const PlanScore seen, PlanScoreFromJson(*seen_json, where + ".seen"));
-  GO_ASSIGN_OR_RETURN(Plan plan, ReadPlanJson(plan_path, sim_.graph()));
-  GO_ASSIGN_OR_RETURN(const PlanScore verified, VerifyCheckpointPlan(sim_, plan, recorded, plan_path));
+  Plan plan;
+  GO_ASSIGN_OR_RETURN(const PlanScore verified, store.ReadPlan(kDescentPlanFile, sim_, recorded,
+                                                               "the checkpoint was polishing that plan of the policy", &plan));
   GO_ASSIGN_OR_RETURN(const LocalSearch::Cursor cursor, CursorFromJson(saved, where));
   seen_ = seen;
   score_ = verified;

@@ -18,6 +18,7 @@
 
 #include "core/rng.h"
 #include "core/status.h"
+#include "rl/checkpoint.h"
 #include "rl/local_search.h"
 #include "rl/task_defaults.h"
 #include "sim/batch.h"
@@ -49,10 +50,10 @@ class SampleDescent {
 
   // Checkpoints: the descent's part of the search's state ({"score", "seen", "scale",
   // "failed_scales"}) and its plan, in `dir`/descent_plan.json.
-  StatusOr<nlohmann::json> Save(const std::string& dir) const;
+  StatusOr<nlohmann::json> Save(const CheckpointStore& store) const;
   // Restores a saved part, `where` naming it in errors: the plan re-simulated, every
   // field checked before anything changes.
-  Status Load(const nlohmann::json& saved, const std::string& dir, const std::string& where);
+  Status Load(const nlohmann::json& saved, const CheckpointStore& store, const std::string& where);
 
  private:
   const Simulator& sim_;

@@ -11,11 +11,13 @@
 #include "baselines/baseline.h"
 #include "core/files.h"
 #include "rl/go_search.h"
+#include "../testing/status.h"
 #include "rl_test_util.h"
 
 namespace graphopt {
 namespace {
 
+using testing::ExpectErrorWith;
 using testing::ScratchDir;
 using testing::ToySearch;
 using Toy = testing::ChainsToy;
@@ -41,11 +43,6 @@ void EditJson(const std::string& path, const std::function<void(nlohmann::json&)
   nlohmann::json j = nlohmann::json::parse(*ReadFile(path));
   edit(j);
   ASSERT_TRUE(WriteFileAtomic(path, j.dump()).ok());
-}
-
-void ExpectErrorWith(const Status& s, const std::string& fragment) {
-  ASSERT_FALSE(s.ok()) << "expected an error with: " << fragment;
-  EXPECT_NE(s.message().find(fragment), std::string::npos) << s.message();
 }
 
 TEST(GoSearchCheckpointTest, AnIntactCheckpointResumes) {

@@ -77,20 +77,20 @@ TEST(HeadTuningTest, BiasFilesRoundTripAndAreCheckedAgainstTheGraph) {
   set.fusion = torch::rand({toy.input.num_ops});
   tuning.SetBiases(set);
   const testing::ScratchDir scratch("head_tuning_biases");
-  ASSERT_TRUE(tuning.SaveBiases(scratch.path()).ok());
-  auto read = tuning.ReadBiases(scratch.path(), true, true);
+  ASSERT_TRUE(tuning.SaveBiases(CheckpointStore(scratch.path())).ok());
+  auto read = tuning.ReadBiases(CheckpointStore(scratch.path()), true, true);
   ASSERT_TRUE(read.ok()) << read.status().message();
   EXPECT_TRUE(torch::equal(read->unit, set.unit));
   EXPECT_TRUE(torch::equal(read->fusion, set.fusion));
   // Another graph's tuning refuses this graph's biases, naming the file and the shape.
   const ChainsToy other = testing::ToyOn(testing::TwoChains(9), testing::PaperCluster(2));
   const HeadTuning other_tuning(other.input, BiasConfig(), policy->config().tasks);
-  auto wrong = other_tuning.ReadBiases(scratch.path(), true, false);
+  auto wrong = other_tuning.ReadBiases(CheckpointStore(scratch.path()), true, false);
   ASSERT_FALSE(wrong.ok());
   EXPECT_NE(wrong.status().message().find("unit_bias.pt: unit_bias has shape"), std::string::npos)
       << wrong.status().message();
   const testing::ScratchDir empty("head_tuning_none");
-  auto missing = tuning.ReadBiases(empty.path(), false, true);
+  auto missing = tuning.ReadBiases(CheckpointStore(empty.path()), false, true);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("fusion_bias.pt"), std::string::npos) << missing.status().message();
 }

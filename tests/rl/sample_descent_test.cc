@@ -73,10 +73,10 @@ TEST(SampleDescentTest, ACheckpointedDescentGoesOnAsTheOriginal) {
   Rng rng(3);
   ASSERT_TRUE(descent.Step(sample, sampled, true, rng, 3, nullptr).has_value());
   const testing::ScratchDir scratch("sample_descent");
-  auto saved = descent.Save(scratch.path());
+  auto saved = descent.Save(CheckpointStore(scratch.path()));
   ASSERT_TRUE(saved.ok()) << saved.status().message();
   SampleDescent resumed(toy.sim, &batch, LocalSearchConfig{}, nullptr);
-  const Status loaded = resumed.Load(*saved, scratch.path(), "state.json: descent");
+  const Status loaded = resumed.Load(*saved, CheckpointStore(scratch.path()), "state.json: descent");
   ASSERT_TRUE(loaded.ok()) << loaded.message();
   EXPECT_EQ(resumed.plan().device, descent.plan().device);
   Rng a(4), b(4);
@@ -88,7 +88,7 @@ TEST(SampleDescentTest, ACheckpointedDescentGoesOnAsTheOriginal) {
   // Without its plan the part is refused, naming the file.
   std::remove((scratch.path() + "/descent_plan.json").c_str());
   SampleDescent lost(toy.sim, &batch, LocalSearchConfig{}, nullptr);
-  const Status missing = lost.Load(*saved, scratch.path(), "state.json: descent");
+  const Status missing = lost.Load(*saved, CheckpointStore(scratch.path()), "state.json: descent");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.message().find("descent_plan.json"), std::string::npos) << missing.message();
   EXPECT_FALSE(lost.started());
