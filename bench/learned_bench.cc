@@ -1,6 +1,6 @@
 // One training step of each learned placer at its default configuration: GO's PPO
 // step (rl/ppo.h: one forward pass, sampling, building and simulating the batch of
-// plans, the PPO update; the units GoSearch gives it, 4 per device), and the
+// plans, the PPO update; the units LearnedSearch gives it, 4 per device), and the
 // earlier placers ColocRL (rl/colocrl.h) and HDP (rl/hdp.h) (sampling from the
 // seq2seq policy, building and simulating the batch of plans, REINFORCE update).
 //  - BM_LearnedStep/<method>: wall time of one Trainer::Step() on the model
@@ -23,7 +23,7 @@
 #include "models/registry.h"
 #include "policy/features.h"
 #include "policy/go_policy.h"
-#include "rl/go_search.h"
+#include "rl/learned_search.h"
 #include "rl/methods.h"
 #include "rl/ppo.h"
 #include "sim/batch.h"
@@ -105,7 +105,7 @@ Setup& GetSetup() {
                                                                       GoPolicy(GoPolicyConfig()), *config, 0));
     } else {
       auto config = DefaultSearchConfig(method);
-      if (config.ok()) config = ParseGoSearchOptions(options, *config);
+      if (config.ok()) config = ParseLearnedSearchOptions(options, *config);
       if (!config.ok()) Fail(config.status());
       trainer = CreateMethodTrainer(*config, *s.sim, s.batch.get(), s.input);
     }

@@ -1,4 +1,4 @@
-// The GO search (rl/go_search.h) on rows of the placement suite under several
+// The GO search (rl/learned_search.h) on rows of the placement suite under several
 // configurations, for the ablations (docs/experiments/history-bench.md): one line per
 // (row, config) with the step time found, its speedup over the expert and over the
 // best baseline, the time to the final plan, the best plan PPO sampled on its own and
@@ -18,7 +18,7 @@
 #include "core/strings.h"
 #include "eval/suite.h"
 #include "models/load.h"
-#include "rl/go_search.h"
+#include "rl/learned_search.h"
 #include "sim/cluster.h"
 #include "sim/simulator.h"
 
@@ -72,15 +72,15 @@ int Main(int argc, char** argv) {
     auto sim = Simulator::Create(*graph, *cluster);
     if (!sim.ok()) return CommandError("rl_bench", row.name + ": " + sim.status().message());
     for (const auto& [name, options] : configs) {
-      GoSearchConfig config;
+      LearnedSearchConfig config;
       config.time_limit_s = *time_limit;
       config.seed = static_cast<uint64_t>(*seed);
       config.threads = *threads;
-      auto parsed = ParseGoSearchOptions(options, config);
+      auto parsed = ParseLearnedSearchOptions(options, config);
       if (!parsed.ok()) return CommandError("rl_bench", parsed.status().message());
-      auto search = GoSearch::Create(*sim, *parsed);
+      auto search = LearnedSearch::Create(*sim, *parsed);
       if (!search.ok()) return CommandError("rl_bench", search.status().message());
-      auto on_step = [&](const GoSearchProgress& p) {
+      auto on_step = [&](const LearnedSearchProgress& p) {
         if (verbose) {
           std::fprintf(stderr, "  %s %s step %lld %.1f s best %s batch best %.1f ms plans %lld\n", row.name.c_str(), name.c_str(),
                        static_cast<long long>(p.step), p.seconds, p.best.ToString().c_str(), p.last_batch_best_us / 1e3,

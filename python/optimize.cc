@@ -11,7 +11,7 @@
 
 #include "bindings.h"
 #include "rl/default_policy.h"
-#include "rl/go_search.h"
+#include "rl/learned_search.h"
 #include "rl/zero_shot.h"
 #include "sim/simulator.h"
 
@@ -30,7 +30,7 @@ struct OptimizeResult {
   std::vector<ConvergencePoint> trace;
 };
 
-py::dict ProgressDict(const GoSearchProgress& p) {
+py::dict ProgressDict(const LearnedSearchProgress& p) {
   py::dict d;
   d["step"] = p.step;
   d["seconds"] = p.seconds;
@@ -44,7 +44,7 @@ py::dict ProgressDict(const GoSearchProgress& p) {
 // The policy a search starts from: `pretrained` if given ("" or "none": a new one),
 // else, as `graphopt optimize` does, the default (GRAPHOPT_POLICY, or the checkout's
 // policies/default.pt) for go without network options of its own.
-std::string PickPretrained(const std::optional<std::string>& pretrained, const GoSearchConfig& config) {
+std::string PickPretrained(const std::optional<std::string>& pretrained, const LearnedSearchConfig& config) {
   if (pretrained) return *pretrained == "none" ? "" : *pretrained;
   if (config.method != "go" || config.policy.has_value()) return "";
   const std::string module = py::module_::import("graphopt").attr("__file__").cast<std::string>();
@@ -58,14 +58,14 @@ OptimizeResult Optimize(std::shared_ptr<Graph> graph, std::shared_ptr<Cluster> c
                         const std::optional<std::string>& pretrained_arg,
                         const std::string& tasks, const std::string& options, uint64_t seed, int threads,
                         const std::string& granularity, int depth, const std::function<void(py::dict)>& progress) {
-  GoSearchConfig config = Value(DefaultSearchConfig(method));
+  LearnedSearchConfig config = Value(DefaultSearchConfig(method));
   config.time_limit_s = time_limit;
   config.max_steps = steps;
   config.seed = seed;
   config.threads = threads;
   std::string text = options;
   if (!tasks.empty()) text += (text.empty() ? "" : ",") + std::string("tasks=") + tasks;
-  config = Value(ParseGoSearchOptions(text, config));
+  config = Value(ParseLearnedSearchOptions(text, config));
   const std::string pretrained = PickPretrained(pretrained_arg, config);
   config.pretrained = pretrained;
   if (zero_shot && pretrained.empty()) {
@@ -90,12 +90,12 @@ OptimizeResult Optimize(std::shared_ptr<Graph> graph, std::shared_ptr<Cluster> c
     out.stop_reason = "zero-shot";
     return out;
   }
-  std::unique_ptr<GoSearch> search = Value(GoSearch::Create(*sim, config));
+  std::unique_ptr<LearnedSearch> search = Value(LearnedSearch::Create(*sim, config));
   // Ctrl-C and the callback's exceptions stop the search after its step; the
   // exception is raised once the search has returned.
   std::atomic<bool> stop{false};
   std::optional<py::error_already_set> raised;
-  auto on_step = [&](const GoSearchProgress& p) {
+  auto on_step = [&](const LearnedSearchProgress& p) {
     py::gil_scoped_acquire acquire;
     try {
       if (PyErr_CheckSignals() != 0) throw py::error_already_set();
@@ -105,12 +105,12 @@ OptimizeResult Optimize(std::shared_ptr<Graph> graph, std::shared_ptr<Cluster> c
       stop = true;
     }
   };
-  StatusOr<GoSearchResult> r = [&] {
+  StatusOr<LearnedSearchResult> r = [&] {
     py::gil_scoped_release release;
     return search->Run(&stop, on_step);
   }();
   if (raised) throw std::move(*raised);
-  GoSearchResult result = Value(std::move(r));
+  LearnedSearchResult result = Value(std::move(r));
   out.plan->plan = std::move(result.plan);
   out.score = result.score;
   out.best_baseline = result.best_baseline;

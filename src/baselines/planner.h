@@ -90,8 +90,8 @@ struct PlannerSettings {
   // of leave-one-out policies (no-<family>.pt), of which the one without the graph's
   // family is used.
   std::string pretrained;
-  // The planner's own typed config (a learned planner's: rl/go_search.h
-  // GoSearchConfig), set by PlannerInfo::configure; empty: the planner's defaults for
+  // The planner's own typed config (a learned planner's: rl/learned_search.h
+  // LearnedSearchConfig), set by PlannerInfo::configure; empty: the planner's defaults for
   // the seed and budget above.
   std::any config;
 };

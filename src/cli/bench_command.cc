@@ -27,7 +27,7 @@
 #include "eval/results.h"
 #include "eval/suite.h"
 #include "eval/task_effects.h"
-#include "rl/go_search.h"  // kDefaultSearchSeconds (no LibTorch in it)
+#include "rl/learned_search.h"  // kDefaultSearchSeconds (no LibTorch in it)
 #ifdef GRAPHOPT_HAVE_RL
 #include "rl/task_configurations.h"
 #endif
@@ -133,11 +133,11 @@ StatusOr<std::vector<MethodSpec>> TaskConfigurationMethods(const Args& args, con
   } else {
     for (const TaskConfiguration& c : TaskConfigurations()) configurations.push_back(&c);
   }
-  GO_ASSIGN_OR_RETURN(GoSearchConfig base, DefaultSearchConfig("go"));
+  GO_ASSIGN_OR_RETURN(LearnedSearchConfig base, DefaultSearchConfig("go"));
   base.time_limit_s = run.time_limit_s;
   base.seed = run.seed;
   base.threads = ThreadsPerRank();
-  auto parsed = ParseGoSearchOptions(args.Get("go-options"), base);
+  auto parsed = ParseLearnedSearchOptions(args.Get("go-options"), base);
   if (!parsed.ok()) return parsed.status().WithContext("--go-options");
   GO_ASSIGN_OR_RETURN(std::vector<MethodSpec> methods, ParseMethods("single,expert", false));
   for (const TaskConfiguration* configuration : configurations) {

@@ -48,7 +48,7 @@
 #include "sim/simulator.h"
 #ifdef GRAPHOPT_HAVE_RL
 #include "rl/default_policy.h"
-#include "rl/go_search.h"
+#include "rl/learned_search.h"
 #endif
 #endif
 
@@ -178,14 +178,14 @@ StatusOr<Graph> WithProfile(const Graph& graph, const Profile& profile) {
 // shipped pre-trained policy when there is one) for `seconds`.
 StatusOr<Plan> GoPlan(const Simulator& simulator, double seconds, uint64_t seed, const std::atomic<bool>* stop) {
 #ifdef GRAPHOPT_HAVE_RL
-  GO_ASSIGN_OR_RETURN(GoSearchConfig config, DefaultSearchConfig("go"));
+  GO_ASSIGN_OR_RETURN(LearnedSearchConfig config, DefaultSearchConfig("go"));
   GO_ASSIGN_OR_RETURN(DefaultPolicy policy, FindDefaultPolicy(ProgramCheckout()));
   config.pretrained = policy.path;
   config.time_limit_s = seconds;
   config.seed = seed;
   config.threads = 0;
-  GO_ASSIGN_OR_RETURN(auto search, GoSearch::Create(simulator, config));
-  GO_ASSIGN_OR_RETURN(GoSearchResult result, search->Run(stop));
+  GO_ASSIGN_OR_RETURN(auto search, LearnedSearch::Create(simulator, config));
+  GO_ASSIGN_OR_RETURN(LearnedSearchResult result, search->Run(stop));
   return result.plan;
 #else
   (void)simulator, (void)seconds, (void)seed, (void)stop;

@@ -1,4 +1,4 @@
-// `graphopt optimize [MODEL] --cluster C`: the GO optimizer (rl/go_search.h) on one
+// `graphopt optimize [MODEL] --cluster C`: the GO optimizer (rl/learned_search.h) on one
 // model and cluster, with a progress line, clean stops (Ctrl-C, --time-limit),
 // checkpoints and resume, and a closing table of the found plan against every
 // baseline and the lower bound.
@@ -20,7 +20,7 @@
 #include "core/strings.h"
 #include "dist/world.h"
 #include "models/load.h"
-#include "rl/go_search.h"  // GoSearchConfig, whose fields the flags bind (no LibTorch in it)
+#include "rl/learned_search.h"  // LearnedSearchConfig, whose fields the flags bind (no LibTorch in it)
 #include "sim/cluster.h"
 #include "sim/plan.h"
 #include "sim/simulator.h"
@@ -48,7 +48,7 @@ int Fail(const std::string& message) { return CommandError("optimize", message);
 
 std::string Seconds(double us) { return StrFormat("%.4f s", us / 1e6); }
 
-// What found a plan, from its convergence source (rl/go_search.h ConvergencePoint).
+// What found a plan, from its convergence source (rl/learned_search.h ConvergencePoint).
 std::string PlanSourceText(const std::string& source) {
   if (source == "ppo") return "a policy sample";
   if (source == "ppo+polish") return "a polished policy sample";
@@ -107,7 +107,7 @@ int WriteOutputs(const Args& args, const Graph& graph, const Simulator& sim, con
 
 // --zero-shot: one pass of the pre-trained policy, then the closing table against
 // the baselines (planned after the clock stopped).
-int RunZeroShot(const Args& args, const Graph& graph, const Simulator& sim, const GoSearchConfig& config) {
+int RunZeroShot(const Args& args, const Graph& graph, const Simulator& sim, const LearnedSearchConfig& config) {
   const ZeroShotOptions options = SearchZeroShotOptions(config);
   auto z = ZeroShotPlan(sim, config.pretrained, options);
   if (!z.ok()) return Fail(z.status().message());
@@ -151,7 +151,7 @@ int RunZeroShot(const Args& args, const Graph& graph, const Simulator& sim, cons
 
 // The policy the GO search starts from: --pretrained FILE, none with --pretrained none,
 // else the default one (rl/default_policy.h) unless network options ask for a new one.
-StatusOr<DefaultPolicy> PickPretrained(const Args& args, const LearnedMethod& method, const GoSearchConfig& config) {
+StatusOr<DefaultPolicy> PickPretrained(const Args& args, const LearnedMethod& method, const LearnedSearchConfig& config) {
   if (args.Has("pretrained")) {
     if (args.Get("pretrained") == "none") return DefaultPolicy{"", "--pretrained none"};
     return DefaultPolicy{args.Get("pretrained"), "--pretrained"};
@@ -167,30 +167,43 @@ StatusOr<DefaultPolicy> PickPretrained(const Args& args, const LearnedMethod& me
 }
 #endif
 
-// The flags bound to GoSearchConfig's fields (cli/flag_table.h).
-const OptionTable<GoSearchConfig> kOptimizeFlags{
-    {"steps", &GoSearchConfig::max_steps, "stop after this many steps, 0 for no limit", AtLeast(0)},
-    {"time-limit", &GoSearchConfig::time_limit_s, "stop after this many seconds, 0 for no limit", AtLeast(0)},
-    {"seed", &GoSearchConfig::seed, "random seed"},
-    {"checkpoint", &GoSearchConfig::checkpoint_dir,
-     "checkpoint folder: saved every " + std::to_string(GoSearchConfig{}.checkpoint_every) +
+// The command's own settings, bound to flags (cli/flag_table.h).
+struct OptimizeRun {
+  std::string method = "go";
+  std::string cluster = kDefaultCluster;
+  std::string profile;
+  std::string reward = "simulated";
+  bool zero_shot = false;
+};
+const OptionTable<OptimizeRun> kRunFlags{
+    {"cluster", &OptimizeRun::cluster, "cluster preset, cluster .json file or local[:N]"},
+    {"profile", &OptimizeRun::profile, "measured op times (graphopt profile) instead of the roofline"},
+    {"reward", &OptimizeRun::reward,
+     "measured: every plan the search scores is executed on --cluster local[:N] instead (the median of 3 steps "
+     "after 1 warm-up), as ColocRL's reward is",
+     OneOf({"simulated", "measured"})},
+    {"method", &OptimizeRun::method, "learned optimizer: go, colocrl or hdp (graphopt methods lists them)"},
+    {"zero-shot", &OptimizeRun::zero_shot,
+     "plan in one pass of the policy (the greedy plan and the best of zero_shot_samples samples, " +
+         std::to_string(ZeroShotOptions{}.samples) + " by default), no training"},
+};
+
+// The flags bound to LearnedSearchConfig's fields.
+const OptionTable<LearnedSearchConfig> kOptimizeFlags{
+    {"steps", &LearnedSearchConfig::max_steps, "stop after this many steps, 0 for no limit", AtLeast(0)},
+    {"time-limit", &LearnedSearchConfig::time_limit_s, "stop after this many seconds, 0 for no limit", AtLeast(0)},
+    {"seed", &LearnedSearchConfig::seed, "random seed"},
+    {"checkpoint", &LearnedSearchConfig::checkpoint_dir,
+     "checkpoint folder: saved every " + std::to_string(LearnedSearchConfig{}.checkpoint_every) +
          " steps and at the end; resumed from if it holds one"},
-    {"fixed-placement", &GoSearchConfig::fixed_placement,
+    {"fixed-placement", &LearnedSearchConfig::fixed_placement,
      "with placement not among the tasks: the baseline whose placement every plan keeps "
      "(none given: tf-default; expert for the GO paper's sch+fu)"},
 };
 
 std::vector<FlagSpec> OptimizeFlags() {
   std::vector<FlagSpec> flags = FlagsAround(
-      {
-          {"cluster", true,
-           std::string("cluster preset, cluster .json file or local[:N] (default ") + kDefaultCluster + ")"},
-          {"profile", true, "measured op times (graphopt profile) instead of the roofline"},
-          {"reward", true,
-           "simulated (default) or measured: every plan the search scores is executed on --cluster "
-           "local[:N] instead (the median of 3 steps after 1 warm-up), as ColocRL's reward is"},
-          {"method", true, "learned optimizer: go (default), colocrl or hdp"},
-      },
+      BoundFlags(kRunFlags),
       kOptimizeFlags,
       {
           {"threads", true, "threads for the simulator and LibTorch, 1 to 4 x the cores (default: every core)"},
@@ -210,12 +223,10 @@ std::vector<FlagSpec> OptimizeFlags() {
           {"pretrained", true,
            "start from this pre-trained policy (graphopt pretrain): its zero-shot plan first, then training; "
            "none: a new policy (default: $GRAPHOPT_POLICY, else policies/default.pt if shipped)"},
-          {"zero-shot", false,
-           "plan in one pass of the policy (the greedy plan and the best of zero_shot_samples samples, 128 by "
-           "default), no training"},
           {"finetune-steps", true,
-           "fine-tune the pre-trained policy for this many PPO steps, then stop (as --steps); each "
-           "step samples at least 2^20 ops in all (--policy step_ops=0: 32 plans a step)"},
+           "fine-tune the pre-trained policy for this many PPO steps, then stop (as --steps); each step samples "
+           "at least " + std::to_string(kFinetuneStepOps) + " ops in all (--policy step_ops=0: " +
+               std::to_string(PpoConfig{}.samples_per_step) + " plans a step)"},
       });
   for (const FlagSpec& f : GranularityFlags()) flags.push_back(f);
   flags.push_back(DimFlag());
@@ -251,15 +262,16 @@ int RunOptimizeCommand(int argc, char** argv) {
   return Fail("this build has no training library (LibTorch was not found)");
 #else
   if (args->positional().size() > 1) return Fail("expected at most one MODEL\n" + Usage());
-  const std::string method = args->Get("method", "go");
+  OptimizeRun run;
+  if (Status flags = ApplyBoundFlags(*args, kRunFlags, &run); !flags.ok()) return Fail(flags.message());
+  const std::string& method = run.method;
   auto defaults = DefaultSearchConfig(method);
   if (!defaults.ok()) return Fail("--method: " + defaults.status().message());
   const LearnedMethod& learned = *FindLearnedMethod(method).value();
   const bool default_model = args->positional().empty();
   const std::string model = default_model ? kDefaultModel : args->positional()[0];
-  const std::string cluster_name = args->Get("cluster", kDefaultCluster);
-  const std::string reward = args->Get("reward", "simulated");
-  if (reward != "simulated" && reward != "measured") return Fail("--reward " + reward + ": simulated or measured");
+  const std::string& cluster_name = run.cluster;
+  const std::string& reward = run.reward;
   std::vector<std::vector<int>> core_sets;  // of the local cluster, with a measured reward
   if (reward == "measured") {
 #ifdef GRAPHOPT_HAVE_EXEC
@@ -270,9 +282,9 @@ int RunOptimizeCommand(int argc, char** argv) {
     return Fail("--reward measured: this build has no executor (LibTorch was not found)");
 #endif
   }
-  GoSearchConfig config = *defaults;
+  LearnedSearchConfig config = *defaults;
   if (Status flags = ApplyBoundFlags(*args, kOptimizeFlags, &config); !flags.ok()) return Fail(flags.message());
-  const bool zero_shot = args->Has("zero-shot");
+  const bool zero_shot = run.zero_shot;
   if (zero_shot && (args->Has("finetune-steps") || args->Has("steps") || args->Has("checkpoint"))) {
     return Fail("--zero-shot trains nothing: it takes no --steps, --finetune-steps or --checkpoint");
   }
@@ -283,7 +295,7 @@ int RunOptimizeCommand(int argc, char** argv) {
     config.max_steps = *steps;
     config.step_ops = kFinetuneStepOps;
   }
-  // Under mpirun the ranks search together (GoSearchConfig::world); rank 0 alone prints
+  // Under mpirun the ranks search together (LearnedSearchConfig::world); rank 0 alone prints
   // and writes, and a rank that fails ends the job (dist/world.h).
   World& world = World::Get();
   if (world.distributed() && zero_shot) {
@@ -305,7 +317,7 @@ int RunOptimizeCommand(int argc, char** argv) {
   }
   if (args->Get("policy") == "help") {
     std::printf("--policy \"key=value,...\" of --method %s: every key, its value in this run, its meaning and range\n%s",
-                method.c_str(), GoSearchOptionsHelp(config).c_str());
+                method.c_str(), LearnedSearchOptionsHelp(config).c_str());
     return 0;
   }
   if ((args->Has("tasks") || args->Has("fixed-placement")) && !learned.go_policy) {
@@ -314,7 +326,7 @@ int RunOptimizeCommand(int argc, char** argv) {
   std::string options = args->Get("policy");
   if (args->Has("preset")) options = "preset=" + args->Get("preset") + (options.empty() ? "" : "," + options);
   if (args->Has("tasks")) options += (options.empty() ? "" : ",") + std::string("tasks=") + args->Get("tasks");
-  auto parsed = ParseGoSearchOptions(options, config);
+  auto parsed = ParseLearnedSearchOptions(options, config);
   if (!parsed.ok()) return Fail(parsed.status().message());
   config = std::move(*parsed);
   auto policy = PickPretrained(*args, learned, config);
@@ -332,7 +344,7 @@ int RunOptimizeCommand(int argc, char** argv) {
   if (!load.ok()) return Fail(load.status().message());
   auto graph = LoadModel(model, *load);
   if (!graph.ok()) return Fail(graph.status().message());
-  auto cluster = LoadClusterAndProfile(cluster_name, args->Get("profile"), &*graph);
+  auto cluster = LoadClusterAndProfile(cluster_name, run.profile, &*graph);
   if (!cluster.ok()) return Fail(cluster.status().message());
   auto granularity = ApplyGranularity(*args, *cluster, &*graph);
   if (!granularity.ok()) return Fail(granularity.status().message());
@@ -385,7 +397,7 @@ int RunOptimizeCommand(int argc, char** argv) {
     std::fflush(stdout);
 #endif
   }
-  auto search = GoSearch::Create(*sim, config);
+  auto search = LearnedSearch::Create(*sim, config);
   if (!search.ok()) return fail_all(search.status().message());
   const ScopedInterrupt interrupt;
   if (!world.root()) {
@@ -394,7 +406,7 @@ int RunOptimizeCommand(int argc, char** argv) {
     return 0;
   }
   ProgressBar bar("optimize", config.max_steps);
-  auto on_step = [&](const GoSearchProgress& p) {
+  auto on_step = [&](const LearnedSearchProgress& p) {
     std::string suffix = "best " + p.best.ToString();
     if (p.best_baseline_us > 0 && p.best.fits()) suffix += StrFormat(" (%.2fx of best baseline)", p.best.step_time_us / p.best_baseline_us);
     suffix += StrFormat("  %lld plans", static_cast<long long>(p.plans));

@@ -196,7 +196,7 @@ class GoPolicyImpl : public torch::nn::Module {
   // parameters are kept. A pre-trained policy's layer has learned to put every unit on
   // level 0 (pre-training imitates teachers whose plans carry no levels), so its
   // samples never try another schedule; fine-tuning can start it afresh
-  // (GoSearchConfig::fresh_priority, off by default).
+  // (LearnedSearchConfig::fresh_priority, off by default).
   void RestartPriorityOutput(uint64_t seed);
   // Scheduling and fusion logits given placements unit_device [B, U] (int64). B is
   // the batch size of the result; the devices themselves are ignored when placement

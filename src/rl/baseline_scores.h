@@ -1,5 +1,5 @@
 // Every baseline planned and scored, once for each of its users: the search's starting
-// plans and reward reference (rl/go_search.h), the zero-shot table of `graphopt
+// plans and reward reference (rl/learned_search.h), the zero-shot table of `graphopt
 // optimize`, and pre-training's references and teachers (rl/pretrain.h).
 #pragma once
 

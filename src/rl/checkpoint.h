@@ -6,7 +6,7 @@
 // it:
 //   {"format": "graphopt-checkpoint", "version": 1, "part": "ppo",
 //    "identity": {"graphopt_version": "0.9.0", "config": "lr=0.001,..."}, "step": 12, ...}
-//  - part: whose state it is: "go-search", "ppo", "colocrl", "hdp", "pretrain". A
+//  - part: whose state it is: "search", "ppo", "colocrl", "hdp", "pretrain". A
 //    folder may hold several (a search's state.json beside its trainer's state).
 //  - version: of the whole schema, every part's fields included. A state file of
 //    another version, or in a format of graphopt before this schema, is refused with

@@ -5,7 +5,7 @@
 #include "core/strings.h"
 #include "policy/go_policy_config.h"
 #include "rl/colocrl.h"
-#include "rl/go_search.h"
+#include "rl/learned_search.h"
 #include "rl/hdp.h"
 #include "rl/ppo_config.h"
 
@@ -14,7 +14,7 @@ namespace {
 
 // The config of a method other than the GO policy held in `c`, or its defaults.
 template <class Config>
-Config MethodConfig(const GoSearchConfig& c) {
+Config MethodConfig(const LearnedSearchConfig& c) {
   const Config* config = std::any_cast<Config>(&c.method_config);
   return config != nullptr ? *config : Config{};
 }
@@ -26,27 +26,27 @@ LearnedMethod PublishedMethod(const std::string& name, const OptionTable<Config>
   m.name = name;
   m.has_key = [&table](const std::string& key) { return table.Has(key); };
   m.known_keys = name + ": " + table.KnownKeys();
-  m.set_key = [&table](const std::string& key, const std::string& value, GoSearchConfig* c,
+  m.set_key = [&table](const std::string& key, const std::string& value, LearnedSearchConfig* c,
                        const std::string& context) -> Status {
     Config config = MethodConfig<Config>(*c);
     GO_RETURN_IF_ERROR(table.Set(key, value, &config, context));
     c->method_config = config;
     return Status::Ok();
   };
-  m.help = [&table, name, header](const GoSearchConfig& c) {
+  m.help = [&table, name, header](const LearnedSearchConfig& c) {
     return name + " (" + header + "):\n" + table.Help(MethodConfig<Config>(c));
   };
-  m.validate = [](const GoSearchConfig& c) {
+  m.validate = [](const LearnedSearchConfig& c) {
     if (c.method_config.has_value() && std::any_cast<Config>(&c.method_config) == nullptr) {
       return InvalidArgument("the options given are not " + c.method + "'s");
     }
     return MethodConfig<Config>(c).Validate();
   };
-  m.config_text = [](const GoSearchConfig& c) {
+  m.config_text = [](const LearnedSearchConfig& c) {
     return c.method_config.has_value() ? MethodConfig<Config>(c).ToString() : std::string();
   };
   m.create = [validate = m.validate](const Simulator& simulator, BatchSimulator* batch, const PolicyInput& input,
-                                     const GoSearchConfig& c) -> StatusOr<std::unique_ptr<Trainer>> {
+                                     const LearnedSearchConfig& c) -> StatusOr<std::unique_ptr<Trainer>> {
     GO_RETURN_IF_ERROR(validate(c));
     GO_ASSIGN_OR_RETURN(std::unique_ptr<TrainerType> trainer,
                         TrainerType::Create(simulator, batch, input, MethodConfig<Config>(c), c.seed));
@@ -61,7 +61,7 @@ LearnedMethod GoMethod() {
   m.go_policy = true;
   m.has_key = [](const std::string& key) { return kPpoOptions.Has(key) || kGoPolicyOptions.Has(key); };
   m.known_keys = GoOptionKeys();
-  m.set_key = [](const std::string& key, const std::string& value, GoSearchConfig* c,
+  m.set_key = [](const std::string& key, const std::string& value, LearnedSearchConfig* c,
                  const std::string& context) -> Status {
     // The network stays unset (the defaults, or a pre-trained file's) until a key of
     // its own is given.
@@ -70,15 +70,15 @@ LearnedMethod GoMethod() {
     if (kGoPolicyOptions.Has(key)) c->policy = policy;
     return Status::Ok();
   };
-  m.help = [](const GoSearchConfig& c) {
+  m.help = [](const LearnedSearchConfig& c) {
     return "PPO (rl/ppo.h):\n" + kPpoOptions.Help(c.ppo) + "GO policy (policy/go_policy.h):\n" +
            kGoPolicyOptions.Help(c.policy.value_or(GoPolicyConfig{}));
   };
-  m.validate = [](const GoSearchConfig& c) -> Status {
+  m.validate = [](const LearnedSearchConfig& c) -> Status {
     GO_RETURN_IF_ERROR(c.ppo.Validate());
     return c.policy ? c.policy->Validate() : Status::Ok();
   };
-  m.config_text = [](const GoSearchConfig&) { return std::string(); };
+  m.config_text = [](const LearnedSearchConfig&) { return std::string(); };
   return m;
 }
 
@@ -106,7 +106,7 @@ std::vector<std::string> LearnedMethodNames() {
   return names;
 }
 
-StatusOr<std::unique_ptr<Trainer>> CreateMethodTrainer(const GoSearchConfig& c, const Simulator& simulator,
+StatusOr<std::unique_ptr<Trainer>> CreateMethodTrainer(const LearnedSearchConfig& c, const Simulator& simulator,
                                                        BatchSimulator* batch, const PolicyInput& input) {
   GO_ASSIGN_OR_RETURN(const LearnedMethod* m, FindLearnedMethod(c.method));
   if (!m->create) return InvalidArgument("method \"" + c.method + "\" is run by the GO search driver, not CreateMethodTrainer");

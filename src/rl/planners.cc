@@ -15,7 +15,7 @@
 namespace graphopt {
 namespace {
 
-SearchReport ReportOf(const GoSearchResult& r) {
+SearchReport ReportOf(const LearnedSearchResult& r) {
   SearchReport report;
   report.reference_us = r.best_baseline_score.fits() ? r.best_baseline_score.step_time_us : 0;
   for (const ConvergencePoint& p : r.trace) {
@@ -44,31 +44,31 @@ Status NeedsSimulator(const PlanContext& context) {
 // go, colocrl, hdp and finetune: a GO search driver run.
 class SearchPlanner : public Planner {
  public:
-  SearchPlanner(GoSearchConfig config, std::string pretrained)
+  SearchPlanner(LearnedSearchConfig config, std::string pretrained)
       : config_(std::move(config)), pretrained_(std::move(pretrained)) {}
 
   StatusOr<Plan> Run(const PlanContext& context) override {
     GO_RETURN_IF_ERROR(NeedsSimulator(context));
-    GoSearchConfig c = config_;
+    LearnedSearchConfig c = config_;
     if (!pretrained_.empty()) {
       GO_ASSIGN_OR_RETURN(c.pretrained, PolicyForGraph(pretrained_, context.graph));
     }
-    GO_ASSIGN_OR_RETURN(auto search, GoSearch::Create(*context.simulator, c));
-    GO_ASSIGN_OR_RETURN(GoSearchResult r, search->Run());
+    GO_ASSIGN_OR_RETURN(auto search, LearnedSearch::Create(*context.simulator, c));
+    GO_ASSIGN_OR_RETURN(LearnedSearchResult r, search->Run());
     report_ = ReportOf(r);
     return r.plan;
   }
   const SearchReport* report() const override { return report_ ? &*report_ : nullptr; }
 
  private:
-  GoSearchConfig config_;
+  LearnedSearchConfig config_;
   std::string pretrained_;
   std::optional<SearchReport> report_;
 };
 
 class ZeroShotPlanner : public Planner {
  public:
-  ZeroShotPlanner(GoSearchConfig config, std::string pretrained)
+  ZeroShotPlanner(LearnedSearchConfig config, std::string pretrained)
       : config_(std::move(config)), pretrained_(std::move(pretrained)) {}
 
   StatusOr<Plan> Run(const PlanContext& context) override {
@@ -79,14 +79,14 @@ class ZeroShotPlanner : public Planner {
   }
 
  private:
-  GoSearchConfig config_;
+  LearnedSearchConfig config_;
   std::string pretrained_;
 };
 
 // The search config of a learned method: its defaults, the budget, the seed and the
 // recipe (finetune) of the settings.
-StatusOr<GoSearchConfig> DefaultConfig(const std::string& method, const PlannerSettings& s, bool finetune) {
-  GO_ASSIGN_OR_RETURN(GoSearchConfig c, DefaultSearchConfig(method));
+StatusOr<LearnedSearchConfig> DefaultConfig(const std::string& method, const PlannerSettings& s, bool finetune) {
+  GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, DefaultSearchConfig(method));
   c.time_limit_s = s.budget.time_limit_s;
   c.max_steps = s.budget.max_steps;
   c.threads = s.budget.threads;
@@ -96,20 +96,20 @@ StatusOr<GoSearchConfig> DefaultConfig(const std::string& method, const PlannerS
 }
 
 // The settings' config (PlannerInfo::configure), or DefaultConfig.
-StatusOr<GoSearchConfig> SearchConfig(const std::string& method, const PlannerSettings& s, bool finetune) {
+StatusOr<LearnedSearchConfig> SearchConfig(const std::string& method, const PlannerSettings& s, bool finetune) {
   if (!s.config.has_value()) return DefaultConfig(method, s, finetune);
-  const auto* c = std::any_cast<GoSearchConfig>(&s.config);
+  const auto* c = std::any_cast<LearnedSearchConfig>(&s.config);
   if (c == nullptr) return InvalidArgument("the settings of " + method + " hold another planner's config");
   if (c->method != method) return InvalidArgument("the settings of " + method + " hold the config of " + c->method);
   return *c;
 }
 
 // PlannerInfo::configure of a learned method: DefaultConfig, then the options
-// (rl/go_search.h ParseGoSearchOptions).
+// (rl/learned_search.h ParseLearnedSearchOptions).
 std::function<Status(const std::string&, PlannerSettings*)> Configure(const std::string& method, bool finetune) {
   return [method, finetune](const std::string& options, PlannerSettings* s) -> Status {
-    GO_ASSIGN_OR_RETURN(GoSearchConfig c, DefaultConfig(method, *s, finetune));
-    GO_ASSIGN_OR_RETURN(c, ParseGoSearchOptions(options, c));
+    GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, DefaultConfig(method, *s, finetune));
+    GO_ASSIGN_OR_RETURN(c, ParseLearnedSearchOptions(options, c));
     s->config = std::move(c);
     return Status::Ok();
   };
@@ -117,7 +117,7 @@ std::function<Status(const std::string&, PlannerSettings*)> Configure(const std:
 
 PlannerFactory SearchFactory(const std::string& method) {
   return [method](const PlannerSettings& s) -> StatusOr<std::unique_ptr<Planner>> {
-    GO_ASSIGN_OR_RETURN(GoSearchConfig c, SearchConfig(method, s, false));
+    GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, SearchConfig(method, s, false));
     return std::unique_ptr<Planner>(new SearchPlanner(std::move(c), ""));
   };
 }
@@ -129,8 +129,8 @@ Status NeedsPretrained(const PlannerSettings& s, const char* method) {
 
 }  // namespace
 
-Status ApplyFinetuneRecipe(int64_t steps, GoSearchConfig* config) {
-  GO_ASSIGN_OR_RETURN(*config, ParseGoSearchOptions("preset=finetune", *config));
+Status ApplyFinetuneRecipe(int64_t steps, LearnedSearchConfig* config) {
+  GO_ASSIGN_OR_RETURN(*config, ParseLearnedSearchOptions("preset=finetune", *config));
   config->max_steps = steps;
   return Status::Ok();
 }
@@ -168,14 +168,14 @@ void RegisterLearnedPlanners(PlannerRegistry* r) {
   add("finetune", "the pre-trained GO policy alone, fine-tuned on the graph for a number of steps", true, Budget::kSteps,
       true, [](const PlannerSettings& s) -> StatusOr<std::unique_ptr<Planner>> {
         GO_RETURN_IF_ERROR(NeedsPretrained(s, "finetune"));
-        GO_ASSIGN_OR_RETURN(GoSearchConfig c, SearchConfig("go", s, true));
+        GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, SearchConfig("go", s, true));
         return std::unique_ptr<Planner>(new SearchPlanner(std::move(c), s.pretrained));
       },
       "go", true);
   add("zero-shot", "one pass of the pre-trained GO policy: its greedy plan and the best of its samples, no training",
       true, Budget::kNone, true, [](const PlannerSettings& s) -> StatusOr<std::unique_ptr<Planner>> {
         GO_RETURN_IF_ERROR(NeedsPretrained(s, "zero-shot"));
-        GO_ASSIGN_OR_RETURN(GoSearchConfig c, SearchConfig("go", s, false));
+        GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, SearchConfig("go", s, false));
         return std::unique_ptr<Planner>(new ZeroShotPlanner(std::move(c), s.pretrained));
       },
       "go", false);

@@ -1,12 +1,12 @@
 // The learned planners of the registry (baselines/planner.h): go, colocrl and hdp
-// search from scratch to their budget (rl/go_search.h); finetune runs a pre-trained
+// search from scratch to their budget (rl/learned_search.h); finetune runs a pre-trained
 // policy alone for a number of steps; zero-shot plans in one pass of a pre-trained
 // policy (rl/zero_shot.h). No LibTorch in this header.
 //
 // Their options (PlannerInfo::configure) are those `graphopt optimize --policy` takes
-// (the driver's keys, then the method's own: rl/go_search.h ParseGoSearchOptions),
+// (the driver's keys, then the method's own: rl/learned_search.h ParseLearnedSearchOptions),
 // parsed over the settings' budget, threads and seed (an option may override them)
-// into a GoSearchConfig in PlannerSettings::config.
+// into a LearnedSearchConfig in PlannerSettings::config.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +14,7 @@
 
 #include "baselines/planner.h"
 #include "graph/graph.h"
-#include "rl/go_search.h"
+#include "rl/learned_search.h"
 
 namespace graphopt {
 
@@ -25,13 +25,13 @@ void RegisterLearnedPlanners(PlannerRegistry* registry = &PlannerRegistry::Globa
 // Steps of finetune when the budget sets none.
 inline constexpr int64_t kFinetuneDefaultSteps = 50;
 
-// The finetune recipe on a go config (the preset "finetune", rl/go_search.h
+// The finetune recipe on a go config (the preset "finetune", rl/learned_search.h
 // SearchPresets) for `steps` steps: the policy alone from the pre-trained policy, the
 // heads and a learned placement logit per unit (PpoConfig::unit_bias) on the frozen
 // pre-trained trunk learn from their own samples for half of them, then imitate the
 // best sample (the self warm start), kFinetuneMethodStepOps op decisions a step. No
 // time limit.
-Status ApplyFinetuneRecipe(int64_t steps, GoSearchConfig* config);
+Status ApplyFinetuneRecipe(int64_t steps, LearnedSearchConfig* config);
 
 // The pre-trained policy of a graph: `pretrained` itself if it is a file, else the
 // folder's policy pre-trained without the graph's family (no-<family>.pt).

@@ -157,7 +157,7 @@ class PpoTrainer : public Trainer {
   // coupled (policy/coupled_sampling.h: the units of a sample move together, each
   // unit's device still drawn from its own distribution), the rest independently; the
   // loss takes their log-probabilities as an independent sample's. Not part of the
-  // trainer's state: its caller sets it before each step (GoSearch: while exploring).
+  // trainer's state: its caller sets it before each step (LearnedSearch: while exploring).
   void set_coupled_fraction(double fraction) { coupled_fraction_ = std::clamp(fraction, 0.0, 1.0); }
   // The greedy (most likely) plan of the current policy and its score.
   Plan GreedyPlan();

@@ -1,6 +1,6 @@
 // Pre-training: one GO policy trained by PPO (rl/ppo.h) over a stream of graphs and
 // clusters (rl/pretrain_tasks.h), so that it plans graphs it never saw: zero-shot
-// (rl/zero_shot.h) or after a few fine-tuning steps (GoSearchConfig::pretrained).
+// (rl/zero_shot.h) or after a few fine-tuning steps (LearnedSearchConfig::pretrained).
 //
 // The policy and one Adam are shared by every task: task i gets a PPO trainer of its
 // own (its graph's input, simulator and reward reference, a running baseline and
@@ -64,7 +64,7 @@ struct PretrainConfig {
   double time_limit_s = 1800;  // this run's wall time (<= 0: no limit)
   GoPolicyConfig policy;        // the network (policy/go_policy_config.h); its seed: seed + 1 if left at 1
   PpoConfig ppo;               // each task's PPO trainer (rl/ppo_config.h)
-  int units_per_device = kDefaultUnitsPerDevice;  // decision units, as GoSearchConfig::units_per_device
+  int units_per_device = kDefaultUnitsPerDevice;  // decision units, as LearnedSearchConfig::units_per_device
   // Graphs trained together per step (G, above). 0: the checkpoint's when resuming,
   // else one per rank.
   int graphs_per_step = 0;

@@ -1,4 +1,4 @@
-// The sample polish of the GO search (GoSearchConfig::polish_samples): the local
+// The sample polish of the GO search (LearnedSearchConfig::polish_samples): the local
 // search run on plans the policy sampled, one slice of evaluations per step, a descent
 // going on across steps until it converges. While the policy explores, it starts from
 // the best plan the policy has sampled and restarts whenever that changes; while the
@@ -7,7 +7,7 @@
 // samples are the perturbations of an iterated local search, whose descents may end
 // in basins the polish of the best plan does not reach.
 //
-// No LibTorch here: the search (rl/go_search_phases.cc) hands it the policy's plans.
+// No LibTorch here: the search (rl/learned_search_phases.cc) hands it the policy's plans.
 #pragma once
 
 #include <cstdint>

@@ -12,22 +12,22 @@ namespace graphopt {
 namespace {
 
 // A GO search deciding `tasks` with a 1/parts share of the budget.
-StatusOr<Plan> Learn(const Simulator& sim, const GoSearchConfig& base, uint32_t tasks, int parts,
+StatusOr<Plan> Learn(const Simulator& sim, const LearnedSearchConfig& base, uint32_t tasks, int parts,
                      const std::string& fixed_placement = "") {
-  GoSearchConfig c = base;
+  LearnedSearchConfig c = base;
   if (!c.policy) c.policy.emplace();
   c.policy->tasks = tasks;
   c.fixed_placement = fixed_placement;
   if (c.max_steps > 0) c.max_steps = std::max<int64_t>(1, c.max_steps / parts);
   if (c.time_limit_s > 0) c.time_limit_s /= parts;
-  GO_ASSIGN_OR_RETURN(auto search, GoSearch::Create(sim, c));
-  GO_ASSIGN_OR_RETURN(GoSearchResult r, search->Run());
+  GO_ASSIGN_OR_RETURN(auto search, LearnedSearch::Create(sim, c));
+  GO_ASSIGN_OR_RETURN(LearnedSearchResult r, search->Run());
   return r.plan;
 }
 
 // The decisions of separately trained policies on one plan: the first decides
 // placement, then as listed; what none decided takes its default.
-StatusOr<Plan> Combined(const Simulator& sim, const GoSearchConfig& base, const std::vector<uint32_t>& tasks) {
+StatusOr<Plan> Combined(const Simulator& sim, const LearnedSearchConfig& base, const std::vector<uint32_t>& tasks) {
   const int parts = static_cast<int>(tasks.size());
   Plan plan = DefaultPlan(sim.graph());
   uint32_t decided = 0;
@@ -48,7 +48,7 @@ StatusOr<Plan> Combined(const Simulator& sim, const GoSearchConfig& base, const 
 }  // namespace
 
 const std::vector<TaskConfiguration>& TaskConfigurations() {
-  using Base = const GoSearchConfig&;
+  using Base = const LearnedSearchConfig&;
   static const std::vector<TaskConfiguration> kConfigurations = {
       {"tf-default", false, false,
        [](const Simulator& sim, Base) { return RunBaseline("tf-default", sim.graph(), sim.cluster(), sim.cost_model()); }},
@@ -83,7 +83,7 @@ StatusOr<const TaskConfiguration*> FindTaskConfiguration(const std::string& name
   return NotFound("unknown task configuration \"" + name + "\" (known: " + Join(known, ", ") + ")");
 }
 
-StatusOr<Plan> PlanTaskConfiguration(const std::string& name, const Simulator& sim, const GoSearchConfig& base) {
+StatusOr<Plan> PlanTaskConfiguration(const std::string& name, const Simulator& sim, const LearnedSearchConfig& base) {
   if (base.policy && base.policy->tasks != kAllTasks) {
     return InvalidArgument("the task configurations set the tasks themselves: the options must not (tasks=" +
                            TasksToString(base.policy->tasks) + ")");

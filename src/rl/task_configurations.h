@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "core/status.h"
-#include "rl/go_search.h"
+#include "rl/learned_search.h"
 #include "sim/plan.h"
 #include "sim/simulator.h"
 
@@ -39,7 +39,7 @@ struct TaskConfiguration {
   // All three tasks in one policy: the table's summary says what its schedule and
   // fusion are worth against the defaults on its placement (eval/task_effects.h).
   bool all_tasks = false;
-  std::function<StatusOr<Plan>(const Simulator& simulator, const GoSearchConfig& base)> plan;
+  std::function<StatusOr<Plan>(const Simulator& simulator, const LearnedSearchConfig& base)> plan;
 };
 
 // The eight, in the paper's order (the column order of eval/results.h
@@ -52,6 +52,6 @@ StatusOr<const TaskConfiguration*> FindTaskConfiguration(const std::string& name
 // the GO search of every learned part (its options: everything on, or the policy
 // alone), with the budget of the whole configuration; its policy options must not set
 // tasks. Fails on an unknown name (listing the names) or a search that fails.
-StatusOr<Plan> PlanTaskConfiguration(const std::string& name, const Simulator& simulator, const GoSearchConfig& base);
+StatusOr<Plan> PlanTaskConfiguration(const std::string& name, const Simulator& simulator, const LearnedSearchConfig& base);
 
 }  // namespace graphopt

@@ -1,5 +1,5 @@
 // Trainer: one learned placer being trained on one graph and cluster, with the
-// simulator as its environment. The search driver (rl/go_search.h) runs any trainer
+// simulator as its environment. The search driver (rl/learned_search.h) runs any trainer
 // the same way: progress, time limit, Ctrl-C, checkpoints, convergence trace; GO's
 // PPO trainer (rl/ppo.h), ColocRL (rl/colocrl.h) and HDP (rl/hdp.h) implement it.
 //

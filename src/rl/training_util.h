@@ -1,5 +1,5 @@
 // Small pieces every trainer (rl/ppo.h, rl/colocrl.h, rl/hdp.h) and training loop
-// (rl/go_search.h, rl/pretrain.h) uses.
+// (rl/learned_search.h, rl/pretrain.h) uses.
 #pragma once
 
 #include <atomic>

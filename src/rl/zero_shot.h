@@ -23,7 +23,7 @@
 namespace graphopt {
 
 // The defaults are the zero-shot pass of the search and of `optimize --zero-shot`
-// (rl/go_search.h GoSearchConfig's zero_shot_* options take them from here).
+// (rl/learned_search.h LearnedSearchConfig's zero_shot_* options take them from here).
 struct ZeroShotOptions {
   int samples = 128;         // plans sampled besides the greedy one (0: the greedy plan alone)
   // Plans sampled with coupled placement (policy/coupled_sampling.h), besides the

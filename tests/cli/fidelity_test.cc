@@ -82,7 +82,7 @@ TEST(OptimizeMeasuredRewardTest, RefusesOtherClustersAndRewards) {
   EXPECT_NE(r.output.find("local or local:N"), std::string::npos) << r.output;
   r = Graphopt(std::string("optimize ") + kModel + " --cluster local:2 --reward guessed --steps 1");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.output.find("simulated or measured"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--reward: \"guessed\" is not one of simulated, measured"), std::string::npos) << r.output;
 }
 #endif
 

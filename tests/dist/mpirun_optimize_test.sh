@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `mpirun -np 2 graphopt optimize`: the search over two ranks (rl/go_search.h
-# GoSearchConfig::world): rank 0 alone prints and writes; the same seed gives the same
+# `mpirun -np 2 graphopt optimize`: the search over two ranks (rl/learned_search.h
+# LearnedSearchConfig::world): rank 0 alone prints and writes; the same seed gives the same
 # plan; the plans are counted over both ranks; the policy alone stays the policy alone;
 # a checkpoint of two ranks resumes in one process; a killed rank ends the job.
 # Usage: mpirun_optimize_test.sh GRAPHOPT

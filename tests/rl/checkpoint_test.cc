@@ -55,38 +55,38 @@ TEST(CheckpointStoreTest, OtherVersionsAndEarlierFormatsAreRefusedClearly) {
   const CheckpointIdentity id = Config("a=1");
   // A state file of the per-part formats graphopt wrote before this schema.
   WriteText(store.Path("state.json"), R"({"format": "graphopt-go-search", "version": 3, "steps": 4})");
-  const Status earlier = store.Read("state.json", "go-search", id).status();
+  const Status earlier = store.Read("state.json", "search", id).status();
   EXPECT_EQ(earlier.code(), StatusCode::kFailedPrecondition);
   ExpectErrorWith(earlier, "state.json: a checkpoint of an earlier graphopt (\"graphopt-go-search\" version 3); "
                            "this graphopt reads \"graphopt-checkpoint\" version 1: resume it with the graphopt that "
                            "wrote it, or remove the folder to start afresh");
-  WriteText(store.Path("state.json"), R"({"format": "graphopt-checkpoint", "version": 2, "part": "go-search"})");
-  ExpectErrorWith(store.Read("state.json", "go-search", id).status(),
+  WriteText(store.Path("state.json"), R"({"format": "graphopt-checkpoint", "version": 2, "part": "search"})");
+  ExpectErrorWith(store.Read("state.json", "search", id).status(),
                   "state.json: checkpoint version 2; this graphopt reads version 1");
   WriteText(store.Path("state.json"), R"({"format": "graphopt-checkpoint", "version": "1"})");
-  ExpectErrorWith(store.Read("state.json", "go-search", id).status(), "\"version\" must be an integer");
+  ExpectErrorWith(store.Read("state.json", "search", id).status(), "\"version\" must be an integer");
   WriteText(store.Path("state.json"), R"({"format": "other-tool"})");
-  ExpectErrorWith(store.Read("state.json", "go-search", id).status(), "not a graphopt checkpoint");
+  ExpectErrorWith(store.Read("state.json", "search", id).status(), "not a graphopt checkpoint");
   WriteText(store.Path("state.json"), "[1, 2]");
-  ExpectErrorWith(store.Read("state.json", "go-search", id).status(), "expected a JSON object");
-  WriteText(store.Path("state.json"), R"({"format": "graphopt-checkpoint", "version": 1, "part": "go-search"})");
-  ExpectErrorWith(store.Read("state.json", "go-search", id).status(), "identity");
+  ExpectErrorWith(store.Read("state.json", "search", id).status(), "expected a JSON object");
+  WriteText(store.Path("state.json"), R"({"format": "graphopt-checkpoint", "version": 1, "part": "search"})");
+  ExpectErrorWith(store.Read("state.json", "search", id).status(), "identity");
   WriteText(store.Path("state.json"), "{\"format\": ");
-  EXPECT_EQ(store.Read("state.json", "go-search", id).status().code(), StatusCode::kParseError);
+  EXPECT_EQ(store.Read("state.json", "search", id).status().code(), StatusCode::kParseError);
 }
 
 TEST(CheckpointStoreTest, OpenStartsAfreshOrResumes) {
   const ScratchDir scratch("open");
   const CheckpointStore store(scratch.path() + "/new");
-  auto fresh = store.Open("state.json", "go-search", Config("a=1"), {"best_plan.json"});
+  auto fresh = store.Open("state.json", "search", Config("a=1"), {"best_plan.json"});
   ASSERT_TRUE(fresh.ok()) << fresh.status().message();
   EXPECT_FALSE(fresh->has_value());
   EXPECT_TRUE(IsDirectory(store.dir()));  // created, and found writable
-  ASSERT_TRUE(store.Write("state.json", "go-search", Config("a=1"), {{"steps", 2}}).ok());
-  auto resumed = store.Open("state.json", "go-search", Config("a=1"), {"best_plan.json"});
+  ASSERT_TRUE(store.Write("state.json", "search", Config("a=1"), {{"steps", 2}}).ok());
+  auto resumed = store.Open("state.json", "search", Config("a=1"), {"best_plan.json"});
   ASSERT_TRUE(resumed.ok() && resumed->has_value());
   EXPECT_EQ((**resumed)["steps"], 2);
-  ExpectErrorWith(store.Open("state.json", "go-search", Config("a=2"), {}).status(), "the checkpoint is for config");
+  ExpectErrorWith(store.Open("state.json", "search", Config("a=2"), {}).status(), "the checkpoint is for config");
 }
 
 TEST(CheckpointStoreTest, StaleTemporariesAreRemovedOwnAndOthersKept) {
@@ -106,7 +106,7 @@ TEST(CheckpointStoreTest, StaleTemporariesAreRemovedOwnAndOthersKept) {
   EXPECT_EQ(CheckpointStore(scratch.path() + "/no-such-folder").RemoveStaleTemporaries(), 0);
   // Open tidies the folder first.
   WriteText(store.Path("g.json.tmp.99999"), "x");
-  ASSERT_TRUE(store.Open("state.json", "go-search", Config(""), {}).ok());
+  ASSERT_TRUE(store.Open("state.json", "search", Config(""), {}).ok());
   EXPECT_FALSE(FileExists(store.Path("g.json.tmp.99999")));
 }
 
@@ -118,7 +118,7 @@ TEST(CheckpointStoreTest, OrphanFilesAndMissingFilesAreRefused) {
   WriteText(store.Path("policy.pt"), "x");
   ExpectErrorWith(store.RefuseOrphans("state.json", {"best_plan.json", "policy.pt"}),
                   dir + "/state.json is missing but " + dir + "/policy.pt exists");
-  ExpectErrorWith(store.Open("state.json", "go-search", Config(""), {"policy.pt"}).status(), "the checkpoint is incomplete");
+  ExpectErrorWith(store.Open("state.json", "search", Config(""), {"policy.pt"}).status(), "the checkpoint is incomplete");
   WriteText(store.Path("state.json"), "{}");
   EXPECT_TRUE(store.RefuseOrphans("state.json", {"policy.pt"}).ok());
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "policy/go_policy.h"
-#include "rl/go_search.h"
+#include "rl/learned_search.h"
 #include "rl/hdp_config.h"
 #include "rl/methods.h"
 #include "rl_test_util.h"
@@ -267,9 +267,9 @@ TEST(ColocRlTest, IgnoresOfferedPlans) {
 }
 
 // The options of `method`, parsed over its defaults.
-StatusOr<GoSearchConfig> MethodOptions(const std::string& method, const std::string& options) {
-  GO_ASSIGN_OR_RETURN(GoSearchConfig c, DefaultSearchConfig(method));
-  return ParseGoSearchOptions(options, c);
+StatusOr<LearnedSearchConfig> MethodOptions(const std::string& method, const std::string& options) {
+  GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, DefaultSearchConfig(method));
+  return ParseLearnedSearchOptions(options, c);
 }
 
 TEST(ColocRlMethodsTest, ValidateAndCreateByName) {
@@ -295,7 +295,7 @@ TEST(ColocRlMethodsTest, ValidateAndCreateByName) {
   }
   EXPECT_FALSE(MethodOptions("colocrl", "hidden=x").ok());
   // A config of another method's type, or of the GO policy (the driver's), is refused.
-  GoSearchConfig swapped = *MethodOptions("colocrl", "");
+  LearnedSearchConfig swapped = *MethodOptions("colocrl", "");
   swapped.method_config = HdpConfig{};
   const Status wrong = CreateMethodTrainer(swapped, toy.sim, &toy.batch, toy.input).status();
   EXPECT_NE(wrong.message().find("not colocrl's"), std::string::npos) << wrong.message();

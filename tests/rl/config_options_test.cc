@@ -9,7 +9,7 @@
 
 #include "policy/go_policy_config.h"
 #include "rl/colocrl_config.h"
-#include "rl/go_search.h"
+#include "rl/learned_search.h"
 #include "rl/hdp_config.h"
 #include "rl/ppo_config.h"
 #include "../testing/policies.h"
@@ -133,10 +133,10 @@ TEST(ConfigOptionsTest, AnAliasAndItsNameAreOneKey) {
             "PPO config: 'samples_per_step' given twice (also as 'samples')");
 }
 
-TEST(GoSearchOptionsTest, TheDriverPpoAndPolicyTablesShareNoKey) {
+TEST(LearnedSearchOptionsTest, TheDriverPpoAndPolicyTablesShareNoKey) {
   std::set<std::string> seen;
   auto add = [&](const std::string& name) { EXPECT_TRUE(seen.insert(name).second) << name << " is in two tables"; };
-  for (const auto& o : kGoSearchOptions.options())
+  for (const auto& o : kLearnedSearchOptions.options())
     for (const auto& n : o.names()) add(n);
   for (const auto& o : kPpoOptions.options())
     for (const auto& n : o.names()) add(n);
@@ -144,9 +144,9 @@ TEST(GoSearchOptionsTest, TheDriverPpoAndPolicyTablesShareNoKey) {
     for (const auto& n : o.names()) add(n);
 }
 
-TEST(GoSearchOptionsTest, KeysAreRoutedByTheTables) {
+TEST(LearnedSearchOptionsTest, KeysAreRoutedByTheTables) {
   auto c =
-      ParseGoSearchOptions("polish_batch=4,checkpoint_every=3,lr=0.01,hidden=32,samples_per_step=2", GoSearchConfig{});
+      ParseLearnedSearchOptions("polish_batch=4,checkpoint_every=3,lr=0.01,hidden=32,samples_per_step=2", LearnedSearchConfig{});
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->polish_config.batch, 4);
   EXPECT_EQ(c->checkpoint_every, 3);
@@ -155,10 +155,10 @@ TEST(GoSearchOptionsTest, KeysAreRoutedByTheTables) {
   ASSERT_TRUE(c->policy.has_value());
   EXPECT_EQ(c->policy->hidden, 32);
   EXPECT_EQ(c->policy->sage_layers, GoPolicyConfig{}.sage_layers);
-  EXPECT_FALSE(ParseGoSearchOptions("lr=0.01", GoSearchConfig{})->policy.has_value());
-  GoSearchConfig colocrl;
+  EXPECT_FALSE(ParseLearnedSearchOptions("lr=0.01", LearnedSearchConfig{})->policy.has_value());
+  LearnedSearchConfig colocrl;
   colocrl.method = "colocrl";
-  auto m = ParseGoSearchOptions("samples=4,time_limit=5", colocrl);
+  auto m = ParseLearnedSearchOptions("samples=4,time_limit=5", colocrl);
   ASSERT_TRUE(m.ok()) << m.status().message();
   ASSERT_NE(std::any_cast<ColocRlConfig>(&m->method_config), nullptr);
   EXPECT_EQ(std::any_cast<ColocRlConfig>(m->method_config).samples_per_step, 4);
@@ -167,39 +167,39 @@ TEST(GoSearchOptionsTest, KeysAreRoutedByTheTables) {
 
 // A preset's key (the finetune method's unit_bias=1) is replaced, not repeated, by the
 // user's value; the user's own options still may not repeat a key.
-TEST(GoSearchOptionsTest, AGivenKeyReplacesThePresetsValue) {
-  GoSearchConfig preset;
+TEST(LearnedSearchOptionsTest, AGivenKeyReplacesThePresetsValue) {
+  LearnedSearchConfig preset;
   preset.ppo = testing::PpoOptions("unit_bias=1,lr=0.01");
-  auto c = ParseGoSearchOptions("unit_bias=0,head_lr=0.02", preset);
+  auto c = ParseLearnedSearchOptions("unit_bias=0,head_lr=0.02", preset);
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->ppo.lr, 0.01);
   EXPECT_EQ(c->ppo.head_lr, 0.02);
   EXPECT_FALSE(c->ppo.unit_bias);
-  EXPECT_TRUE(Contains(ParseGoSearchOptions("unit_bias=0,unit_bias=1", preset).status().message(), "given twice"));
+  EXPECT_TRUE(Contains(ParseLearnedSearchOptions("unit_bias=0,unit_bias=1", preset).status().message(), "given twice"));
 }
 
-TEST(GoSearchOptionsTest, BadKeysAndValuesFollowTheRule) {
-  const std::string unknown = ParseGoSearchOptions("colour=blue", GoSearchConfig{}).status().message();
+TEST(LearnedSearchOptionsTest, BadKeysAndValuesFollowTheRule) {
+  const std::string unknown = ParseLearnedSearchOptions("colour=blue", LearnedSearchConfig{}).status().message();
   EXPECT_TRUE(Contains(unknown, "optimizer options: unknown key \"colour\" (known: driver: baselines,")) << unknown;
   EXPECT_TRUE(Contains(unknown, "; PPO: samples (or samples_per_step),")) << unknown;
   EXPECT_TRUE(Contains(unknown, "; GO policy: hidden,")) << unknown;
-  GoSearchConfig hdp;
+  LearnedSearchConfig hdp;
   hdp.method = "hdp";
-  const std::string not_hdp = ParseGoSearchOptions("imitation=1", hdp).status().message();
+  const std::string not_hdp = ParseLearnedSearchOptions("imitation=1", hdp).status().message();
   EXPECT_TRUE(Contains(not_hdp, "unknown key \"imitation\"")) << not_hdp;
   EXPECT_TRUE(Contains(not_hdp, "hdp: groups,")) << not_hdp;
-  EXPECT_EQ(ParseGoSearchOptions("checkpoint_every=0", GoSearchConfig{}).status().message(),
+  EXPECT_EQ(ParseLearnedSearchOptions("checkpoint_every=0", LearnedSearchConfig{}).status().message(),
             "optimizer options: checkpoint_every: 0 is out of range [1, 1073741824]");
-  EXPECT_EQ(ParseGoSearchOptions("explore=1.5", GoSearchConfig{}).status().message(),
+  EXPECT_EQ(ParseLearnedSearchOptions("explore=1.5", LearnedSearchConfig{}).status().message(),
             "optimizer options: explore: 1.5 is out of range [0, 1]");
-  EXPECT_EQ(ParseGoSearchOptions("ppo=2", GoSearchConfig{}).status().message(),
+  EXPECT_EQ(ParseLearnedSearchOptions("ppo=2", LearnedSearchConfig{}).status().message(),
             "optimizer options: ppo: expected 0/1/true/false, got '2'");
-  EXPECT_TRUE(Contains(ParseGoSearchOptions("lr=0", GoSearchConfig{}).status().message(), "optimizer options: lr: 0 is out of range"));
+  EXPECT_TRUE(Contains(ParseLearnedSearchOptions("lr=0", LearnedSearchConfig{}).status().message(), "optimizer options: lr: 0 is out of range"));
 }
 
 // GO's own keys go to the PPO config or the network's, by the tables; a PPO key leaves
 // the search's network unset (the pre-trained file's, if any).
-TEST(GoSearchOptionsTest, GoKeysAreRoutedToThePpoOrTheNetworkConfig) {
+TEST(LearnedSearchOptionsTest, GoKeysAreRoutedToThePpoOrTheNetworkConfig) {
   PpoConfig ppo;
   GoPolicyConfig policy;
   ASSERT_TRUE(SetGoOption("samples", "7", &ppo, &policy, "--policy").ok());
@@ -209,21 +209,21 @@ TEST(GoSearchOptionsTest, GoKeysAreRoutedToThePpoOrTheNetworkConfig) {
   const std::string unknown = SetGoOption("colour", "blue", &ppo, &policy, "--policy").message();
   EXPECT_TRUE(Contains(unknown, "--policy: unknown key \"colour\" (known: PPO: samples")) << unknown;
   EXPECT_TRUE(Contains(unknown, "; GO policy: hidden,")) << unknown;
-  auto search = ParseGoSearchOptions("samples=7", GoSearchConfig{});
+  auto search = ParseLearnedSearchOptions("samples=7", LearnedSearchConfig{});
   ASSERT_TRUE(search.ok()) << search.status().message();
   EXPECT_FALSE(search->policy.has_value());
-  EXPECT_TRUE(ParseGoSearchOptions("hidden=24", GoSearchConfig{})->policy.has_value());
+  EXPECT_TRUE(ParseLearnedSearchOptions("hidden=24", LearnedSearchConfig{})->policy.has_value());
 }
 
-TEST(GoSearchOptionsTest, HelpListsEveryKeyOfTheMethod) {
-  const std::string help = GoSearchOptionsHelp(GoSearchConfig{});
-  for (const auto& keys : {kGoSearchOptions.Keys(), kPpoOptions.Keys(), kGoPolicyOptions.Keys()}) {
+TEST(LearnedSearchOptionsTest, HelpListsEveryKeyOfTheMethod) {
+  const std::string help = LearnedSearchOptionsHelp(LearnedSearchConfig{});
+  for (const auto& keys : {kLearnedSearchOptions.Keys(), kPpoOptions.Keys(), kGoPolicyOptions.Keys()}) {
     for (const std::string& key : keys) EXPECT_TRUE(Contains(help, "  " + key + "=")) << key;
   }
-  GoSearchConfig colocrl;
+  LearnedSearchConfig colocrl;
   colocrl.method = "colocrl";
   colocrl.method_config = *ColocRlConfig::FromString("samples=3");
-  EXPECT_TRUE(Contains(GoSearchOptionsHelp(colocrl), "  samples=3 "));
+  EXPECT_TRUE(Contains(LearnedSearchOptionsHelp(colocrl), "  samples=3 "));
 }
 
 }  // namespace

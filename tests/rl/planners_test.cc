@@ -55,7 +55,7 @@ TEST(LearnedPlannersTest, OptionsAreParsedIntoTheTypedConfigOnce) {
   EXPECT_TRUE(r.Find("colocrl")->create(colocrl).ok());
   // The config is typed, with the settings' seed and budget under the options.
   ASSERT_TRUE(ConfigurePlanner(*r.Find("go"), "polish=0,max_steps=9", &s).ok());
-  const auto* c = std::any_cast<GoSearchConfig>(&s.config);
+  const auto* c = std::any_cast<LearnedSearchConfig>(&s.config);
   ASSERT_NE(c, nullptr);
   EXPECT_FALSE(c->polish);
   EXPECT_EQ(c->max_steps, 9);
@@ -94,31 +94,31 @@ TEST(LearnedPlannersTest, ColocRlPlansThroughThePipelineAndReportsItsSearch) {
 }
 
 TEST(SearchPresetsTest, APresetSetsItsKeysAndTheOthersOverrideIt) {
-  const GoSearchConfig go = DefaultSearchConfig("go").value();
-  auto alone = ParseGoSearchOptions("preset=policy-alone", go);
+  const LearnedSearchConfig go = DefaultSearchConfig("go").value();
+  auto alone = ParseLearnedSearchOptions("preset=policy-alone", go);
   ASSERT_TRUE(alone.ok()) << alone.status().message();
   EXPECT_FALSE(alone->baselines);
   EXPECT_FALSE(alone->warm_start);
   EXPECT_FALSE(alone->polish);
-  auto overridden = ParseGoSearchOptions("polish=1,preset=policy-alone", go);
+  auto overridden = ParseLearnedSearchOptions("polish=1,preset=policy-alone", go);
   ASSERT_TRUE(overridden.ok());
   EXPECT_TRUE(overridden->polish);
   EXPECT_FALSE(overridden->baselines);
-  auto one = ParseGoSearchOptions("preset=go-one", go);
+  auto one = ParseLearnedSearchOptions("preset=go-one", go);
   ASSERT_TRUE(one.ok());
   ASSERT_TRUE(one->policy.has_value());
   EXPECT_EQ(one->policy->tasks, kTaskPlacement);
-  auto unknown = ParseGoSearchOptions("preset=fastest", go);
+  auto unknown = ParseLearnedSearchOptions("preset=fastest", go);
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.status().message().find("policy-alone, go-one, search-only, finetune"), std::string::npos)
       << unknown.status().message();
   for (const SearchPreset& p : SearchPresets()) {
-    EXPECT_TRUE(ParseGoSearchOptions("preset=" + p.name, go).ok()) << p.name;
+    EXPECT_TRUE(ParseLearnedSearchOptions("preset=" + p.name, go).ok()) << p.name;
   }
 }
 
 TEST(SearchPresetsTest, TheFinetuneRecipeIsThePreset) {
-  GoSearchConfig c = DefaultSearchConfig("go").value();
+  LearnedSearchConfig c = DefaultSearchConfig("go").value();
   c.time_limit_s = 120;
   ASSERT_TRUE(ApplyFinetuneRecipe(7, &c).ok());
   EXPECT_EQ(c.max_steps, 7);

@@ -1,5 +1,5 @@
 // Pre-training (rl/pretrain.h), zero-shot planning (rl/zero_shot.h) and a search that
-// starts from a pre-trained policy (GoSearchConfig::pretrained), on graphs small
+// starts from a pre-trained policy (LearnedSearchConfig::pretrained), on graphs small
 // enough to train in seconds.
 #include "rl/pretrain.h"
 
@@ -13,7 +13,7 @@
 
 #include "models/load.h"
 #include "policy/go_policy.h"
-#include "rl/go_search.h"
+#include "rl/learned_search.h"
 #include "rl/zero_shot.h"
 #include "rl_test_util.h"
 #include "sim/cluster.h"
@@ -290,8 +290,8 @@ TEST(ZeroShotTest, RefusesACorruptOrForeignPolicyFile) {
 }
 
 // The policy alone for `steps` steps from the pre-trained policy in `file`.
-GoSearchConfig PretrainedSearch(const std::string& file, int64_t steps) {
-  GoSearchConfig c = testing::ToySearch("", steps);
+LearnedSearchConfig PretrainedSearch(const std::string& file, int64_t steps) {
+  LearnedSearchConfig c = testing::ToySearch("", steps);
   c.policy.reset();
   c.pretrained = file;
   c.baselines = false;
@@ -300,25 +300,25 @@ GoSearchConfig PretrainedSearch(const std::string& file, int64_t steps) {
 }
 
 // The result of a search on `sim` with `c` (a failure fails the test).
-GoSearchResult RunSearch(const Simulator& sim, const GoSearchConfig& c) {
-  auto search = GoSearch::Create(sim, c);
+LearnedSearchResult RunSearch(const Simulator& sim, const LearnedSearchConfig& c) {
+  auto search = LearnedSearch::Create(sim, c);
   EXPECT_TRUE(search.ok()) << search.status().message();
-  if (!search.ok()) return GoSearchResult();
+  if (!search.ok()) return LearnedSearchResult();
   auto r = (*search)->Run();
   EXPECT_TRUE(r.ok()) << r.status().message();
-  return r.ok() ? *r : GoSearchResult();
+  return r.ok() ? *r : LearnedSearchResult();
 }
 
 // `c` (c.max_steps steps) interrupted one step before its end and resumed from a
 // checkpoint in `dir` ends at `whole`, the uninterrupted run's plan.
-void ExpectResumedSearchEndsAt(const Simulator& sim, GoSearchConfig c, const std::string& dir,
-                               const GoSearchResult& whole) {
+void ExpectResumedSearchEndsAt(const Simulator& sim, LearnedSearchConfig c, const std::string& dir,
+                               const LearnedSearchResult& whole) {
   c.checkpoint_dir = dir;
   const int64_t steps = c.max_steps;
   c.max_steps = steps - 1;
   RunSearch(sim, c);
   c.max_steps = steps;
-  const GoSearchResult resumed = RunSearch(sim, c);
+  const LearnedSearchResult resumed = RunSearch(sim, c);
   EXPECT_TRUE(resumed.resumed);
   EXPECT_EQ(resumed.plan.priority, whole.plan.priority);
   EXPECT_EQ(resumed.plan.device, whole.plan.device);
@@ -326,7 +326,7 @@ void ExpectResumedSearchEndsAt(const Simulator& sim, GoSearchConfig c, const std
 }
 
 // Runs of the same config and seed: the same plan.
-void ExpectSamePlan(const GoSearchResult& a, const GoSearchResult& b) {
+void ExpectSamePlan(const LearnedSearchResult& a, const LearnedSearchResult& b) {
   EXPECT_EQ(a.plan.priority, b.plan.priority);
   EXPECT_EQ(a.plan.device, b.plan.device);
   EXPECT_EQ(a.score.step_time_us, b.score.step_time_us);
@@ -335,14 +335,14 @@ void ExpectSamePlan(const GoSearchResult& a, const GoSearchResult& b) {
 // `c` with the option `*option` (named `key`) on, interrupted one step before its end
 // and resumed from `dir`, ends at `whole`; a run without the option refuses that
 // checkpoint, naming the option.
-void ExpectOptionResumesAndOwnsItsCheckpoint(const Simulator& sim, GoSearchConfig c, bool GoSearchConfig::*option,
-                                            const std::string& key, const std::string& dir, const GoSearchResult& whole) {
+void ExpectOptionResumesAndOwnsItsCheckpoint(const Simulator& sim, LearnedSearchConfig c, bool LearnedSearchConfig::*option,
+                                            const std::string& key, const std::string& dir, const LearnedSearchResult& whole) {
   c.*option = true;
   ExpectResumedSearchEndsAt(sim, c, dir, whole);
   c.*option = false;
   c.checkpoint_dir = dir;
   c.max_steps += 1;
-  auto refused = GoSearch::Create(sim, c);
+  auto refused = LearnedSearch::Create(sim, c);
   const Status status = refused.ok() ? (*refused)->Run().status() : refused.status();
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find(key), std::string::npos) << status.message();
@@ -350,7 +350,7 @@ void ExpectOptionResumesAndOwnsItsCheckpoint(const Simulator& sim, GoSearchConfi
 
 // A search from a pre-trained policy starts from the policy's zero-shot plan (a plan
 // of the policy: the policy alone may use it) and keeps the file's network.
-TEST(GoSearchPretrainedTest, StartsFromTheZeroShotPlanAndKeepsTheFilesNetwork) {
+TEST(LearnedSearchPretrainedTest, StartsFromTheZeroShotPlanAndKeepsTheFilesNetwork) {
   ConfigureTorchThreads(1);
   testing::ChainsToy toy;
   const ScratchDir scratch("search_pretrained");
@@ -358,8 +358,8 @@ TEST(GoSearchPretrainedTest, StartsFromTheZeroShotPlanAndKeepsTheFilesNetwork) {
   GoPolicyConfig pc = *GoPolicyConfig::FromString(testing::kSmallGoPolicy);
   GoPolicy policy(pc);
   ASSERT_TRUE(SaveGoPolicy(policy, dir + "/policy.pt").ok());
-  GoSearchConfig c = PretrainedSearch(dir + "/policy.pt", 2);
-  auto search = GoSearch::Create(toy.sim, c);
+  LearnedSearchConfig c = PretrainedSearch(dir + "/policy.pt", 2);
+  auto search = LearnedSearch::Create(toy.sim, c);
   ASSERT_TRUE(search.ok()) << search.status().message();
   auto r = (*search)->Run();
   ASSERT_TRUE(r.ok()) << r.status().message();
@@ -370,12 +370,12 @@ TEST(GoSearchPretrainedTest, StartsFromTheZeroShotPlanAndKeepsTheFilesNetwork) {
   for (const ConvergencePoint& p : r->trace) EXPECT_TRUE(p.source == "zero-shot" || p.source == "ppo") << p.source;
 
   c.policy = testing::PolicyConfig("hidden=32");
-  auto conflicting = GoSearch::Create(toy.sim, c);
+  auto conflicting = LearnedSearch::Create(toy.sim, c);
   ASSERT_FALSE(conflicting.ok());
   EXPECT_NE(conflicting.status().message().find("cannot be combined with a pre-trained policy"), std::string::npos);
   c.policy.reset();
   c.pretrained = dir + "/missing.pt";
-  auto missing = GoSearch::Create(toy.sim, c);
+  auto missing = LearnedSearch::Create(toy.sim, c);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find(dir + "/missing.pt"), std::string::npos);
 }
@@ -383,7 +383,7 @@ TEST(GoSearchPretrainedTest, StartsFromTheZeroShotPlanAndKeepsTheFilesNetwork) {
 // fresh_priority: the pre-trained policy's scheduling head, here certain of level 0,
 // samples no other level in training without it and does with it; the zero-shot plan
 // is the file's either way, and the same seed gives the same plan.
-TEST(GoSearchPretrainedTest, FreshPriorityRestartsTheSchedulingHeadAfterTheZeroShotPlan) {
+TEST(LearnedSearchPretrainedTest, FreshPriorityRestartsTheSchedulingHeadAfterTheZeroShotPlan) {
   ConfigureTorchThreads(1);
   testing::ChainsToy toy;
   const ScratchDir scratch("search_fresh_priority");
@@ -394,12 +394,12 @@ TEST(GoSearchPretrainedTest, FreshPriorityRestartsTheSchedulingHeadAfterTheZeroS
     policy->named_parameters()["priority_out.bias"][0].add_(100.0);
   }
   ASSERT_TRUE(SaveGoPolicy(policy, dir + "/policy.pt").ok());
-  GoSearchConfig c = PretrainedSearch(dir + "/policy.pt", 3);
+  LearnedSearchConfig c = PretrainedSearch(dir + "/policy.pt", 3);
   auto run = [&](bool fresh) {
     c.fresh_priority = fresh;
     return RunSearch(toy.sim, c);
   };
-  const GoSearchResult kept = run(false), fresh = run(true), again = run(true);
+  const LearnedSearchResult kept = run(false), fresh = run(true), again = run(true);
   EXPECT_EQ(kept.explore_distance.steps, 3);
   EXPECT_EQ(kept.explore_distance.levels, 0.0);
   EXPECT_GT(fresh.explore_distance.levels, 0.0);
@@ -408,7 +408,7 @@ TEST(GoSearchPretrainedTest, FreshPriorityRestartsTheSchedulingHeadAfterTheZeroS
   // Interrupted after 2 steps and resumed (the restarted layer comes back from the
   // checkpoint, not drawn again): the uninterrupted run's plan. A checkpoint of the
   // option is refused without it.
-  ExpectOptionResumesAndOwnsItsCheckpoint(toy.sim, c, &GoSearchConfig::fresh_priority, "fresh_priority", dir + "/ckpt", fresh);
+  ExpectOptionResumesAndOwnsItsCheckpoint(toy.sim, c, &LearnedSearchConfig::fresh_priority, "fresh_priority", dir + "/ckpt", fresh);
 }
 
 // sample_offered_levels: the zero-shot plan the trainer imitates has no levels of its
@@ -416,21 +416,21 @@ TEST(GoSearchPretrainedTest, FreshPriorityRestartsTheSchedulingHeadAfterTheZeroS
 // that follow put (almost) every op there; with it, placement and fusion are imitated
 // and the samples keep the policy's levels. The zero-shot plan is the same; the same
 // seed gives the same plan, and a run interrupted and resumed the uninterrupted one's.
-TEST(GoSearchPretrainedTest, SampledOfferedLevelsKeepThePolicysSchedulesThroughTheWarmStart) {
+TEST(LearnedSearchPretrainedTest, SampledOfferedLevelsKeepThePolicysSchedulesThroughTheWarmStart) {
   ConfigureTorchThreads(1);
   testing::ChainsToy toy;
   const ScratchDir scratch("search_sampled_levels");
   const std::string dir = scratch.path();
   GoPolicy untrained(*GoPolicyConfig::FromString(std::string(testing::kSmallGoNetwork) + ",level_prior=0"));
   ASSERT_TRUE(SaveGoPolicy(untrained, dir + "/policy.pt").ok());
-  GoSearchConfig c = PretrainedSearch(dir + "/policy.pt", 3);
+  LearnedSearchConfig c = PretrainedSearch(dir + "/policy.pt", 3);
   c.warm_start = true;
   c.explore = 0;  // imitation from the start
   auto run = [&](bool sampled) {
     c.sample_offered_levels = sampled;
     return RunSearch(toy.sim, c);
   };
-  const GoSearchResult level0 = run(false), sampled = run(true), again = run(true);
+  const LearnedSearchResult level0 = run(false), sampled = run(true), again = run(true);
   if (std::getenv("GRAPHOPT_TEST_VERBOSE")) {
     std::printf("levels off: %.3f level 0, %.3f sampled\n", level0.imitate_distance.levels, sampled.imitate_distance.levels);
   }
@@ -447,21 +447,21 @@ TEST(GoSearchPretrainedTest, SampledOfferedLevelsKeepThePolicysSchedulesThroughT
 // (and a logit per unit), the trunk as the file has it; without it, the whole network.
 // The same seed gives the same plan, and a run interrupted and resumed the
 // uninterrupted one's; a checkpoint of the option is refused without it.
-TEST(GoSearchPretrainedTest, FrozenStartTrainsTheHeadsAloneFromTheFirstStep) {
+TEST(LearnedSearchPretrainedTest, FrozenStartTrainsTheHeadsAloneFromTheFirstStep) {
   ConfigureTorchThreads(1);
   testing::ChainsToy toy;
   const ScratchDir scratch("search_frozen_start");
   const std::string dir = scratch.path();
   GoPolicy pretrained(*GoPolicyConfig::FromString(testing::kSmallGoNetwork));
   ASSERT_TRUE(SaveGoPolicy(pretrained, dir + "/policy.pt").ok());
-  GoSearchConfig c = PretrainedSearch(dir + "/policy.pt", 3);
+  LearnedSearchConfig c = PretrainedSearch(dir + "/policy.pt", 3);
   c.ppo = testing::PpoOptions("unit_bias=1");
   // Trunk and head parameters of the policy the run's checkpoint holds that differ
   // from the file's.
   auto run = [&](bool frozen, const std::string& ckpt) {
     c.frozen_start = frozen;
     c.checkpoint_dir = ckpt;
-    const GoSearchResult r = RunSearch(toy.sim, c);
+    const LearnedSearchResult r = RunSearch(toy.sim, c);
     EXPECT_EQ(r.explore_distance.steps, 3);
     auto trained = LoadGoPolicy(ckpt + "/policy.pt");
     EXPECT_TRUE(trained.ok()) << trained.status().message();
@@ -483,7 +483,7 @@ TEST(GoSearchPretrainedTest, FrozenStartTrainsTheHeadsAloneFromTheFirstStep) {
   EXPECT_GT(frozen_changed.second, 0);
   EXPECT_EQ(frozen.zero_shot_score.step_time_us, whole.zero_shot_score.step_time_us);
   ExpectSamePlan(frozen, again);
-  ExpectOptionResumesAndOwnsItsCheckpoint(toy.sim, c, &GoSearchConfig::frozen_start, "frozen_start", dir + "/ckpt", frozen);
+  ExpectOptionResumesAndOwnsItsCheckpoint(toy.sim, c, &LearnedSearchConfig::frozen_start, "frozen_start", dir + "/ckpt", frozen);
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include "../testing/scratch_dir.h"
 #include "models/load.h"
 #include "policy/features.h"
-#include "rl/go_search.h"
+#include "rl/learned_search.h"
 #include "sim/simulator.h"
 
 namespace graphopt::testing {
@@ -76,8 +76,8 @@ inline ChainsToy CostlyCutsToy() {
 
 // A GO search on a toy: the small policy, 8 samples, no polish, `steps` steps, one
 // thread, checkpoints in `dir` ("": none) after every step.
-inline GoSearchConfig ToySearch(const std::string& dir, int64_t steps) {
-  GoSearchConfig c;
+inline LearnedSearchConfig ToySearch(const std::string& dir, int64_t steps) {
+  LearnedSearchConfig c;
   c.policy = PolicyConfig(kSmallGoPolicy);
   c.ppo = PpoOptions("samples=8,epochs=2");
   c.polish = false;  // exact resume needs no time-sliced state

@@ -15,8 +15,8 @@ namespace {
 
 using RnnToy = testing::SmallRnnToy;
 
-GoSearchConfig Base() {
-  GoSearchConfig c;
+LearnedSearchConfig Base() {
+  LearnedSearchConfig c;
   c.policy = testing::PolicyConfig(testing::kSmallGoNetwork);
   c.ppo = testing::PpoOptions("samples=4,epochs=1");
   c.max_steps = 3;  // the separately trained parts get 1 step each
@@ -72,7 +72,7 @@ TEST(TaskConfigurationsTest, BadNamesAndTasksInTheOptionsAreErrors) {
   auto unknown = PlanTaskConfiguration("pl+fu", toy.sim, Base());
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.status().message().find("known: tf-default, hp-only"), std::string::npos) << unknown.status().message();
-  GoSearchConfig c = Base();
+  LearnedSearchConfig c = Base();
   c.policy->tasks = kTaskPlacement;
   auto tasks = PlanTaskConfiguration("pl-only", toy.sim, c);
   ASSERT_FALSE(tasks.ok());

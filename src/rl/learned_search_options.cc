@@ -1,58 +1,58 @@
-// The GO search's options (rl/go_search.h kGoSearchOptions, ParseGoSearchOptions,
+// The GO search's options (rl/learned_search.h kLearnedSearchOptions, ParseLearnedSearchOptions,
 // DefaultSearchConfig). No LibTorch: the configs' tables live in torch-free files.
 #include <algorithm>
 #include <string>
 
 #include "core/strings.h"
-#include "rl/go_search.h"
+#include "rl/learned_search.h"
 #include "rl/methods.h"
 #include "rl/ppo_config.h"
 
 namespace graphopt {
 
-const OptionTable<GoSearchConfig> kGoSearchOptions{
-    {"baselines", &GoSearchConfig::baselines, "start from the best baseline plan"},
-    {"warm_start", &GoSearchConfig::warm_start, "imitate the starting plan before PPO"},
-    {"ppo", &GoSearchConfig::ppo_enabled, "train the policy with PPO"},
-    {"polish", &GoSearchConfig::polish, "local search on the best plan after each step"},
-    {"polish_samples", &GoSearchConfig::polish_samples, "once converged, polish the policy's samples instead"},
-    {"plan_units", &GoSearchConfig::plan_units, "split the units by the polished best baseline's devices"},
-    {"units_per_device", &GoSearchConfig::units_per_device,
+const OptionTable<LearnedSearchConfig> kLearnedSearchOptions{
+    {"baselines", &LearnedSearchConfig::baselines, "start from the best baseline plan"},
+    {"warm_start", &LearnedSearchConfig::warm_start, "imitate the starting plan before PPO"},
+    {"ppo", &LearnedSearchConfig::ppo_enabled, "train the policy with PPO"},
+    {"polish", &LearnedSearchConfig::polish, "local search on the best plan after each step"},
+    {"polish_samples", &LearnedSearchConfig::polish_samples, "once converged, polish the policy's samples instead"},
+    {"plan_units", &LearnedSearchConfig::plan_units, "split the units by the polished best baseline's devices"},
+    {"units_per_device", &LearnedSearchConfig::units_per_device,
      "decision units per device (METIS parts; 0: one per colocation group)", InRange(0, 1 << 20)},
-    {"explore", &GoSearchConfig::explore, "fraction of the budget the policy learns from its own samples alone",
+    {"explore", &LearnedSearchConfig::explore, "fraction of the budget the policy learns from its own samples alone",
      InRange(0, 1)},
-    {"zero_shot_samples", &GoSearchConfig::zero_shot_samples,
+    {"zero_shot_samples", &LearnedSearchConfig::zero_shot_samples,
      "with a pre-trained policy: samples of its zero-shot plan besides the greedy one", InRange(0, 4096)},
-    {"zero_shot_coupled", &GoSearchConfig::zero_shot_coupled,
+    {"zero_shot_coupled", &LearnedSearchConfig::zero_shot_coupled,
      "with a pre-trained policy: samples of its zero-shot plan whose units draw their devices from one shared "
      "quantile, besides the others", InRange(0, 4096)},
-    {"zero_shot_single", &GoSearchConfig::zero_shot_single,
+    {"zero_shot_single", &LearnedSearchConfig::zero_shot_single,
      "with a pre-trained policy: plans of its zero-shot pass given the fastest accelerator alone (the greedy one "
      "and samples; 0: none)", InRange(0, 4096)},
-    {"zero_shot_budgeted", &GoSearchConfig::zero_shot_budgeted,
+    {"zero_shot_budgeted", &LearnedSearchConfig::zero_shot_budgeted,
      "with a pre-trained policy: plans of its zero-shot pass whose placement is decoded under a memory budget "
      "(the greedy one and samples; 0: none)", InRange(0, 4096)},
-    {"zero_shot_memory_budget", &GoSearchConfig::zero_shot_memory_budget,
+    {"zero_shot_memory_budget", &LearnedSearchConfig::zero_shot_memory_budget,
      "the budget of those plans: this fraction of each device's memory", AboveAtMost(0, 1)},
-    {"fresh_priority", &GoSearchConfig::fresh_priority,
+    {"fresh_priority", &LearnedSearchConfig::fresh_priority,
      "with a pre-trained policy: training starts with the scheduling head's output layer afresh"},
-    {"sample_offered_levels", &GoSearchConfig::sample_offered_levels,
+    {"sample_offered_levels", &LearnedSearchConfig::sample_offered_levels,
      "plans offered to the GO trainer (zero-shot, baselines, local search): placement and fusion imitated, "
      "priority levels sampled"},
-    {"frozen_start", &GoSearchConfig::frozen_start,
+    {"frozen_start", &LearnedSearchConfig::frozen_start,
      "with a pre-trained policy: the trunk is frozen from the first step (the heads and unit logits learn)"},
-    {"explore_coupled", &GoSearchConfig::explore_coupled,
+    {"explore_coupled", &LearnedSearchConfig::explore_coupled,
      "fraction of the exploring steps' samples whose units draw their devices from one shared quantile", InRange(0, 1)},
-    {"step_ops", &GoSearchConfig::step_ops,
+    {"step_ops", &LearnedSearchConfig::step_ops,
      "PPO samples per step grow on small graphs to hold at least this many ops in all (0: as given)", AtLeast(0)},
-    {"polish_evaluations", &GoSearchConfig::polish_evaluations,
+    {"polish_evaluations", &LearnedSearchConfig::polish_evaluations,
      "simulations of local search per step (<= 0: until converged)"},
-    {"polish_batch", &GoSearchConfig::polish_config, &LocalSearchConfig::batch,
+    {"polish_batch", &LearnedSearchConfig::polish_config, &LocalSearchConfig::batch,
      "local-search candidates simulated together", AtLeast(1)},
-    {"max_steps", &GoSearchConfig::max_steps, "stop after this many steps (0: no limit)", AtLeast(0)},
-    {"time_limit", &GoSearchConfig::time_limit_s, "stop after this many seconds (<= 0: no limit)"},
-    {"threads", &GoSearchConfig::threads, "simulator and LibTorch threads (<= 0: every core)"},
-    {"checkpoint_every", &GoSearchConfig::checkpoint_every, "steps between checkpoints", AtLeast(1)},
+    {"max_steps", &LearnedSearchConfig::max_steps, "stop after this many steps (0: no limit)", AtLeast(0)},
+    {"time_limit", &LearnedSearchConfig::time_limit_s, "stop after this many seconds (<= 0: no limit)"},
+    {"threads", &LearnedSearchConfig::threads, "simulator and LibTorch threads (<= 0: every core)"},
+    {"checkpoint_every", &LearnedSearchConfig::checkpoint_every, "steps between checkpoints", AtLeast(1)},
 };
 
 namespace {
@@ -60,14 +60,14 @@ namespace {
 constexpr const char* kContext = "optimizer options";
 
 // The method's own config in canonical form ("" for go or when unset).
-std::string MethodConfigText(const GoSearchConfig& c) {
+std::string MethodConfigText(const LearnedSearchConfig& c) {
   auto method = FindLearnedMethod(c.method);
   return method.ok() ? (*method)->config_text(c) : std::string();
 }
 
 }  // namespace
 
-std::string GoSearchIdentityConfig(const GoSearchConfig& c, const std::string& policy, const std::string& ppo) {
+std::string LearnedSearchIdentityConfig(const LearnedSearchConfig& c, const std::string& policy, const std::string& ppo) {
   const LocalSearchConfig& p = c.polish_config;
   return StrFormat(
       "method_options=%s;policy=%s;ppo=%s;baselines=%d,warm_start=%d,ppo=%d,polish=%d,polish_samples=%d,"
@@ -110,21 +110,21 @@ StatusOr<const SearchPreset*> FindSearchPreset(const std::string& name) {
   return NotFound("unknown preset \"" + name + "\" (known: " + Join(known, ", ") + ")");
 }
 
-StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchConfig c) {
+StatusOr<LearnedSearchConfig> ParseLearnedSearchOptions(const std::string& text, LearnedSearchConfig c) {
   if (Trim(text).empty()) return c;
   GO_ASSIGN_OR_RETURN(const LearnedMethod* method, FindLearnedMethod(c.method));
   GO_ASSIGN_OR_RETURN(auto values, ParseKeyValues(text, kContext));
   if (auto it = values.find("preset"); it != values.end()) {
     GO_ASSIGN_OR_RETURN(const SearchPreset* preset, FindSearchPreset(it->second));
-    GO_ASSIGN_OR_RETURN(c, ParseGoSearchOptions(preset->options, c));
+    GO_ASSIGN_OR_RETURN(c, ParseLearnedSearchOptions(preset->options, c));
     values.erase(it);
   }
   for (const auto& [key, value] : values) {
-    if (kGoSearchOptions.Has(key)) {
-      GO_RETURN_IF_ERROR(kGoSearchOptions.Set(key, value, &c, kContext));
+    if (kLearnedSearchOptions.Has(key)) {
+      GO_RETURN_IF_ERROR(kLearnedSearchOptions.Set(key, value, &c, kContext));
     } else if (!method->has_key(key)) {
       return InvalidArgument(std::string(kContext) + ": unknown key \"" + key + "\" (known: driver: " +
-                             kGoSearchOptions.KnownKeys() + "; " + method->known_keys + ")");
+                             kLearnedSearchOptions.KnownKeys() + "; " + method->known_keys + ")");
     } else {
       GO_RETURN_IF_ERROR(method->set_key(key, value, &c, kContext));
     }
@@ -139,7 +139,7 @@ int StepSamples(int samples_per_step, int64_t step_ops, int num_ops) {
   return static_cast<int>(std::min<int64_t>(std::max<int64_t>(samples_per_step, needed), int64_t{1} << 30));
 }
 
-ZeroShotOptions SearchZeroShotOptions(const GoSearchConfig& c) {
+ZeroShotOptions SearchZeroShotOptions(const LearnedSearchConfig& c) {
   ZeroShotOptions options;
   options.samples = c.zero_shot_samples;
   options.coupled_samples = c.zero_shot_coupled;
@@ -152,14 +152,14 @@ ZeroShotOptions SearchZeroShotOptions(const GoSearchConfig& c) {
   return options;
 }
 
-std::string GoSearchOptionsHelp(const GoSearchConfig& base) {
-  std::string out = "driver (rl/go_search.h):\n" + kGoSearchOptions.Help(base);
+std::string LearnedSearchOptionsHelp(const LearnedSearchConfig& base) {
+  std::string out = "driver (rl/learned_search.h):\n" + kLearnedSearchOptions.Help(base);
   auto method = FindLearnedMethod(base.method);
   return method.ok() ? out + (*method)->help(base) : out;
 }
 
-StatusOr<GoSearchConfig> DefaultSearchConfig(const std::string& name) {
-  GoSearchConfig c;
+StatusOr<LearnedSearchConfig> DefaultSearchConfig(const std::string& name) {
+  LearnedSearchConfig c;
   GO_ASSIGN_OR_RETURN(const LearnedMethod* method, FindLearnedMethod(name));
   c.method = name;
   if (!method->go_policy) {

@@ -1,4 +1,4 @@
-#include "rl/go_search.h"
+#include "rl/learned_search.h"
 
 #include <algorithm>
 #include <chrono>
@@ -11,7 +11,7 @@
 #include "policy/features.h"
 #include "policy/go_policy.h"
 #include "rl/checkpoint.h"
-#include "rl/go_search_impl.h"
+#include "rl/learned_search_impl.h"
 #include "rl/methods.h"
 #include "rl/ppo.h"
 #include "rl/rollout.h"
@@ -20,16 +20,16 @@
 
 namespace graphopt {
 
-using go_search_internal::Clock;
-using go_search_internal::PolishSeed;
-using go_search_internal::TraceJson;
+using learned_search_internal::Clock;
+using learned_search_internal::PolishSeed;
+using learned_search_internal::TraceJson;
 
 std::string ConvergenceJson(const std::vector<ConvergencePoint>& trace) {
   nlohmann::json j{{"format", "graphopt-convergence"}, {"version", 1}, {"points", TraceJson(trace)}};
   return j.dump(1) + "\n";
 }
 
-// (GoSearch::Impl: rl/go_search_impl.h)
+// (LearnedSearch::Impl: rl/learned_search_impl.h)
 
 std::string PlanOrigin(const std::vector<ConvergencePoint>& trace) {
   for (auto it = trace.rbegin(); it != trace.rend(); ++it) {
@@ -38,7 +38,7 @@ std::string PlanOrigin(const std::vector<ConvergencePoint>& trace) {
   return trace.empty() ? "" : "polish";
 }
 
-void GoSearchResult::SampleDistance::Add(double units_off, double levels_off, double fuse_off) {
+void LearnedSearchResult::SampleDistance::Add(double units_off, double levels_off, double fuse_off) {
   if (units_off < 0) return;
   const double n = static_cast<double>(steps);
   auto mean = [&](double old, double v) { return v < 0 ? old : (old < 0 ? v : (old * n + v) / (n + 1)); };
@@ -48,10 +48,10 @@ void GoSearchResult::SampleDistance::Add(double units_off, double levels_off, do
   ++steps;
 }
 
-GoSearch::GoSearch(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-GoSearch::~GoSearch() = default;
+LearnedSearch::LearnedSearch(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+LearnedSearch::~LearnedSearch() = default;
 
-StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator, GoSearchConfig config) {
+StatusOr<std::unique_ptr<LearnedSearch>> LearnedSearch::Create(const Simulator& simulator, LearnedSearchConfig config) {
   auto impl = std::make_unique<Impl>(simulator, std::move(config));
   GO_ASSIGN_OR_RETURN(const LearnedMethod* method, FindLearnedMethod(impl->config.method));
   if (impl->config.world != nullptr && impl->config.world->distributed()) {
@@ -112,13 +112,13 @@ StatusOr<std::unique_ptr<GoSearch>> GoSearch::Create(const Simulator& simulator,
     }
   }
   if (!impl->config.checkpoint_dir.empty()) {
-    impl->identity = CheckpointIdentity::Of(simulator, impl->config.method, GoSearchIdentityConfig(impl->config, impl->policy_config.ToString(), impl->ppo_config.ToString()), impl->config.seed);
+    impl->identity = CheckpointIdentity::Of(simulator, impl->config.method, LearnedSearchIdentityConfig(impl->config, impl->policy_config.ToString(), impl->ppo_config.ToString()), impl->config.seed);
   }
-  return std::unique_ptr<GoSearch>(new GoSearch(std::move(impl)));
+  return std::unique_ptr<LearnedSearch>(new LearnedSearch(std::move(impl)));
 }
 
-StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
-                                       const std::function<void(const GoSearchProgress&)>& progress) {
+StatusOr<LearnedSearchResult> LearnedSearch::Run(const std::atomic<bool>* stop,
+                                       const std::function<void(const LearnedSearchProgress&)>& progress) {
   Impl& m = *impl_;
   m.start = Clock::now();
   m.result.ppo_best_us = std::numeric_limits<double>::infinity();
@@ -237,7 +237,7 @@ StatusOr<GoSearchResult> GoSearch::Run(const std::atomic<bool>* stop,
     ++m.result.steps;
     ++steps_this_run;
     if (progress) {
-      GoSearchProgress p;
+      LearnedSearchProgress p;
       p.step = m.result.steps;
       p.seconds = m.Seconds();
       p.best = m.best_score;

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "baselines/baseline.h"
-#include "rl/go_search.h"
+#include "rl/learned_search.h"
 #include "rl/task_defaults.h"
 #include "rl_test_util.h"
 
@@ -14,8 +14,8 @@ namespace {
 using RnnToy = testing::SmallRnnToy;
 
 // Baselines, local search and PPO all on, 2 steps, one thread.
-GoSearchConfig Search(const std::string& tasks) {
-  GoSearchConfig c;
+LearnedSearchConfig Search(const std::string& tasks) {
+  LearnedSearchConfig c;
   c.policy = testing::PolicyConfig(std::string(testing::kSmallGoNetwork) + ",tasks=" + tasks);
   c.ppo = testing::PpoOptions("samples=4,epochs=1");
   c.max_steps = 2;
@@ -24,18 +24,18 @@ GoSearchConfig Search(const std::string& tasks) {
   return c;
 }
 
-GoSearchResult MustRun(const Simulator& sim, const GoSearchConfig& c) {
-  auto search = GoSearch::Create(sim, c);
+LearnedSearchResult MustRun(const Simulator& sim, const LearnedSearchConfig& c) {
+  auto search = LearnedSearch::Create(sim, c);
   EXPECT_TRUE(search.ok()) << search.status().message();
   if (!search.ok()) return {};
   auto r = (*search)->Run();
   EXPECT_TRUE(r.ok()) << r.status().message();
-  return r.ok() ? *r : GoSearchResult{};
+  return r.ok() ? *r : LearnedSearchResult{};
 }
 
-TEST(GoSearchTasksTest, PlacementAloneKeepsReadyOrderAndTheDefaultFusion) {
+TEST(LearnedSearchTasksTest, PlacementAloneKeepsReadyOrderAndTheDefaultFusion) {
   const RnnToy toy;
-  const GoSearchResult r = MustRun(toy.sim, Search("placement"));
+  const LearnedSearchResult r = MustRun(toy.sim, Search("placement"));
   ASSERT_TRUE(r.score.scored());
   EXPECT_EQ(r.plan.priority, std::vector<double>(r.plan.priority.size(), 0.0));
   Plan fused = r.plan;
@@ -56,11 +56,11 @@ TEST(GoSearchTasksTest, PlacementAloneKeepsReadyOrderAndTheDefaultFusion) {
   }
 }
 
-TEST(GoSearchTasksTest, ScheduleAndFusionOnTheExpertsPlacement) {
+TEST(LearnedSearchTasksTest, ScheduleAndFusionOnTheExpertsPlacement) {
   const RnnToy toy;
-  GoSearchConfig c = Search("scheduling+fusion");
+  LearnedSearchConfig c = Search("scheduling+fusion");
   c.fixed_placement = "expert";
-  const GoSearchResult r = MustRun(toy.sim, c);
+  const LearnedSearchResult r = MustRun(toy.sim, c);
   ASSERT_TRUE(r.score.scored());
   auto expert = RunBaseline("expert", toy.graph, toy.cluster, toy.sim.cost_model());
   ASSERT_TRUE(expert.ok());
@@ -68,11 +68,11 @@ TEST(GoSearchTasksTest, ScheduleAndFusionOnTheExpertsPlacement) {
   EXPECT_TRUE(ValidatePlan(toy.graph, toy.cluster, r.plan).ok());
 }
 
-TEST(GoSearchTasksTest, AFixedPlacementNeedsPlacementLeftOut) {
+TEST(LearnedSearchTasksTest, AFixedPlacementNeedsPlacementLeftOut) {
   const RnnToy toy;
-  GoSearchConfig c = Search("all");
+  LearnedSearchConfig c = Search("all");
   c.fixed_placement = "expert";
-  auto search = GoSearch::Create(toy.sim, c);
+  auto search = LearnedSearch::Create(toy.sim, c);
   ASSERT_FALSE(search.ok());
   EXPECT_NE(search.status().message().find("needs placement left out"), std::string::npos) << search.status().message();
 }

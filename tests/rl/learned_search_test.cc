@@ -1,4 +1,4 @@
-#include "rl/go_search.h"
+#include "rl/learned_search.h"
 
 #include <gtest/gtest.h>
 
@@ -22,31 +22,31 @@ using testing::ToySearch;
 using testing::TwoChainsOptimumUs;
 using Toy = testing::ChainsToy;
 
-TEST(GoSearchOptionsTest, UnitsPerDeviceAndImitationAreRouted) {
-  auto c = ParseGoSearchOptions("units_per_device=2,imitation=0.5", GoSearchConfig{});
+TEST(LearnedSearchOptionsTest, UnitsPerDeviceAndImitationAreRouted) {
+  auto c = ParseLearnedSearchOptions("units_per_device=2,imitation=0.5", LearnedSearchConfig{});
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->units_per_device, 2);
   EXPECT_DOUBLE_EQ(c->ppo.imitation, 0.5);
-  EXPECT_EQ(GoSearchConfig{}.units_per_device, 4);
-  EXPECT_FALSE(ParseGoSearchOptions("units_per_device=-1", GoSearchConfig{}).ok());
+  EXPECT_EQ(LearnedSearchConfig{}.units_per_device, 4);
+  EXPECT_FALSE(ParseLearnedSearchOptions("units_per_device=-1", LearnedSearchConfig{}).ok());
 }
 
-TEST(GoSearchTest, ResumedRunMatchesUninterruptedRun) {
+TEST(LearnedSearchTest, ResumedRunMatchesUninterruptedRun) {
   Toy toy;
   const ScratchDir scratch("resume");
   const std::string dir = scratch.path();
-  auto first = GoSearch::Create(toy.sim, ToySearch(dir, 2));
+  auto first = LearnedSearch::Create(toy.sim, ToySearch(dir, 2));
   ASSERT_TRUE(first.ok()) << first.status().message();
   auto part = (*first)->Run();
   ASSERT_TRUE(part.ok()) << part.status().message();
   EXPECT_EQ(part->steps, 2);
-  auto second = GoSearch::Create(toy.sim, ToySearch(dir, 4));
+  auto second = LearnedSearch::Create(toy.sim, ToySearch(dir, 4));
   auto resumed = (*second)->Run();
   ASSERT_TRUE(resumed.ok()) << resumed.status().message();
   EXPECT_TRUE(resumed->resumed);
   EXPECT_EQ(resumed->steps, 4);
 
-  auto whole_search = GoSearch::Create(toy.sim, ToySearch("", 4));
+  auto whole_search = LearnedSearch::Create(toy.sim, ToySearch("", 4));
   auto whole = (*whole_search)->Run();
   ASSERT_TRUE(whole.ok());
   EXPECT_EQ(resumed->score.step_time_us, whole->score.step_time_us);
@@ -57,13 +57,13 @@ TEST(GoSearchTest, ResumedRunMatchesUninterruptedRun) {
 // The policy alone (GO-one as the paper defines it): every plan that ever becomes the
 // best was sampled from the policy; no baseline, warm start or local search enters.
 // So at every exploration fraction: the switch to imitation brings nothing in.
-TEST(GoSearchTest, PolicyAloneAdmitsOnlyPolicySamples) {
+TEST(LearnedSearchTest, PolicyAloneAdmitsOnlyPolicySamples) {
   Toy toy;
   for (const char* explore : {"0", "0.5", "1"}) {
     SCOPED_TRACE(explore);
-    auto c = ParseGoSearchOptions(std::string("baselines=0,warm_start=0,polish=0,explore=") + explore, ToySearch("", 4));
+    auto c = ParseLearnedSearchOptions(std::string("baselines=0,warm_start=0,polish=0,explore=") + explore, ToySearch("", 4));
     ASSERT_TRUE(c.ok()) << c.status().message();
-    auto search = GoSearch::Create(toy.sim, *c);
+    auto search = LearnedSearch::Create(toy.sim, *c);
     ASSERT_TRUE(search.ok()) << search.status().message();
     auto r = (*search)->Run();
     ASSERT_TRUE(r.ok()) << r.status().message();
@@ -77,12 +77,12 @@ TEST(GoSearchTest, PolicyAloneAdmitsOnlyPolicySamples) {
   }
 }
 
-TEST(GoSearchTest, TimeLimitStopsCleanlyWithABestPlan) {
+TEST(LearnedSearchTest, TimeLimitStopsCleanlyWithABestPlan) {
   Toy toy;
-  GoSearchConfig c = ToySearch("", 0);
+  LearnedSearchConfig c = ToySearch("", 0);
   c.polish = true;
   c.time_limit_s = 0.5;
-  auto search = GoSearch::Create(toy.sim, c);
+  auto search = LearnedSearch::Create(toy.sim, c);
   const auto start = std::chrono::steady_clock::now();
   auto r = (*search)->Run();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -92,10 +92,10 @@ TEST(GoSearchTest, TimeLimitStopsCleanlyWithABestPlan) {
   EXPECT_TRUE(r->score.fits());
 }
 
-TEST(GoSearchTest, StopFlagInterruptsAndKeepsTheBestBaseline) {
+TEST(LearnedSearchTest, StopFlagInterruptsAndKeepsTheBestBaseline) {
   Toy toy;
   std::atomic<bool> stop{true};
-  auto search = GoSearch::Create(toy.sim, ToySearch("", 100));
+  auto search = LearnedSearch::Create(toy.sim, ToySearch("", 100));
   auto r = (*search)->Run(&stop);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->stop_reason, "interrupted");
@@ -104,11 +104,11 @@ TEST(GoSearchTest, StopFlagInterruptsAndKeepsTheBestBaseline) {
   EXPECT_LE(r->score.step_time_us, r->best_baseline_score.step_time_us);
 }
 
-TEST(GoSearchTest, NeverSlowerThanTheBestBaseline) {
+TEST(LearnedSearchTest, NeverSlowerThanTheBestBaseline) {
   Toy toy;
-  GoSearchConfig c = ToySearch("", 3);
+  LearnedSearchConfig c = ToySearch("", 3);
   c.polish = true;
-  auto search = GoSearch::Create(toy.sim, c);
+  auto search = LearnedSearch::Create(toy.sim, c);
   auto r = (*search)->Run();
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_LE(r->score.step_time_us, r->best_baseline_score.step_time_us);
@@ -116,36 +116,36 @@ TEST(GoSearchTest, NeverSlowerThanTheBestBaseline) {
 }
 
 // The policy imitating the best plan found by any means (explore=0).
-GoSearchConfig ImitatingSearch(const std::string& dir, int64_t steps) {
-  GoSearchConfig c = ToySearch(dir, steps);
+LearnedSearchConfig ImitatingSearch(const std::string& dir, int64_t steps) {
+  LearnedSearchConfig c = ToySearch(dir, steps);
   c.explore = 0;
   return c;
 }
 
 // With a heuristic start the units are split by the polished best baseline (saved
 // with the checkpoint, required on resume); with the policy alone they never are.
-TEST(GoSearchTest, PlanUnitsSplitByTheBestBaselineAndResume) {
+TEST(LearnedSearchTest, PlanUnitsSplitByTheBestBaselineAndResume) {
   Toy toy;
   const ScratchDir scratch("plan_units");
   const std::string dir = scratch.path();
-  auto split = GoSearch::Create(toy.sim, ImitatingSearch(dir, 1));
+  auto split = LearnedSearch::Create(toy.sim, ImitatingSearch(dir, 1));
   ASSERT_TRUE(split.ok()) << split.status().message();
   auto r = (*split)->Run();
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_TRUE(r->units_split);
   EXPECT_TRUE(FileExists(dir + "/units_plan.json"));
-  auto c = ParseGoSearchOptions("plan_units=0", ImitatingSearch("", 1));
+  auto c = ParseLearnedSearchOptions("plan_units=0", ImitatingSearch("", 1));
   ASSERT_TRUE(c.ok()) << c.status().message();
-  auto plain = (*GoSearch::Create(toy.sim, *c))->Run();
+  auto plain = (*LearnedSearch::Create(toy.sim, *c))->Run();
   ASSERT_TRUE(plain.ok()) << plain.status().message();
   EXPECT_FALSE(plain->units_split);
   EXPECT_GE(r->num_units, plain->num_units);
-  auto alone = ParseGoSearchOptions("baselines=0,warm_start=0,polish=0", ToySearch("", 1));
+  auto alone = ParseLearnedSearchOptions("baselines=0,warm_start=0,polish=0", ToySearch("", 1));
   ASSERT_TRUE(alone.ok());
-  EXPECT_FALSE((*GoSearch::Create(toy.sim, *alone))->Run()->units_split);
+  EXPECT_FALSE((*LearnedSearch::Create(toy.sim, *alone))->Run()->units_split);
   // Resuming needs the plan the units were split by.
   std::remove((dir + "/units_plan.json").c_str());
-  auto resumed = (*GoSearch::Create(toy.sim, ImitatingSearch(dir, 2)))->Run();
+  auto resumed = (*LearnedSearch::Create(toy.sim, ImitatingSearch(dir, 2)))->Run();
   ASSERT_FALSE(resumed.ok());
   EXPECT_NE(resumed.status().message().find("units_plan.json is missing"), std::string::npos)
       << resumed.status().message();
@@ -161,15 +161,15 @@ double JsonStepTimeUs(const std::string& path, const std::string& key) {
 // Exploring, the policy learns from its own samples only: the trainer's best plan is
 // its best sample, not the better baseline; imitating, it is the best plan of the
 // whole search.
-TEST(GoSearchTest, ExploringPolicyKeepsItsOwnBestSample) {
+TEST(LearnedSearchTest, ExploringPolicyKeepsItsOwnBestSample) {
   Toy toy;
   for (const bool explore : {true, false}) {
     const ScratchDir scratch(explore ? "explore_own" : "imitate_own");
     const std::string dir = scratch.path();
-    GoSearchConfig c = ToySearch(dir, 2);
+    LearnedSearchConfig c = ToySearch(dir, 2);
     c.explore = explore ? 1 : 0;
     c.polish = true;
-    auto r = (*GoSearch::Create(toy.sim, c))->Run();
+    auto r = (*LearnedSearch::Create(toy.sim, c))->Run();
     ASSERT_TRUE(r.ok()) << r.status().message();
     const double trainer_best = JsonStepTimeUs(dir + "/ppo_state.json", "best");
     if (explore) {
@@ -183,17 +183,17 @@ TEST(GoSearchTest, ExploringPolicyKeepsItsOwnBestSample) {
 
 // Once the heuristic plan's polish has converged, the policy's best sample is
 // polished; the plan under polish is saved with the checkpoint and required on resume.
-TEST(GoSearchTest, ExplorationPolishesThePolicysBestSample) {
+TEST(LearnedSearchTest, ExplorationPolishesThePolicysBestSample) {
   // Longer chains on four devices, where the policy's first samples scatter them.
   Toy toy = testing::ToyOn(testing::TwoChains(24), testing::PaperCluster(4));
   const ScratchDir scratch("descent");
   const std::string dir = scratch.path();
   auto config = [&](int64_t steps) {
-    GoSearchConfig c = ToySearch(dir, steps);
+    LearnedSearchConfig c = ToySearch(dir, steps);
     c.polish = true;
     return c;
   };
-  auto r = (*GoSearch::Create(toy.sim, config(1)))->Run();
+  auto r = (*LearnedSearch::Create(toy.sim, config(1)))->Run();
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_TRUE(FileExists(dir + "/descent_plan.json"));
   const double polished = JsonStepTimeUs(dir + "/state.json", "descent");
@@ -209,15 +209,15 @@ TEST(GoSearchTest, ExplorationPolishesThePolicysBestSample) {
   ASSERT_TRUE(explore_plan.ok()) << explore_plan.status().message();
   EXPECT_EQ(toy.sim.Simulate(*explore_plan)->step_time_us, polished);
   // The polish simulated plans: without it the same run simulates fewer.
-  GoSearchConfig no_sample_polish = config(1);
+  LearnedSearchConfig no_sample_polish = config(1);
   no_sample_polish.checkpoint_dir = "";
   no_sample_polish.polish_samples = false;
-  auto without = (*GoSearch::Create(toy.sim, no_sample_polish))->Run();
+  auto without = (*LearnedSearch::Create(toy.sim, no_sample_polish))->Run();
   ASSERT_TRUE(without.ok()) << without.status().message();
   EXPECT_LT(without->plans_simulated, r->plans_simulated);
 
   std::remove((dir + "/descent_plan.json").c_str());
-  auto resumed = (*GoSearch::Create(toy.sim, config(2)))->Run();
+  auto resumed = (*LearnedSearch::Create(toy.sim, config(2)))->Run();
   ASSERT_FALSE(resumed.ok());
   EXPECT_NE(resumed.status().message().find("descent_plan.json is missing"), std::string::npos)
       << resumed.status().message();
@@ -227,7 +227,7 @@ TEST(GoSearchTest, ExplorationPolishesThePolicysBestSample) {
 // (an iterated local search whose perturbations the policy samples): the descent of
 // step 1 goes on in step 2 unless a better sample replaced it, never restarted from
 // a worse one as a fresh sample every step was; it survives a checkpoint.
-TEST(GoSearchTest, ImitatingSamplePolishCarriesOneDescentAcrossSteps) {
+TEST(LearnedSearchTest, ImitatingSamplePolishCarriesOneDescentAcrossSteps) {
   Toy toy = testing::ToyOn(testing::TwoChains(24), testing::PaperCluster(4));
   const ScratchDir scratch("imitate_descent");
   const std::string dir = scratch.path();
@@ -238,12 +238,12 @@ TEST(GoSearchTest, ImitatingSamplePolishCarriesOneDescentAcrossSteps) {
     const nlohmann::json& d = state.at("descent");
     return std::make_pair(d.at("seen").at("step_time_us").get<double>(), d.at("score").at("step_time_us").get<double>());
   };
-  GoSearchConfig c = ToySearch(dir, 1);
+  LearnedSearchConfig c = ToySearch(dir, 1);
   c.polish = true;
   c.explore = 0;
   c.polish_evaluations = 1;  // slices of one plan: a descent spans several steps
   c.warm_start = false;      // samples spread around the best plan, not all equal to it
-  auto r = (*GoSearch::Create(toy.sim, c))->Run();
+  auto r = (*LearnedSearch::Create(toy.sim, c))->Run();
   ASSERT_TRUE(r.ok()) << r.status().message();
   auto [seen, score] = descent();
   EXPECT_LE(score, seen);
@@ -252,7 +252,7 @@ TEST(GoSearchTest, ImitatingSamplePolishCarriesOneDescentAcrossSteps) {
   for (int64_t steps = 2; steps <= 8; ++steps) {
     SCOPED_TRACE(steps);
     c.max_steps = steps;
-    auto resumed = (*GoSearch::Create(toy.sim, c))->Run();
+    auto resumed = (*LearnedSearch::Create(toy.sim, c))->Run();
     ASSERT_TRUE(resumed.ok()) << resumed.status().message();
     const auto [next_seen, next_score] = descent();
     auto next_plan = ReadPlanJson(dir + "/descent_plan.json", toy.graph);
@@ -273,7 +273,7 @@ TEST(GoSearchTest, ImitatingSamplePolishCarriesOneDescentAcrossSteps) {
 
 // The local search's improvements of the best plan continue the plan before them:
 // the origin is the last other source.
-TEST(GoSearchTest, PlanOriginSkipsThePolishOfTheBestPlan) {
+TEST(LearnedSearchTest, PlanOriginSkipsThePolishOfTheBestPlan) {
   auto trace = [](std::vector<std::string> sources) {
     std::vector<ConvergencePoint> t;
     for (std::string& s : sources) t.push_back(ConvergencePoint{0, 0, 0, 1, true, std::move(s)});
@@ -289,14 +289,14 @@ TEST(GoSearchTest, PlanOriginSkipsThePolishOfTheBestPlan) {
 // With explore=0.5 and 4 steps, the policy explores for 2, then imitates: the units
 // are split by the best plan, which joins the batches; a resumed run past the switch
 // does not explore again.
-TEST(GoSearchTest, ExplorationHandsOverToImitation) {
+TEST(LearnedSearchTest, ExplorationHandsOverToImitation) {
   Toy toy;
   const ScratchDir scratch("handover");
   const std::string dir = scratch.path();
-  GoSearchConfig c = ToySearch(dir, 4);
+  LearnedSearchConfig c = ToySearch(dir, 4);
   c.polish = true;
   c.explore = 0.5;
-  auto r = (*GoSearch::Create(toy.sim, c))->Run();
+  auto r = (*LearnedSearch::Create(toy.sim, c))->Run();
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_GT(r->explore_seconds, 0);
   EXPECT_TRUE(r->units_split);
@@ -307,7 +307,7 @@ TEST(GoSearchTest, ExplorationHandsOverToImitation) {
     EXPECT_FALSE(state.at("exploring").get<bool>());
   }
   c.max_steps = 6;
-  auto resumed = (*GoSearch::Create(toy.sim, c))->Run();
+  auto resumed = (*LearnedSearch::Create(toy.sim, c))->Run();
   ASSERT_TRUE(resumed.ok()) << resumed.status().message();
   EXPECT_TRUE(resumed->resumed);
   EXPECT_TRUE(resumed->units_split);
@@ -315,28 +315,28 @@ TEST(GoSearchTest, ExplorationHandsOverToImitation) {
   EXPECT_EQ(resumed->steps, 6);
 }
 
-TEST(GoSearchOptionsTest, StepOpsGrowTheSamplesOnSmallGraphs) {
+TEST(LearnedSearchOptionsTest, StepOpsGrowTheSamplesOnSmallGraphs) {
   EXPECT_EQ(StepSamples(32, 0, 10), 32);
   EXPECT_EQ(StepSamples(32, 1000, 100), 32);   // 32 x 100 ops hold 1,000 already
   EXPECT_EQ(StepSamples(32, 1000, 10), 100);
   EXPECT_EQ(StepSamples(32, 1001, 10), 101);   // rounded up
   EXPECT_EQ(StepSamples(32, int64_t{1} << 40, 1), 1 << 30);  // capped as an int option is
-  EXPECT_EQ(GoSearchConfig{}.step_ops, 0);
-  auto c = ParseGoSearchOptions("step_ops=4096", GoSearchConfig{});
+  EXPECT_EQ(LearnedSearchConfig{}.step_ops, 0);
+  auto c = ParseLearnedSearchOptions("step_ops=4096", LearnedSearchConfig{});
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->step_ops, 4096);
-  EXPECT_FALSE(ParseGoSearchOptions("step_ops=-1", GoSearchConfig{}).ok());
+  EXPECT_FALSE(ParseLearnedSearchOptions("step_ops=-1", LearnedSearchConfig{}).ok());
 }
 
 // A run with step_ops samples step_ops / ops plans a step where samples_per_step
 // would hold fewer ops: the toy's 8 samples a step become 20.
-TEST(GoSearchTest, StepOpsSampleMorePlansPerStep) {
+TEST(LearnedSearchTest, StepOpsSampleMorePlansPerStep) {
   Toy toy;
   auto plans_of = [&](int64_t step_ops) {
-    GoSearchConfig c = ToySearch("", 3);
+    LearnedSearchConfig c = ToySearch("", 3);
     c.baselines = c.warm_start = false;
     c.step_ops = step_ops;
-    auto search = GoSearch::Create(toy.sim, c);
+    auto search = LearnedSearch::Create(toy.sim, c);
     EXPECT_TRUE(search.ok()) << search.status().message();
     auto r = (*search)->Run();
     EXPECT_TRUE(r.ok()) << r.status().message();
@@ -353,22 +353,22 @@ TEST(GoSearchTest, StepOpsSampleMorePlansPerStep) {
 // finds the consolidated plan in two exploring steps with it and not without; the
 // same seed gives the same plan, and a run interrupted and resumed the uninterrupted
 // one's.
-TEST(GoSearchTest, ExploreCoupledFindsTheConsolidatedPlan) {
+TEST(LearnedSearchTest, ExploreCoupledFindsTheConsolidatedPlan) {
   Toy toy = testing::CostlyCutsToy();
   const double consolidated = toy.sim.Simulate(DefaultPlan(toy.graph))->step_time_us;
   const ScratchDir scratch("explore_coupled");
   const std::string dir = scratch.path();
-  GoSearchConfig c = ToySearch("", 2);
+  LearnedSearchConfig c = ToySearch("", 2);
   c.baselines = c.warm_start = false;
   auto run = [&](double fraction) {
     c.explore_coupled = fraction;
-    auto search = GoSearch::Create(toy.sim, c);
+    auto search = LearnedSearch::Create(toy.sim, c);
     EXPECT_TRUE(search.ok()) << search.status().message();
     auto r = (*search)->Run();
     EXPECT_TRUE(r.ok()) << r.status().message();
     return *r;
   };
-  const GoSearchResult independent = run(0), coupled = run(1), half = run(0.5), again = run(0.5);
+  const LearnedSearchResult independent = run(0), coupled = run(1), half = run(0.5), again = run(0.5);
   EXPECT_GT(independent.score.step_time_us, consolidated + 50);
   EXPECT_EQ(coupled.score.step_time_us, consolidated);
   EXPECT_EQ(half.score.step_time_us, consolidated);
@@ -377,21 +377,21 @@ TEST(GoSearchTest, ExploreCoupledFindsTheConsolidatedPlan) {
   c.max_steps = 1;
   run(0.5);
   c.max_steps = 2;
-  const GoSearchResult resumed = run(0.5);
+  const LearnedSearchResult resumed = run(0.5);
   EXPECT_TRUE(resumed.resumed);
   EXPECT_EQ(resumed.plan.device, half.plan.device);
   EXPECT_EQ(resumed.plans_simulated, half.plans_simulated);
-  EXPECT_FALSE(ParseGoSearchOptions("explore_coupled=1.5", GoSearchConfig{}).ok());
+  EXPECT_FALSE(ParseLearnedSearchOptions("explore_coupled=1.5", LearnedSearchConfig{}).ok());
 }
 
-TEST(GoSearchOptionsTest, ExploreIsAFraction) {
-  EXPECT_DOUBLE_EQ(GoSearchConfig{}.explore, 0.5);
-  auto c = ParseGoSearchOptions("explore=0.25", GoSearchConfig{});
+TEST(LearnedSearchOptionsTest, ExploreIsAFraction) {
+  EXPECT_DOUBLE_EQ(LearnedSearchConfig{}.explore, 0.5);
+  auto c = ParseLearnedSearchOptions("explore=0.25", LearnedSearchConfig{});
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_DOUBLE_EQ(c->explore, 0.25);
-  EXPECT_FALSE(ParseGoSearchOptions("explore=1.5", GoSearchConfig{}).ok());
-  EXPECT_FALSE(ParseGoSearchOptions("explore=-0.1", GoSearchConfig{}).ok());
-  EXPECT_FALSE(ParseGoSearchOptions("explore=nan", GoSearchConfig{}).ok());
+  EXPECT_FALSE(ParseLearnedSearchOptions("explore=1.5", LearnedSearchConfig{}).ok());
+  EXPECT_FALSE(ParseLearnedSearchOptions("explore=-0.1", LearnedSearchConfig{}).ok());
+  EXPECT_FALSE(ParseLearnedSearchOptions("explore=nan", LearnedSearchConfig{}).ok());
 }
 
 }  // namespace

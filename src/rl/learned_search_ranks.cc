@@ -1,18 +1,18 @@
-// GoSearch over the ranks of an MPI job (rl/go_search.h GoSearchConfig::world): the
+// LearnedSearch over the ranks of an MPI job (rl/learned_search.h LearnedSearchConfig::world): the
 // decisions every rank must make alike, and the best plan shared after every step.
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
 
 #include "core/json_fields.h"
-#include "rl/go_search_impl.h"
+#include "rl/learned_search_impl.h"
 #include "rl/score_json.h"
 
 namespace graphopt {
 
 using Json = nlohmann::json;
 
-StatusOr<GoSearch::Impl::Agreement> GoSearch::Impl::Agree(const Agreement& mine) {
+StatusOr<LearnedSearch::Impl::Agreement> LearnedSearch::Impl::Agree(const Agreement& mine) {
   if (world == nullptr) return mine;
   const Json j{{"reason", mine.reason}, {"explore_over", mine.explore_over}, {"converged", mine.converged}};
   GO_ASSIGN_OR_RETURN(const std::vector<std::string> texts, world->GatherAll(j.dump()));
@@ -30,7 +30,7 @@ StatusOr<GoSearch::Impl::Agreement> GoSearch::Impl::Agree(const Agreement& mine)
   return agreed;
 }
 
-Status GoSearch::Impl::ShareBest() {
+Status LearnedSearch::Impl::ShareBest() {
   if (world == nullptr) return Status::Ok();
   // Every rank's best score and where it came from, its plans and its best policy sample.
   const Json j{{"score", PlanScoreToJson(best_score)},

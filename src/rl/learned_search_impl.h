@@ -1,6 +1,6 @@
-// GoSearch's state (rl/go_search.h), shared by go_search.cc (the search's steps),
-// go_search_phases.cc (its phases), go_search_ranks.cc (data parallelism) and
-// go_search_checkpoint.cc (its checkpoints). Internal: include rl/go_search.h.
+// LearnedSearch's state (rl/learned_search.h), shared by learned_search.cc (the search's steps),
+// learned_search_phases.cc (its phases), learned_search_ranks.cc (data parallelism) and
+// learned_search_checkpoint.cc (its checkpoints). Internal: include rl/learned_search.h.
 #pragma once
 
 #include <chrono>
@@ -15,7 +15,7 @@
 #include "policy/go_policy.h"
 #include "rl/baseline_scores.h"
 #include "rl/checkpoint.h"
-#include "rl/go_search.h"
+#include "rl/learned_search.h"
 #include "rl/local_search.h"
 #include "rl/ppo.h"
 #include "rl/sample_descent.h"
@@ -25,7 +25,7 @@
 #include "sim/batch.h"
 
 namespace graphopt {
-namespace go_search_internal {
+namespace learned_search_internal {
 
 using Clock = std::chrono::steady_clock;
 
@@ -37,11 +37,11 @@ inline uint64_t PolishSeed(uint64_t seed, int64_t step) {
 // The convergence trace as JSON (the convergence file's points, the checkpoint's trace).
 nlohmann::json TraceJson(const std::vector<ConvergencePoint>& trace);
 
-}  // namespace go_search_internal
+}  // namespace learned_search_internal
 
-struct GoSearch::Impl {
+struct LearnedSearch::Impl {
   const Simulator& sim;
-  GoSearchConfig config;
+  LearnedSearchConfig config;
   GoPolicyConfig policy_config;
   PpoConfig ppo_config;
   PolicyInput input;
@@ -59,15 +59,15 @@ struct GoSearch::Impl {
   // Ingredient 6: whether the policy still explores.
   bool exploring = false;
   CheckpointIdentity identity;  // set by Create when checkpoints are on
-  GoSearchResult result;
+  LearnedSearchResult result;
   double elapsed_offset = 0;  // seconds of earlier runs (resume)
-  // Data-parallel (GoSearchConfig::world; null: one process), and the plans the other
+  // Data-parallel (LearnedSearchConfig::world; null: one process), and the plans the other
   // ranks had simulated at the last ShareBest.
   World* world = nullptr;
   int64_t others_plans = 0;
-  go_search_internal::Clock::time_point start;
+  learned_search_internal::Clock::time_point start;
 
-  Impl(const Simulator& s, GoSearchConfig c) : sim(s), config(std::move(c)) {}
+  Impl(const Simulator& s, LearnedSearchConfig c) : sim(s), config(std::move(c)) {}
 
   // A fresh network, or the pre-trained one.
   StatusOr<GoPolicy> NewPolicy() const;
@@ -91,7 +91,7 @@ struct GoSearch::Impl {
   void OfferToTrainer(const Plan& plan, const PlanScore& score);
 
   double Seconds() const {
-    return elapsed_offset + std::chrono::duration<double>(go_search_internal::Clock::now() - start).count();
+    return elapsed_offset + std::chrono::duration<double>(learned_search_internal::Clock::now() - start).count();
   }
   int64_t Plans() const { return result.plans_simulated + others_plans; }
   // The seed of this rank's own draws (the local search's moves).
@@ -102,7 +102,7 @@ struct GoSearch::Impl {
   bool Offer(const Plan& plan, const PlanScore& score, const std::string& source);
 
   // A plan's result, as the batch scores plans: simulated, or measured with a measured
-  // reward (GoSearchConfig::measure).
+  // reward (LearnedSearchConfig::measure).
   StatusOr<SimResult> Score(const Plan& plan) const { return std::move(batch->Run({plan}).front()); }
 
   // A plan made elsewhere (a baseline, the zero-shot plan) with the defaults of the
@@ -132,7 +132,7 @@ struct GoSearch::Impl {
   // its batches.
   Status StartImitation(double reference, const std::function<bool()>& stop);
 
-  // Data-parallel (go_search_ranks.cc; every rank calls these together). Agree: rank
+  // Data-parallel (learned_search_ranks.cc; every rank calls these together). Agree: rank
   // 0's stop reason and end of the exploration become every rank's, and `converged`
   // holds if it holds on every rank. ShareBest: the best plan of any rank (the first
   // rank's of the best score) becomes every rank's best, with its source; the trainer
@@ -147,7 +147,7 @@ struct GoSearch::Impl {
   StatusOr<Agreement> Agree(const Agreement& mine);
   Status ShareBest();
 
-  // Checkpoints (go_search_checkpoint.cc): saved every checkpoint_every steps and at
+  // Checkpoints (learned_search_checkpoint.cc): saved every checkpoint_every steps and at
   // the end; restored if the folder has one (returns whether it did), every value
   // checked before use (checkpoint.h): identity, ranges, files, re-simulated plans.
   Status SaveCheckpoint();

@@ -10,7 +10,7 @@
 
 #include "baselines/baseline.h"
 #include "core/files.h"
-#include "rl/go_search.h"
+#include "rl/learned_search.h"
 #include "../testing/status.h"
 #include "rl_test_util.h"
 
@@ -25,15 +25,15 @@ using Toy = testing::ChainsToy;
 // `scratch`'s folder, now holding the checkpoint of a 2-step toy search.
 std::string Checkpointed(const Toy& toy, const ScratchDir& scratch) {
   const std::string dir = scratch.path();
-  auto search = GoSearch::Create(toy.sim, ToySearch(dir, 2));
+  auto search = LearnedSearch::Create(toy.sim, ToySearch(dir, 2));
   EXPECT_TRUE(search.ok()) << search.status().message();
   auto r = (*search)->Run();
   EXPECT_TRUE(r.ok()) << r.status().message();
   return dir;
 }
 
-Status Resume(const Toy& toy, const GoSearchConfig& config) {
-  auto search = GoSearch::Create(toy.sim, config);
+Status Resume(const Toy& toy, const LearnedSearchConfig& config) {
+  auto search = LearnedSearch::Create(toy.sim, config);
   if (!search.ok()) return search.status();
   auto r = (*search)->Run();
   return r.ok() ? Status::Ok() : r.status();
@@ -45,14 +45,14 @@ void EditJson(const std::string& path, const std::function<void(nlohmann::json&)
   ASSERT_TRUE(WriteFileAtomic(path, j.dump()).ok());
 }
 
-TEST(GoSearchCheckpointTest, AnIntactCheckpointResumes) {
+TEST(LearnedSearchCheckpointTest, AnIntactCheckpointResumes) {
   Toy toy;
   const ScratchDir scratch("intact");
   const std::string dir = Checkpointed(toy, scratch);
   EXPECT_TRUE(Resume(toy, ToySearch(dir, 3)).ok());
 }
 
-TEST(GoSearchCheckpointTest, ABestPlanIsReSimulatedNotTrusted) {
+TEST(LearnedSearchCheckpointTest, ABestPlanIsReSimulatedNotTrusted) {
   Toy toy;
   const ScratchDir scratch("best_plan");
   const std::string dir = Checkpointed(toy, scratch);
@@ -66,7 +66,7 @@ TEST(GoSearchCheckpointTest, ABestPlanIsReSimulatedNotTrusted) {
   ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), dir + "/best_plan.json: the checkpoint's plan is not valid");
 }
 
-TEST(GoSearchCheckpointTest, ImpossibleOrOutOfRangeStateValuesAreErrors) {
+TEST(LearnedSearchCheckpointTest, ImpossibleOrOutOfRangeStateValuesAreErrors) {
   Toy toy;
   const ScratchDir scratch("ranges");
   const std::string dir = Checkpointed(toy, scratch);
@@ -89,10 +89,10 @@ TEST(GoSearchCheckpointTest, ImpossibleOrOutOfRangeStateValuesAreErrors) {
   ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), "state.json: the checkpoint is for seed \"3\", this run's is \"2\"");
   restore();
   // Another seed, or other decisions, for this run: the checkpoint is not its own.
-  GoSearchConfig other_seed = ToySearch(dir, 4);
+  LearnedSearchConfig other_seed = ToySearch(dir, 4);
   other_seed.seed = 5;
   ExpectErrorWith(Resume(toy, other_seed), "the checkpoint is for seed \"2\", this run's is \"5\"");
-  GoSearchConfig other_ppo = ToySearch(dir, 4);
+  LearnedSearchConfig other_ppo = ToySearch(dir, 4);
   other_ppo.ppo = testing::PpoOptions("samples=4,epochs=2");
   ExpectErrorWith(Resume(toy, other_ppo),
                   "state.json: the checkpoint is for another config: ppo=samples=8 in the checkpoint, ppo=samples=4 in this run");
@@ -103,7 +103,7 @@ TEST(GoSearchCheckpointTest, ImpossibleOrOutOfRangeStateValuesAreErrors) {
   ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), dir + "/ppo_best_plan.json: the checkpoint records this plan");
 }
 
-TEST(GoSearchCheckpointTest, MissingFilesAreErrorsNotSilentRestarts) {
+TEST(LearnedSearchCheckpointTest, MissingFilesAreErrorsNotSilentRestarts) {
   Toy toy;
   const ScratchDir scratch("missing");
   const std::string dir = Checkpointed(toy, scratch);
@@ -116,7 +116,7 @@ TEST(GoSearchCheckpointTest, MissingFilesAreErrorsNotSilentRestarts) {
   EXPECT_EQ(*ReadFile(dir + "/policy.pt"), policy_before);
 }
 
-TEST(GoSearchCheckpointTest, ATruncatedOptimizerStateIsBlamedOnItsFile) {
+TEST(LearnedSearchCheckpointTest, ATruncatedOptimizerStateIsBlamedOnItsFile) {
   Toy toy;
   const ScratchDir scratch("truncated");
   const std::string dir = Checkpointed(toy, scratch);
@@ -128,7 +128,7 @@ TEST(GoSearchCheckpointTest, ATruncatedOptimizerStateIsBlamedOnItsFile) {
   EXPECT_EQ(s.message().find("Exception raised from"), std::string::npos) << s.message();  // no backtrace
 }
 
-TEST(GoSearchCheckpointTest, StaleTemporariesAreRemovedOnResume) {
+TEST(LearnedSearchCheckpointTest, StaleTemporariesAreRemovedOnResume) {
   Toy toy;
   const ScratchDir scratch("stale");
   const std::string dir = Checkpointed(toy, scratch);
@@ -139,7 +139,7 @@ TEST(GoSearchCheckpointTest, StaleTemporariesAreRemovedOnResume) {
   EXPECT_FALSE(FileExists(dir + "/optimizer.pt.tmp"));
 }
 
-TEST(GoSearchCheckpointTest, AnUnwritableFolderFailsBeforeTheFirstStep) {
+TEST(LearnedSearchCheckpointTest, AnUnwritableFolderFailsBeforeTheFirstStep) {
   Toy toy;
   const Status s = Resume(toy, ToySearch("/nonexistent-graphopt-parent/checkpoint", 1000000));
   ExpectErrorWith(s, "--checkpoint");

@@ -1,4 +1,4 @@
-// GoSearch's checkpoints (rl/go_search.h): state.json with the search's cursor, trace
+// LearnedSearch's checkpoints (rl/learned_search.h): state.json with the search's cursor, trace
 // and counters, the best plan and the plans in play, and the trainer's own files.
 #include <sys/stat.h>
 
@@ -8,11 +8,11 @@
 
 #include "core/files.h"
 #include "core/json_fields.h"
-#include "rl/go_search_impl.h"
+#include "rl/learned_search_impl.h"
 #include "rl/score_json.h"
 
 namespace graphopt {
-namespace go_search_internal {
+namespace learned_search_internal {
 
 nlohmann::json TraceJson(const std::vector<ConvergencePoint>& trace) {
   nlohmann::json a = nlohmann::json::array();
@@ -23,19 +23,19 @@ nlohmann::json TraceJson(const std::vector<ConvergencePoint>& trace) {
   return a;
 }
 
-}  // namespace go_search_internal
+}  // namespace learned_search_internal
 
 namespace {
 
 using Json = nlohmann::json;
-using go_search_internal::TraceJson;
+using learned_search_internal::TraceJson;
 
-constexpr const char* kPart = "go-search";
+constexpr const char* kPart = "search";
 constexpr const char* kStateFile = "state.json";
 
 }  // namespace
 
-Status GoSearch::Impl::SaveCheckpoint() {
+Status LearnedSearch::Impl::SaveCheckpoint() {
   const std::string& dir = config.checkpoint_dir;
   if (dir.empty() || !Root()) return Status::Ok();
   const CheckpointStore store(dir);
@@ -66,7 +66,7 @@ Status GoSearch::Impl::SaveCheckpoint() {
 }
 
 // The files of a checkpoint besides state.json.
-std::vector<std::string> GoSearch::Impl::CheckpointFiles() const {
+std::vector<std::string> LearnedSearch::Impl::CheckpointFiles() const {
   std::vector<std::string> files{"best_plan.json", "units_plan.json", "descent_plan.json"};
   if (trainer) {
     for (const std::string& f : trainer->CheckpointFiles()) files.push_back(f);
@@ -76,7 +76,7 @@ std::vector<std::string> GoSearch::Impl::CheckpointFiles() const {
 
 // Restores a checkpoint if the folder has one; returns whether it did. Every value
 // is checked before use (checkpoint.h): identity, ranges, files, re-simulated plans.
-StatusOr<bool> GoSearch::Impl::LoadCheckpoint() {
+StatusOr<bool> LearnedSearch::Impl::LoadCheckpoint() {
   const std::string& dir = config.checkpoint_dir;
   if (dir.empty()) return false;
   const CheckpointStore store(dir);

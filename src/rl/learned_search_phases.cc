@@ -1,24 +1,24 @@
-// The search's phases (rl/go_search_impl.h): its starting plans (the baselines, the
+// The search's phases (rl/learned_search_impl.h): its starting plans (the baselines, the
 // zero-shot plan), the offers of plans to the best plan and to the trainer, the
 // imitation's start with the units split by the best plan, and the sample polish.
-// go_search.cc runs them step by step.
+// learned_search.cc runs them step by step.
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
-#include "rl/go_search_impl.h"
+#include "rl/learned_search_impl.h"
 
 namespace graphopt {
 
-StatusOr<GoPolicy> GoSearch::Impl::NewPolicy() const {
+StatusOr<GoPolicy> LearnedSearch::Impl::NewPolicy() const {
   if (config.pretrained.empty()) return GoPolicy(policy_config);
   GO_ASSIGN_OR_RETURN(GoPolicy policy, LoadGoPolicy(config.pretrained));
   if (config.fresh_priority) policy->RestartPriorityOutput(config.seed);
   return policy;
 }
 
-StatusOr<std::unique_ptr<PpoTrainer>> GoSearch::Impl::NewGoTrainer() {
+StatusOr<std::unique_ptr<PpoTrainer>> LearnedSearch::Impl::NewGoTrainer() {
   GO_ASSIGN_OR_RETURN(GoPolicy policy, NewPolicy());
   auto fresh = std::make_unique<PpoTrainer>(sim, batch.get(), input, policy, ppo_config, config.seed);
   UseDefaults(fresh.get());
@@ -27,7 +27,7 @@ StatusOr<std::unique_ptr<PpoTrainer>> GoSearch::Impl::NewGoTrainer() {
   return fresh;
 }
 
-Status GoSearch::Impl::PlanZeroShot() {
+Status LearnedSearch::Impl::PlanZeroShot() {
   GO_ASSIGN_OR_RETURN(const ZeroShotResult z, ZeroShotPlan(sim, config.pretrained, SearchZeroShotOptions(config)));
   result.plans_simulated += z.num_plans;
   result.zero_shot_score = z.score;
@@ -45,13 +45,13 @@ Status GoSearch::Impl::PlanZeroShot() {
   return Status::Ok();
 }
 
-bool GoSearch::Impl::ExplorationOver(double run_seconds, int64_t steps_this_run) const {
+bool LearnedSearch::Impl::ExplorationOver(double run_seconds, int64_t steps_this_run) const {
   if (config.max_steps > 0) return result.steps >= static_cast<int64_t>(config.explore * config.max_steps);
   if (config.time_limit_s > 0) return run_seconds >= config.explore * config.time_limit_s;
   return steps_this_run >= static_cast<int64_t>(config.explore * kExploreStepsWithoutLimit);
 }
 
-void GoSearch::Impl::OfferToTrainer(const Plan& plan, const PlanScore& score) {
+void LearnedSearch::Impl::OfferToTrainer(const Plan& plan, const PlanScore& score) {
   if (ppo != nullptr && config.sample_offered_levels) {
     ppo->OfferPlanWithSampledLevels(plan, score);
   } else {
@@ -59,7 +59,7 @@ void GoSearch::Impl::OfferToTrainer(const Plan& plan, const PlanScore& score) {
   }
 }
 
-bool GoSearch::Impl::Offer(const Plan& plan, const PlanScore& score, const std::string& source) {
+bool LearnedSearch::Impl::Offer(const Plan& plan, const PlanScore& score, const std::string& source) {
   if (!score.BetterThan(best_score)) return false;
   best = plan;
   best_score = score;
@@ -72,7 +72,7 @@ bool GoSearch::Impl::Offer(const Plan& plan, const PlanScore& score, const std::
   return true;
 }
 
-bool GoSearch::Impl::WithDefaults(Plan* plan, PlanScore* score) {
+bool LearnedSearch::Impl::WithDefaults(Plan* plan, PlanScore* score) {
   if (defaults.all()) return true;
   defaults.Apply(sim.graph(), plan);
   StatusOr<SimResult> r = Score(*plan);
@@ -82,7 +82,7 @@ bool GoSearch::Impl::WithDefaults(Plan* plan, PlanScore* score) {
   return true;
 }
 
-void GoSearch::Impl::RunBaselines() {
+void LearnedSearch::Impl::RunBaselines() {
   BaselineScoring scoring;
   scoring.fused = true;
   scoring.seed = config.seed;
@@ -101,7 +101,7 @@ void GoSearch::Impl::RunBaselines() {
   }
 }
 
-Status GoSearch::Impl::SplitUnitsBy(const Plan& plan) {
+Status LearnedSearch::Impl::SplitUnitsBy(const Plan& plan) {
   PolicyInputOptions options = input_options;
   options.split_by_device = plan.device;
   GO_ASSIGN_OR_RETURN(PolicyInput split, BuildPolicyInput(sim.graph(), sim.cluster(), sim.cost_model(), options));
@@ -119,11 +119,11 @@ Status GoSearch::Impl::SplitUnitsBy(const Plan& plan) {
   return Status::Ok();
 }
 
-void GoSearch::Impl::PolishPolicySample(const std::function<bool()>& stop) {
+void LearnedSearch::Impl::PolishPolicySample(const std::function<bool()>& stop) {
   const PlanScore& sampled = exploring ? ppo->best_score() : ppo->last_sample_score();
   if (!sampled.scored()) return;
   const Plan& plan = exploring ? ppo->best_plan() : ppo->last_sample_plan();
-  Rng rng(go_search_internal::PolishSeed(Seed() ^ 0x5A5A5A5Aull, result.steps));
+  Rng rng(learned_search_internal::PolishSeed(Seed() ^ 0x5A5A5A5Aull, result.steps));
   const std::optional<LocalSearchStats> ls =
       sample_polish->Step(plan, sampled, exploring, rng, config.polish_evaluations, stop);
   if (!ls) return;
@@ -134,7 +134,7 @@ void GoSearch::Impl::PolishPolicySample(const std::function<bool()>& stop) {
   }
 }
 
-Status GoSearch::Impl::StartImitation(double reference, const std::function<bool()>& stop) {
+Status LearnedSearch::Impl::StartImitation(double reference, const std::function<bool()>& stop) {
   exploring = false;
   if (sample_polish) sample_polish->Forget();  // the next descent starts from the imitating policy's samples
   if (!trainer || !best_score.scored()) return Status::Ok();

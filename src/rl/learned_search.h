@@ -1,6 +1,9 @@
-// GoSearch: the GO optimizer for one graph on one cluster, as `graphopt optimize`
-// and the benchmark suite's "go" column run it. No LibTorch in this header (the
-// trainer lives behind it), so the CLI can include it cheaply.
+// LearnedSearch: the search driver of every learned method on one graph and one
+// cluster: it runs a Trainer (GO's PPO, ColocRL's or HDP's REINFORCE: rl/trainer.h)
+// with the ingredients below around it, as `graphopt optimize` and the learned
+// planners of the registry run it (the GO optimizer when the method is "go"). No
+// LibTorch in this header (the trainer lives behind it), so the CLI can include it
+// cheaply.
 //
 // Ingredients, each of which the config can switch off (for ablations):
 //  1. baselines: every baseline (and its greedy-fusion variant) is planned and
@@ -71,7 +74,7 @@ inline constexpr double kDefaultSearchSeconds = 120;
 // Steps the policy explores (ingredient 6) in a run with neither a time nor a step limit.
 inline constexpr int64_t kExploreStepsWithoutLimit = 100;
 
-struct GoSearchConfig {
+struct LearnedSearchConfig {
   std::string method = "go";  // rl/methods.h LearnedMethodNames
   // go: the network (policy/go_policy_config.h). Unset: the defaults or, with
   // `pretrained`, the file's network (setting it then is an error).
@@ -201,18 +204,18 @@ int StepSamples(int samples_per_step, int64_t step_ops, int num_ops);
 // plan_units, polish_evaluations, polish_batch, max_steps, time_limit, threads,
 // checkpoint_every, units_per_device, explore, step_ops), their ranges and meanings
 // (core/options.h).
-extern const OptionTable<GoSearchConfig> kGoSearchOptions;
+extern const OptionTable<LearnedSearchConfig> kLearnedSearchOptions;
 
 // The defaults of a method: go runs every ingredient; the published placers (colocrl,
 // hdp) run as their papers describe them: no baseline seed, warm start or polish
 // (the baselines are still scored, for the report). Fails on an unknown method.
-StatusOr<GoSearchConfig> DefaultSearchConfig(const std::string& method);
+StatusOr<LearnedSearchConfig> DefaultSearchConfig(const std::string& method);
 
 // A named set of options: the key `preset=NAME` among the options, or `optimize
 // --preset NAME`; the other keys given override its values.
 struct SearchPreset {
   std::string name;
-  std::string options;  // "key=value,..." as ParseGoSearchOptions takes them
+  std::string options;  // "key=value,..." as ParseLearnedSearchOptions takes them
   std::string summary;  // one line
 };
 // go-one, policy-alone, search-only, finetune.
@@ -222,25 +225,25 @@ StatusOr<const SearchPreset*> FindSearchPreset(const std::string& name);
 
 // Parses "key=value,..." over `base` (core/options.h has the rule), whose method
 // must be set; a key `preset=NAME` applies the preset's options first, then the
-// others: a key of kGoSearchOptions sets the driver's field; any other key is the
+// others: a key of kLearnedSearchOptions sets the driver's field; any other key is the
 // method's (LearnedMethod::set_key): for go, a key of kPpoOptions sets `ppo`, one of
 // kGoPolicyOptions `policy`; for colocrl and hdp, one of its table sets
 // `method_config`; an unknown key fails listing the keys of the driver and the
 // method. The result is validated by the method.
-StatusOr<GoSearchConfig> ParseGoSearchOptions(const std::string& text, GoSearchConfig base);
+StatusOr<LearnedSearchConfig> ParseLearnedSearchOptions(const std::string& text, LearnedSearchConfig base);
 // The options of `c` that change the search's decisions, as one string (a checkpoint's
 // identity: rl/checkpoint_identity.h): the method's own config in canonical form ("" when
 // unset), the effective network and PPO configs in canonical form (`policy`, `ppo`:
 // a pre-trained policy's network, the samples a step takes on this graph) and the
 // driver's ingredients. Budgets, threads and the checkpoint cadence are left out:
 // they may change between runs of a checkpoint.
-std::string GoSearchIdentityConfig(const GoSearchConfig& c, const std::string& policy, const std::string& ppo);
+std::string LearnedSearchIdentityConfig(const LearnedSearchConfig& c, const std::string& policy, const std::string& ppo);
 // The zero-shot options of a search from a pre-trained policy: its zero_shot_samples,
 // units per device, threads and seed.
-ZeroShotOptions SearchZeroShotOptions(const GoSearchConfig& c);
-// Every key ParseGoSearchOptions accepts for base.method, with its value in `base`
+ZeroShotOptions SearchZeroShotOptions(const LearnedSearchConfig& c);
+// Every key ParseLearnedSearchOptions accepts for base.method, with its value in `base`
 // (or the method's default), its range and meaning: one line each, by config.
-std::string GoSearchOptionsHelp(const GoSearchConfig& base);
+std::string LearnedSearchOptionsHelp(const LearnedSearchConfig& base);
 
 struct ConvergencePoint {
   double seconds = 0;       // wall-clock since the search started (resumed runs continue)
@@ -256,7 +259,7 @@ struct ConvergencePoint {
 // source is not "polish" ("polish" if there is none; "" for an empty trace).
 std::string PlanOrigin(const std::vector<ConvergencePoint>& trace);
 
-struct GoSearchProgress {
+struct LearnedSearchProgress {
   int64_t step = 0;
   double seconds = 0;
   PlanScore best;
@@ -265,7 +268,7 @@ struct GoSearchProgress {
   int64_t plans = 0;
 };
 
-struct GoSearchResult {
+struct LearnedSearchResult {
   Plan plan;
   PlanScore score;
   std::vector<ConvergencePoint> trace;
@@ -297,21 +300,21 @@ struct GoSearchResult {
   bool resumed = false;
 };
 
-class GoSearch {
+class LearnedSearch {
  public:
   // `simulator` must outlive the search. Fails on bad config strings or a policy
   // input that cannot be built.
-  static StatusOr<std::unique_ptr<GoSearch>> Create(const Simulator& simulator, GoSearchConfig config);
-  ~GoSearch();
+  static StatusOr<std::unique_ptr<LearnedSearch>> Create(const Simulator& simulator, LearnedSearchConfig config);
+  ~LearnedSearch();
 
   // Runs the search. `stop` (may be null) is polled between steps; `progress` (may be
   // null) is called after every step.
-  StatusOr<GoSearchResult> Run(const std::atomic<bool>* stop = nullptr,
-                               const std::function<void(const GoSearchProgress&)>& progress = nullptr);
+  StatusOr<LearnedSearchResult> Run(const std::atomic<bool>* stop = nullptr,
+                               const std::function<void(const LearnedSearchProgress&)>& progress = nullptr);
 
  private:
   struct Impl;
-  explicit GoSearch(std::unique_ptr<Impl> impl);
+  explicit LearnedSearch(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 
