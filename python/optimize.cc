@@ -12,6 +12,7 @@
 #include "bindings.h"
 #include "rl/default_policy.h"
 #include "rl/learned_search.h"
+#include "rl/methods.h"
 #include "rl/zero_shot.h"
 #include "sim/simulator.h"
 
@@ -41,16 +42,15 @@ py::dict ProgressDict(const LearnedSearchProgress& p) {
   return d;
 }
 
-// The policy a search starts from: `pretrained` if given ("" or "none": a new one),
-// else, as `graphopt optimize` does, the default (GRAPHOPT_POLICY, or the checkout's
-// policies/default.pt) for go without network options of its own.
+// The policy a search starts from, by the command's rule (rl/default_policy.h): the
+// checkout is the module's, <checkout>/build/python/graphopt.so.
 std::string PickPretrained(const std::optional<std::string>& pretrained, const LearnedSearchConfig& config) {
-  if (pretrained) return *pretrained == "none" ? "" : *pretrained;
-  if (config.method != "go" || config.policy.has_value()) return "";
   const std::string module = py::module_::import("graphopt").attr("__file__").cast<std::string>();
-  // <checkout>/build/python/graphopt.so: the checkout is three folders up.
   const std::filesystem::path checkout = std::filesystem::path(module).parent_path().parent_path().parent_path();
-  return Value(FindDefaultPolicy(checkout.string())).path;
+  const LearnedMethod& method = *Value(FindLearnedMethod(config.method));
+  return Value(ChoosePretrained(pretrained, "pretrained=", method.name, method.go_policy, config.policy.has_value(),
+                                checkout.string()))
+      .path;
 }
 
 OptimizeResult Optimize(std::shared_ptr<Graph> graph, std::shared_ptr<Cluster> cluster, double time_limit,

@@ -43,14 +43,9 @@ std::shared_ptr<BoundPlan> Bind(std::shared_ptr<const Graph> graph, Plan plan) {
 
 std::shared_ptr<const Graph> Granular(const std::shared_ptr<Graph>& graph, const Cluster& cluster,
                                       const std::string& granularity, int depth) {
-  if (granularity == "op") {
-    if (depth != 0) Check(InvalidArgument("depth goes with granularity='module'"));
-    return graph;
-  }
-  if (granularity != "module") Check(InvalidArgument("granularity: expected 'op' or 'module', got '" + granularity + "'"));
-  const ModuleMap modules = Value(ClusterModules(*graph, cluster, depth));
+  if (granularity == "op" && depth == 0) return graph;
   auto colocated = std::make_shared<Graph>(*graph);
-  ColocateModules(modules, colocated.get());
+  Value(ApplyGranularity(granularity, depth, cluster, colocated.get()));
   return colocated;
 }
 

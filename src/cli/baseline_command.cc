@@ -100,7 +100,7 @@ StatusOr<std::unique_ptr<Setup>> Prepare(const Args& args, const std::string& mo
   GO_ASSIGN_OR_RETURN(const LoadOptions load, ModelLoadOptions(args));
   GO_ASSIGN_OR_RETURN(setup->graph, LoadModel(model, load));
   GO_ASSIGN_OR_RETURN(setup->cluster, LoadClusterFlag(run.cluster));
-  GO_ASSIGN_OR_RETURN(setup->granularity, ApplyGranularity(args, setup->cluster, &setup->graph));
+  GO_ASSIGN_OR_RETURN(setup->granularity, ApplyGranularityFlags(args, setup->cluster, &setup->graph));
   GO_ASSIGN_OR_RETURN(Simulator sim, Simulator::Create(setup->graph, setup->cluster));
   setup->sim.emplace(std::move(sim));
   setup->options.fusion = run.fusion;

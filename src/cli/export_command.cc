@@ -24,7 +24,7 @@ std::vector<FlagSpec> ExportFlags() {
       {"plan", true, "the plan .json file (of optimize or baseline with --granularity module, same --depth)"},
       {"to", true, "device-map: {module: device} as Accelerate's dispatch_model takes it, with the order of execution"},
       {"cluster", true, std::string("the cluster the plan is for (default ") + kDefaultCluster + ")"},
-      {"depth", true, "the depth of the modules (default: as optimize --granularity module chooses it)"},
+      {"depth", true, "the depth of the modules (0, the default: as optimize --granularity module chooses it)"},
       {"out", true, "write the map to this file (default: standard output)"},
       DimFlag(),
       {"help", false, "show this help"},
@@ -50,7 +50,7 @@ int RunExportCommand(int argc, char** argv) {
   if (args->Get("to") != "device-map") return Fail("--to: expected device-map, got '" + args->Get("to") + "'");
   if (!args->Has("plan")) return Fail("--plan is required");
   if (Status outputs = args->CheckOutputs({"out"}); !outputs.ok()) return Fail(outputs.message());
-  auto depth = args->GetIntInRange("depth", 0, 1, 64);
+  auto depth = args->GetIntInRange("depth", 0, 0, kMaxModuleDepth);
   if (!depth.ok()) return Fail(depth.status().message());
   auto load = ModelLoadOptions(*args);
   if (!load.ok()) return Fail(load.status().message());

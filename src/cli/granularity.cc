@@ -18,22 +18,17 @@ std::vector<FlagSpec> GranularityFlags() {
   };
 }
 
-StatusOr<std::string> ApplyGranularity(const Args& args, const Cluster& cluster, Graph* graph) {
-  const std::string granularity = args.Get("granularity", "op");
-  if (granularity != "op" && granularity != "module") {
-    return InvalidArgument("--granularity: expected op or module, got '" + granularity + "'");
-  }
-  GO_ASSIGN_OR_RETURN(const int64_t depth, args.GetIntInRange("depth", 0, 0, 64));
-  if (granularity == "op") {
-    if (args.Has("depth")) return InvalidArgument("--depth goes with --granularity module");
-    return std::string();
-  }
-  GO_ASSIGN_OR_RETURN(const ModuleMap modules, ClusterModules(*graph, cluster, static_cast<int>(depth)));
-  const int groups = ColocateModules(modules, graph);
+StatusOr<std::string> ApplyGranularityFlags(const Args& args, const Cluster& cluster, Graph* graph) {
+  GO_ASSIGN_OR_RETURN(const int64_t depth, args.GetIntInRange("depth", 0, INT32_MIN, INT32_MAX));
+  if (args.Has("depth") && !args.Has("granularity")) return InvalidArgument("--depth goes with --granularity module");
+  StatusOr<std::optional<ModuleMap>> modules = ApplyGranularity(args.Get("granularity", "op"), depth, cluster, graph);
+  if (!modules.ok()) return InvalidArgument("--" + modules.status().message());
+  if (!modules->has_value()) return std::string();
+  const ModuleMap& m = **modules;
   int64_t placed = 0;
-  for (int32_t m : modules.op_module) placed += m != kNoId;
-  return StrFormat("modules  %zu at depth %d (%lld of %d ops in them; %d colocation groups)", modules.names.size(),
-                   modules.depth, static_cast<long long>(placed), graph->num_ops(), groups);
+  for (int32_t id : m.op_module) placed += id != kNoId;
+  return StrFormat("modules  %zu at depth %d (%lld of %d ops in them; %d colocation groups)", m.names.size(), m.depth,
+                   static_cast<long long>(placed), graph->num_ops(), graph->num_colocation_groups());
 }
 
 }  // namespace graphopt

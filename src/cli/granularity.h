@@ -17,9 +17,8 @@ namespace graphopt {
 // --granularity and --depth, for a command's flag list.
 std::vector<FlagSpec> GranularityFlags();
 
-// With --granularity module, colocates the ops of each module of --depth (0 or none:
-// the shallowest depth with at least two modules holding parameters per accelerator
-// of `cluster`) and returns a line for the run's header; "" with op granularity.
-StatusOr<std::string> ApplyGranularity(const Args& args, const Cluster& cluster, Graph* graph);
+// Applies --granularity and --depth to `graph` (sim/device_map.h ApplyGranularity) and
+// returns a line for the run's header ("" with op granularity).
+StatusOr<std::string> ApplyGranularityFlags(const Args& args, const Cluster& cluster, Graph* graph);
 
 }  // namespace graphopt

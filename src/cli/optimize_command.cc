@@ -149,22 +149,6 @@ int RunZeroShot(const Args& args, const Graph& graph, const Simulator& sim, cons
   return WriteOutputs(args, graph, sim, z->plan);
 }
 
-// The policy the GO search starts from: --pretrained FILE, none with --pretrained none,
-// else the default one (rl/default_policy.h) unless network options ask for a new one.
-StatusOr<DefaultPolicy> PickPretrained(const Args& args, const LearnedMethod& method, const LearnedSearchConfig& config) {
-  if (args.Has("pretrained")) {
-    if (args.Get("pretrained") == "none") return DefaultPolicy{"", "--pretrained none"};
-    return DefaultPolicy{args.Get("pretrained"), "--pretrained"};
-  }
-  if (!method.go_policy) return DefaultPolicy{"", "--method " + method.name};
-  GO_ASSIGN_OR_RETURN(DefaultPolicy found, FindDefaultPolicy(ProgramCheckout()));
-  if (found.path.empty()) return DefaultPolicy{"", "no default policy: " + found.origin};
-  if (config.policy.has_value()) {
-    return DefaultPolicy{"", "network options or --tasks given, so not the default pre-trained policy"};
-  }
-  if (found.origin == "shipped") found.origin = "the shipped default; --pretrained none trains a new policy";
-  return found;
-}
 #endif
 
 // The command's own settings, bound to flags (cli/flag_table.h).
@@ -329,7 +313,10 @@ int RunOptimizeCommand(int argc, char** argv) {
   auto parsed = ParseLearnedSearchOptions(options, config);
   if (!parsed.ok()) return Fail(parsed.status().message());
   config = std::move(*parsed);
-  auto policy = PickPretrained(*args, learned, config);
+  std::optional<std::string> given;
+  if (args->Has("pretrained")) given = args->Get("pretrained");
+  auto policy = ChoosePretrained(given, "--pretrained", learned.name, learned.go_policy, config.policy.has_value(),
+                                 ProgramCheckout());
   if (!policy.ok()) return Fail(policy.status().message());
   config.pretrained = policy->path;
   if ((zero_shot || args->Has("finetune-steps")) && config.pretrained.empty()) {
@@ -346,7 +333,7 @@ int RunOptimizeCommand(int argc, char** argv) {
   if (!graph.ok()) return Fail(graph.status().message());
   auto cluster = LoadClusterAndProfile(cluster_name, run.profile, &*graph);
   if (!cluster.ok()) return Fail(cluster.status().message());
-  auto granularity = ApplyGranularity(*args, *cluster, &*graph);
+  auto granularity = ApplyGranularityFlags(*args, *cluster, &*graph);
   if (!granularity.ok()) return Fail(granularity.status().message());
   auto sim = Simulator::Create(*graph, *cluster);
   if (!sim.ok()) return Fail(sim.status().message());

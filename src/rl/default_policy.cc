@@ -23,6 +23,21 @@ StatusOr<DefaultPolicy> FindDefaultPolicy(const std::string& checkout) {
   return DefaultPolicy{shipped.lexically_normal().string(), "shipped"};
 }
 
+StatusOr<DefaultPolicy> ChoosePretrained(const std::optional<std::string>& given, const std::string& flag,
+                                         const std::string& method, bool go_policy, bool own_network,
+                                         const std::string& checkout) {
+  if (given) {
+    if (*given == "none" || given->empty()) return DefaultPolicy{"", flag + " none"};
+    return DefaultPolicy{*given, flag};
+  }
+  if (!go_policy) return DefaultPolicy{"", method + " does not plan with GO's policy"};
+  if (own_network) return DefaultPolicy{"", "network options or tasks given, so not the default pre-trained policy"};
+  GO_ASSIGN_OR_RETURN(DefaultPolicy found, FindDefaultPolicy(checkout));
+  if (found.path.empty()) return DefaultPolicy{"", "no default policy: " + found.origin};
+  if (found.origin == "shipped") found.origin = "the shipped default; " + flag + " none trains a new policy";
+  return found;
+}
+
 std::string ProgramCheckout() {
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);

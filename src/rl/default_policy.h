@@ -4,6 +4,7 @@
 // policies/default.pt in the checkout it was built in. No LibTorch here.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "core/status.h"
@@ -19,6 +20,15 @@ struct DefaultPolicy {
 // <checkout>/build/, that folder's parent). A GRAPHOPT_POLICY naming a file that is not
 // there is an error naming it; no shipped file is not (then a new policy is trained).
 StatusOr<DefaultPolicy> FindDefaultPolicy(const std::string& checkout);
+
+// The policy a search of `method` starts from, the one rule of every front end:
+// `given` if set (a file; "none": a new policy); else a new one for a method that does
+// not plan with GO's policy (`go_policy` false) or brings network options of its own
+// (`own_network`); else the default (FindDefaultPolicy on `checkout`). `flag` names
+// the setting in the origin ("--pretrained", "pretrained=").
+StatusOr<DefaultPolicy> ChoosePretrained(const std::optional<std::string>& given, const std::string& flag,
+                                         const std::string& method, bool go_policy, bool own_network,
+                                         const std::string& checkout);
 
 // The checkout of the running program: the parent of the folder of /proc/self/exe
 // ("" if it cannot be read).

@@ -13,6 +13,24 @@ StatusOr<ModuleMap> ClusterModules(const Graph& graph, const Cluster& cluster, i
   return ModulesAtDepth(graph, depth, 2 * accelerators);
 }
 
+StatusOr<std::optional<ModuleMap>> ApplyGranularity(const std::string& granularity, int64_t depth,
+                                                    const Cluster& cluster, Graph* graph) {
+  if (granularity != "op" && granularity != "module") {
+    return InvalidArgument("granularity: expected op or module, got '" + granularity + "'");
+  }
+  if (depth < 0 || depth > kMaxModuleDepth) {
+    return InvalidArgument(StrFormat("depth: %lld is out of range [0, %d] (0: chosen for the cluster)",
+                                     static_cast<long long>(depth), kMaxModuleDepth));
+  }
+  if (granularity == "op") {
+    if (depth != 0) return InvalidArgument("depth goes with granularity module");
+    return std::optional<ModuleMap>();
+  }
+  GO_ASSIGN_OR_RETURN(ModuleMap modules, ClusterModules(*graph, cluster, static_cast<int>(depth)));
+  ColocateModules(modules, graph);
+  return std::optional<ModuleMap>(std::move(modules));
+}
+
 StatusOr<DeviceMap> PlanDeviceMap(const Graph& graph, const Plan& plan, const ModuleMap& modules) {
   if (plan.device.size() != static_cast<size_t>(graph.num_ops()) || modules.op_module.size() != plan.device.size()) {
     return InvalidArgument(StrFormat("a plan of %zu ops and modules of %zu ops for graph %s of %d ops", plan.device.size(),

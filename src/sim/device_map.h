@@ -25,6 +25,17 @@ namespace graphopt {
 // the module-balanced baseline and the Python module.
 StatusOr<ModuleMap> ClusterModules(const Graph& graph, const Cluster& cluster, int depth);
 
+// The deepest module depth a plan may keep whole.
+inline constexpr int kMaxModuleDepth = 64;
+
+// A plan's granularity, the one rule of `--granularity G --depth K` and the Python
+// module's granularity=, depth=: "op" places every op freely (a depth other than 0 is
+// refused); "module" makes every module of `depth` (ClusterModules; 0: its choice)
+// one colocation group of `graph` (ColocateModules), so that every plan keeps it on
+// one device, and returns the modules (nullopt for "op").
+StatusOr<std::optional<ModuleMap>> ApplyGranularity(const std::string& granularity, int64_t depth,
+                                                    const Cluster& cluster, Graph* graph);
+
 struct DeviceMap {
   int depth = 0;
   std::vector<std::string> modules;  // in the graph's op order

@@ -57,6 +57,11 @@ TEST(ExportTest, BadFlagsAreErrors) {
   EXPECT_NE(d.output.find("--depth goes with --granularity module"), std::string::npos) << d.output;
   CliRun deep = Graphopt("optimize " + Data(kBert) + " --granularity module --depth 9 --steps 1 --time-limit 0");
   EXPECT_NE(deep.output.find("module depth 9"), std::string::npos) << deep.output;
+  // One range of depths for every front end (sim/device_map.h ApplyGranularity).
+  CliRun far = Graphopt("baseline " + Data(kBert) + " --method single --granularity module --depth 65");
+  EXPECT_NE(far.output.find("--depth: 65 is out of range [0, 64]"), std::string::npos) << far.output;
+  CliRun op = Graphopt("baseline " + Data(kBert) + " --method single --granularity op --depth 2");
+  EXPECT_NE(op.output.find("--depth goes with granularity module"), std::string::npos) << op.output;
 }
 
 }  // namespace

@@ -306,6 +306,8 @@ def test_optimize_and_baselines_keep_modules_whole_at_a_depth():
         graphopt.baseline(g, c, "expert", granularity="layer")
     with pytest.raises(graphopt.InvalidArgument, match="depth"):
         graphopt.baseline(g, c, "expert", depth=2)
+    with pytest.raises(graphopt.InvalidArgument, match=r"depth: 65 is out of range \[0, 64\]"):
+        graphopt.baseline(g, c, "expert", granularity="module", depth=65)
     with pytest.raises(graphopt.InvalidArgument, match="module depth 9"):
         graphopt.optimize(g, c, steps=1, granularity="module", depth=9)
     with pytest.raises(graphopt.InvalidArgument, match="module depth 9"):
