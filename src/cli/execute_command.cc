@@ -26,11 +26,13 @@ namespace {
 
 // What `execute` measures: its flags bound to the fields (cli/flag_table.h).
 struct ExecuteRun {
+  std::string cluster = "local";
   int64_t steps = 10;
   int64_t warmup = 2;
   uint64_t seed = 0;
 };
 const OptionTable<ExecuteRun> kExecuteFlags{
+    {"cluster", &ExecuteRun::cluster, "local (one device per core) or local:N (N devices of cores/N cores each)"},
     {"steps", &ExecuteRun::steps, "measured steps", InRange(1, 10000)},
     {"warmup", &ExecuteRun::warmup, "steps run before measuring", InRange(0, 10000)},
     {"seed", &ExecuteRun::seed, "seed of the input data and initial parameters", InRange(0, 0x1p62)},
@@ -40,7 +42,6 @@ std::vector<FlagSpec> ExecuteFlags() {
   return FlagsAround(
       {
           {"plan", true, "plan .json file (default: every op on cpu:0, ready order, no fusion)"},
-          {"cluster", true, "local (one device per core, the default) or local:N (N devices of cores/N cores each)"},
       },
       kExecuteFlags,
       {
@@ -81,7 +82,7 @@ int RunExecuteCommand(int argc, char** argv) {
   }
   ExecuteRun run;
   if (Status flags = ApplyBoundFlags(*args, kExecuteFlags, &run); !flags.ok()) return Fail(flags.message());
-  const std::string cluster_name = args->Get("cluster", "local");
+  const std::string& cluster_name = run.cluster;
   auto core_sets = LocalCoresWithThreads(cluster_name, argv);
   if (!core_sets.ok()) return Fail(core_sets.status().message());
 

@@ -9,6 +9,7 @@
 #include "core/strings.h"
 #include "graph/dot.h"
 #include "graph/json_io.h"
+#include "graph/training.h"
 #include "import/onnx_corpus.h"
 #include "models/load.h"
 #include "models/registry.h"
@@ -28,7 +29,7 @@ bool WantsHelp(int argc, char** argv) {
 
 const std::vector<FlagSpec> kLoadFlags = {
     {"forward", false, "use the forward graph only (no backward and update ops)"},
-    {"optimizer", true, "optimizer of the training step: sgd, momentum (default) or adam"},
+    {"optimizer", true, "optimizer of the training step: sgd, momentum or adam (default " + TrainingOptions{}.optimizer + ")"},
     DimFlag(),
 };
 
@@ -39,7 +40,7 @@ StatusOr<Graph> LoadFromArgs(const Args& args) {
   }
   GO_ASSIGN_OR_RETURN(LoadOptions options, ModelLoadOptions(args));
   options.training = !args.Has("forward");
-  options.training_options.optimizer = args.Get("optimizer", "momentum");
+  options.training_options.optimizer = args.Get("optimizer", TrainingOptions{}.optimizer);
   return LoadModel(args.positional()[0], options);
 }
 

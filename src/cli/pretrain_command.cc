@@ -25,6 +25,9 @@
 namespace graphopt {
 namespace {
 
+// Where the policy goes without --out.
+constexpr const char* kDefaultPolicyOut = "policy.pt";
+
 int Fail(const std::string& message) { return CommandError("pretrain", message); }
 
 #ifdef GRAPHOPT_HAVE_RL
@@ -60,7 +63,7 @@ std::vector<FlagSpec> PretrainFlags() {
       kPretrainFlags,
       {
           {"threads", true, "threads for the simulator and LibTorch, 1 to 4 x the cores (default: every core)"},
-          {"out", true, "write the policy to this file (default policy.pt), and a report to FILE.json"},
+          {"out", true, std::string("write the policy to this file (default ") + kDefaultPolicyOut + "), and a report to FILE.json"},
           {"policy", true, "options \"key=value,...\": the network (hidden=64,...) and PPO (samples=32,lr=...)"},
           {"help", false, "show this help"},
       });
@@ -117,7 +120,7 @@ int RunPretrainCommand(int argc, char** argv) {
       if (!set.ok()) return Fail(set.message());
     }
   }
-  const std::string out = args->Get("out", "policy.pt");
+  const std::string out = args->Get("out", kDefaultPolicyOut);
   const std::string report = out + ".json";
   if (Status w = CheckOutputWritable(out, "--out"); !w.ok()) return Fail(w.message());
 
