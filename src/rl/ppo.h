@@ -138,7 +138,6 @@ class PpoTrainer : public Trainer {
   void FreezeTrunk();
   bool trunk_frozen() const { return tuning_.frozen(); }
   GoPolicy& policy() { return policy_; }
-  torch::optim::Adam& optimizer() { return *optimizer_; }
   // The trainer's Adam, to share: a trainer of another graph that is given it by
   // UseOptimizer goes on with its moments, so that one policy learns over many graphs
   // with one optimizer (rl/pretrain.h). Both trainers must train the same policy,
@@ -178,13 +177,11 @@ class PpoTrainer : public Trainer {
   };
   State state() const;
   void set_state(const State& state);
-  // The actions of the best plan (what joins the batches).
-  const Actions& best_actions() const { return best_actions_; }
+
+ private:
   // Sets the best plan without comparing (checkpoint restore); actions may be null
   // (then PlanToActions of the plan).
   void set_best(const Plan& plan, const PlanScore& score, const Actions* actions = nullptr);
-
- private:
   double Reward(const PlanScore& score) const;
   // The policy's output: a full forward pass, or the heads on the frozen trunk.
   PolicyOutput Forward();
