@@ -21,7 +21,6 @@
 namespace graphopt {
 
 using learned_search_internal::Clock;
-using learned_search_internal::PolishSeed;
 using learned_search_internal::TraceJson;
 
 std::string ConvergenceJson(const std::vector<ConvergencePoint>& trace) {
@@ -118,70 +117,25 @@ StatusOr<std::unique_ptr<LearnedSearch>> LearnedSearch::Create(const Simulator& 
 }
 
 StatusOr<LearnedSearchResult> LearnedSearch::Run(const std::atomic<bool>* stop,
-                                       const std::function<void(const LearnedSearchProgress&)>& progress) {
+                                                 const std::function<void(const LearnedSearchProgress&)>& progress) {
   Impl& m = *impl_;
   m.start = Clock::now();
   m.result.ppo_best_us = std::numeric_limits<double>::infinity();
   GO_ASSIGN_OR_RETURN(const bool resumed, m.LoadCheckpoint());
   m.result.resumed = resumed;
-  // Baselines are always scored (for the report); they seed the search only on a
-  // fresh run with baselines enabled.
-  {
-    const bool seed_from_baselines = m.config.baselines && !resumed;
-    const bool keep = m.config.baselines;
-    m.config.baselines = seed_from_baselines;
-    const int64_t plans = m.result.plans_simulated;
-    const double to_best = m.result.seconds_to_best;
-    m.RunBaselines();
-    if (resumed) {
-      m.result.plans_simulated = plans;
-      m.result.seconds_to_best = to_best;
-    }
-    m.config.baselines = keep;
-  }
-  // Over several ranks, rank 0 counts the plans of earlier runs.
-  if (resumed && !m.Root()) m.result.plans_simulated = 0;
-  // Reference of the reward: the best plain baseline, else the single-device plan.
-  double reference = m.result.best_baseline_score.fits() ? m.result.best_baseline_score.step_time_us : 0;
-  if (reference <= 0) {
-    for (const BaselineScore& b : m.result.baselines) {
-      if (b.error.empty() && b.score.scored() && (reference <= 0 || b.score.step_time_us < reference)) reference = b.score.step_time_us;
-    }
-  }
-  if (reference <= 0) reference = 1e6;
-  if (!resumed && !m.config.pretrained.empty()) GO_RETURN_IF_ERROR(m.PlanZeroShot());
-  // Without baselines and without PPO, the local search starts from one device.
-  if (!resumed && !m.best_score.scored() && !m.trainer) {
-    Plan start = SingleDevicePlan(m.sim.graph(), m.sim.cluster());
-    StatusOr<SimResult> r = m.Score(start);
-    if (r.ok()) m.Offer(start, PlanScore::Of(*r), "start:single");
-  }
-  if (!resumed) m.exploring = m.ppo != nullptr && m.config.explore > 0;
-  if (m.trainer) {
-    if (!resumed) {
-      m.trainer->set_reference_us(reference);
-      if (m.best_score.scored() && m.TrainerImitates()) m.OfferToTrainer(m.best, m.best_score);
-    }
-  }
+  GO_ASSIGN_OR_RETURN(const double reference, m.Start(resumed));
 
   const double run_limit = m.config.time_limit_s;
   const Clock::time_point run_start = m.start;
   auto time_up = [&] {
     return run_limit > 0 && std::chrono::duration<double>(Clock::now() - run_start).count() >= run_limit;
   };
-  auto stopped = [&] { return stop != nullptr && stop->load(); };
+  const std::function<bool()> halt = [&] { return (stop != nullptr && stop->load()) || time_up(); };
   // Polish the best baseline first (cheap and deterministic), then explore or imitate.
-  if (!resumed && m.polish && m.best_score.scored()) {
-    Plan plan = m.best;
-    PlanScore score = m.best_score;
-    Rng rng(PolishSeed(m.Seed(), -1));
-    const LocalSearchStats ls = m.polish->Polish(&plan, &score, rng, 0, [&] { return stopped() || time_up(); });
-    m.result.plans_simulated += ls.evaluations;
-    if (m.Offer(plan, score, "polish") && m.TrainerImitates()) m.OfferToTrainer(m.best, m.best_score);
-  }
+  if (!resumed && m.polish && m.best_score.scored()) m.PolishBest(-1, 0, halt);
   // (The units are split by the best plan: the same on every rank.)
   GO_RETURN_IF_ERROR(m.ShareBest());
-  if (!resumed && !m.Explores()) GO_RETURN_IF_ERROR(m.StartImitation(reference, [&] { return stopped() || time_up(); }));
+  if (!resumed && !m.Explores()) GO_RETURN_IF_ERROR(m.StartImitation(reference, halt));
   int64_t steps_this_run = 0;
   double last_batch_best = 0;
   std::string reason;
@@ -200,68 +154,25 @@ StatusOr<LearnedSearchResult> LearnedSearch::Run(const std::atomic<bool>* stop,
     }
     if (now.explore_over) {
       m.result.explore_seconds = m.Seconds();
-      GO_RETURN_IF_ERROR(m.StartImitation(reference, [&] { return stopped() || time_up(); }));
+      GO_RETURN_IF_ERROR(m.StartImitation(reference, halt));
     }
     if (m.trainer) {
-      TrainerStepStats s;
-      const int64_t before = m.trainer->plans_simulated();
-      if (m.ppo) m.ppo->set_coupled_fraction(m.Explores() ? m.config.explore_coupled : 0);
-      try {
-        s = m.trainer->Step();
-      } catch (const std::exception& e) {
-        return InternalError(m.config.method + " training step: " + e.what());
-      }
-      m.result.plans_simulated += m.trainer->plans_simulated() - before;
-      (m.Explores() ? m.result.explore_distance : m.result.imitate_distance).Add(s.units_off, s.levels_off, s.fuse_off);
-      last_batch_best = s.best_step_us_in_batch;
-      if (std::isfinite(s.best_step_us_in_batch)) m.result.ppo_best_us = std::min(m.result.ppo_best_us, s.best_step_us_in_batch);
-      // (Exploring, the policy's plans are polished by the sample polish instead.)
-      if (m.Offer(m.trainer->best_plan(), m.trainer->best_score(), m.ppo ? "ppo" : m.config.method) && m.polish &&
-          !m.Explores()) {
-        m.polish->Reset();
-      }
+      GO_ASSIGN_OR_RETURN(last_batch_best, m.TrainerStep());
     }
     if (m.polish && !m.polish->converged() && m.best_score.scored()) {
-      Plan plan = m.best;
-      PlanScore score = m.best_score;
-      Rng rng(PolishSeed(m.Seed(), m.result.steps));
-      const LocalSearchStats ls = m.polish->Polish(&plan, &score, rng, m.config.polish_evaluations, [&] {
-        return stopped() || time_up();
-      });
-      m.result.plans_simulated += ls.evaluations;
-      if (m.Offer(plan, score, "polish") && m.TrainerImitates()) m.OfferToTrainer(m.best, m.best_score);
+      m.PolishBest(m.result.steps, m.config.polish_evaluations, halt);
     } else if (m.sample_polish && m.ppo) {
-      m.PolishPolicySample([&] { return stopped() || time_up(); });
+      m.PolishPolicySample(halt);
     }
     GO_RETURN_IF_ERROR(m.ShareBest());
     ++m.result.steps;
     ++steps_this_run;
-    if (progress) {
-      LearnedSearchProgress p;
-      p.step = m.result.steps;
-      p.seconds = m.Seconds();
-      p.best = m.best_score;
-      p.best_baseline_us = m.result.best_baseline_score.fits() ? m.result.best_baseline_score.step_time_us : 0;
-      p.last_batch_best_us = last_batch_best;
-      p.plans = m.Plans();
-      progress(p);
-    }
+    if (progress) progress(m.Progress(last_batch_best));
     if (!m.config.checkpoint_dir.empty() && m.result.steps % m.config.checkpoint_every == 0) {
       GO_RETURN_IF_ERROR(m.SaveCheckpoint());
     }
   }
-  m.result.stop_reason = reason;
-  GO_RETURN_IF_ERROR(m.ShareBest());
-  m.result.plans_simulated = m.Plans();
-  m.others_plans = 0;
-  m.result.seconds = m.Seconds();
-  m.result.num_units = m.ppo ? m.input.num_units : 0;
-  m.result.units_split = !m.units_plan.device.empty();
-  GO_RETURN_IF_ERROR(m.SaveCheckpoint());
-  if (!m.best_score.scored()) return FailedPrecondition("the GO search found no plan that could be simulated");
-  m.result.plan = m.best;
-  m.result.score = m.best_score;
-  return m.result;
+  return m.Finish(reason);
 }
 
 }  // namespace graphopt

@@ -114,6 +114,30 @@ struct LearnedSearch::Impl {
     if (!defaults.all()) trainer_of_go->set_task_defaults(&defaults);
   }
 
+  // The start of a run (fresh or `resumed`): every baseline scored, seeding the best
+  // plan on a fresh run with baselines on; on a fresh run also the pre-trained policy's
+  // zero-shot plan, the single-device plan when neither baselines nor a trainer give
+  // one, whether the policy explores first, and the trainer's reference and first
+  // offered plan. Returns the reward's reference: the best plain baseline that fits,
+  // else the fastest baseline, else 1 s.
+  StatusOr<double> Start(bool resumed);
+
+  // Ingredient 4: a slice of `evaluations` simulations (0: until converged) of the
+  // local search on the best plan, its moves seeded by `step`; an improvement becomes
+  // the best plan and is offered to the trainer when it imitates.
+  void PolishBest(int64_t step, int64_t evaluations, const std::function<bool()>& stop);
+
+  // Ingredient 3: one step of the trainer, whose best plan is offered as the best
+  // plan; returns the best step time of its batch.
+  StatusOr<double> TrainerStep();
+
+  // The progress report after a step.
+  LearnedSearchProgress Progress(double last_batch_best_us) const;
+
+  // The end of a run stopped for `reason`: the best plan shared over the ranks, the
+  // counters, the last checkpoint, the result.
+  StatusOr<LearnedSearchResult> Finish(const std::string& reason);
+
   // Every baseline and its greedy-fusion variant, scored as the search scores plans;
   // with `baselines` on, each that fits is offered as the best plan (in order, so the
   // trace counts the plans simulated by then).

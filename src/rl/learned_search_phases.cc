@@ -1,7 +1,10 @@
-// The search's phases (rl/learned_search_impl.h): its starting plans (the baselines, the
-// zero-shot plan), the offers of plans to the best plan and to the trainer, the
-// imitation's start with the units split by the best plan, and the sample polish.
+// The search's phases (rl/learned_search_impl.h): its start (the baselines, the
+// reward's reference, the zero-shot plan), the offers of plans to the best plan and to
+// the trainer, a step of the trainer, a slice of the polish, the imitation's start with
+// the units split by the best plan, the sample polish and the end of a run.
 // learned_search.cc runs them step by step.
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -145,6 +148,105 @@ Status LearnedSearch::Impl::StartImitation(double reference, const std::function
   OfferToTrainer(best, best_score);
   if (config.warm_start) trainer->WarmStart(stop);
   return Status::Ok();
+}
+
+StatusOr<double> LearnedSearch::Impl::Start(bool resumed) {
+  // Baselines are always scored (for the report); they seed the search only on a
+  // fresh run with baselines enabled.
+  {
+    const bool keep = config.baselines;
+    config.baselines = keep && !resumed;
+    const int64_t plans = result.plans_simulated;
+    const double to_best = result.seconds_to_best;
+    RunBaselines();
+    if (resumed) {
+      result.plans_simulated = plans;
+      result.seconds_to_best = to_best;
+    }
+    config.baselines = keep;
+  }
+  // Over several ranks, rank 0 counts the plans of earlier runs.
+  if (resumed && !Root()) result.plans_simulated = 0;
+  // Reference of the reward: the best plain baseline, else the single-device plan.
+  double reference = result.best_baseline_score.fits() ? result.best_baseline_score.step_time_us : 0;
+  if (reference <= 0) {
+    for (const BaselineScore& b : result.baselines) {
+      if (b.error.empty() && b.score.scored() && (reference <= 0 || b.score.step_time_us < reference)) {
+        reference = b.score.step_time_us;
+      }
+    }
+  }
+  if (reference <= 0) reference = 1e6;
+  if (resumed) return reference;
+  if (!config.pretrained.empty()) GO_RETURN_IF_ERROR(PlanZeroShot());
+  // Without baselines and without PPO, the local search starts from one device.
+  if (!best_score.scored() && !trainer) {
+    Plan start_plan = SingleDevicePlan(sim.graph(), sim.cluster());
+    StatusOr<SimResult> r = Score(start_plan);
+    if (r.ok()) Offer(start_plan, PlanScore::Of(*r), "start:single");
+  }
+  exploring = ppo != nullptr && config.explore > 0;
+  if (trainer) {
+    trainer->set_reference_us(reference);
+    if (best_score.scored() && TrainerImitates()) OfferToTrainer(best, best_score);
+  }
+  return reference;
+}
+
+void LearnedSearch::Impl::PolishBest(int64_t step, int64_t evaluations, const std::function<bool()>& stop) {
+  Plan plan = best;
+  PlanScore score = best_score;
+  Rng rng(learned_search_internal::PolishSeed(Seed(), step));
+  const LocalSearchStats ls = polish->Polish(&plan, &score, rng, evaluations, stop);
+  result.plans_simulated += ls.evaluations;
+  if (Offer(plan, score, "polish") && TrainerImitates()) OfferToTrainer(best, best_score);
+}
+
+StatusOr<double> LearnedSearch::Impl::TrainerStep() {
+  TrainerStepStats s;
+  const int64_t before = trainer->plans_simulated();
+  if (ppo) ppo->set_coupled_fraction(Explores() ? config.explore_coupled : 0);
+  try {
+    s = trainer->Step();
+  } catch (const std::exception& e) {
+    return InternalError(config.method + " training step: " + e.what());
+  }
+  result.plans_simulated += trainer->plans_simulated() - before;
+  (Explores() ? result.explore_distance : result.imitate_distance).Add(s.units_off, s.levels_off, s.fuse_off);
+  if (std::isfinite(s.best_step_us_in_batch)) result.ppo_best_us = std::min(result.ppo_best_us, s.best_step_us_in_batch);
+  // (Exploring, the policy's plans are polished by the sample polish instead.)
+  if (Offer(trainer->best_plan(), trainer->best_score(), ppo ? "ppo" : config.method) && polish && !Explores()) {
+    polish->Reset();
+  }
+  return s.best_step_us_in_batch;
+}
+
+LearnedSearchProgress LearnedSearch::Impl::Progress(double last_batch_best_us) const {
+  LearnedSearchProgress p;
+  p.step = result.steps;
+  p.seconds = Seconds();
+  p.best = best_score;
+  p.best_baseline_us = result.best_baseline_score.fits() ? result.best_baseline_score.step_time_us : 0;
+  p.last_batch_best_us = last_batch_best_us;
+  p.plans = Plans();
+  return p;
+}
+
+StatusOr<LearnedSearchResult> LearnedSearch::Impl::Finish(const std::string& reason) {
+  result.stop_reason = reason;
+  GO_RETURN_IF_ERROR(ShareBest());
+  result.plans_simulated = Plans();
+  others_plans = 0;
+  result.seconds = Seconds();
+  result.num_units = ppo ? input.num_units : 0;
+  result.units_split = !units_plan.device.empty();
+  GO_RETURN_IF_ERROR(SaveCheckpoint());
+  if (!best_score.scored()) {
+    return FailedPrecondition("the " + config.method + " search found no plan that could be simulated");
+  }
+  result.plan = best;
+  result.score = best_score;
+  return result;
 }
 
 }  // namespace graphopt
