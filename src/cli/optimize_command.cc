@@ -233,6 +233,66 @@ std::string Usage() {
          FlagsHelp(OptimizeFlags());
 }
 
+#ifdef GRAPHOPT_HAVE_RL
+// The header's lines of a GO search: the tasks it decides (if not all) and the policy it
+// starts from.
+void PrintPolicyLines(const LearnedSearchConfig& config, const DefaultPolicy& policy) {
+  const std::optional<GoPolicyConfig>& policy_config = config.policy;
+  if (policy_config && policy_config->tasks != kAllTasks) {
+    std::string others = "the others TensorFlow's default";
+    if ((policy_config->tasks & kTaskPlacement) == 0) {
+      others += " (placement of " + (config.fixed_placement.empty() ? "tf-default" : config.fixed_placement) + ")";
+    }
+    std::printf("tasks    %s optimized; %s\n", TasksToString(policy_config->tasks).c_str(), others.c_str());
+  }
+  if (config.pretrained.empty()) {
+    std::printf("policy   new, trained from scratch (%s)\n", policy.origin.c_str());
+  } else {
+    std::printf("policy   pre-trained %s (%s)\n", config.pretrained.c_str(), policy.origin.c_str());
+  }
+}
+
+// What a finished search found: its plan against the baselines, where the plan came
+// from, the policy's samples, the speed-up over the best baseline.
+void PrintSearchReport(const std::string& method, const LearnedSearchResult& r, const Simulator& sim) {
+  PrintPlanTable(method + " (found)", r.score, r.baselines, sim.lower_bound().value_us());
+  std::printf("\nfound after %.1f s (%lld plans simulated in %lld steps, %.1f s in all); improvements: %d by PPO samples, "
+              "%d by polished PPO samples, %d by local search",
+              r.seconds_to_best, static_cast<long long>(r.plans_simulated), static_cast<long long>(r.steps),
+              r.seconds, r.improvements_ppo, r.improvements_sample_polish, r.improvements_polish);
+  if (!r.trace.empty()) {
+    const std::string last = r.trace.back().source, origin = PlanOrigin(r.trace);
+    std::printf("; the plan comes from %s", PlanSourceText(last).c_str());
+    if (origin != last) std::printf(", polishing %s", PlanSourceText(origin).c_str());
+  }
+  if (r.zero_shot_score.scored()) {
+    std::printf("; zero-shot plan of the pre-trained policy %s in %.2f s", r.zero_shot_score.ToString().c_str(),
+                r.zero_shot_seconds);
+  }
+  if (std::isfinite(r.ppo_best_us) && r.score.scored()) {
+    std::printf("; best policy sample %s (%.2fx the plan's time)", Seconds(r.ppo_best_us).c_str(),
+                r.ppo_best_us / r.score.step_time_us);
+  }
+  std::printf("\n");
+  // How far the policy's samples were from the best plan they explore around or imitate.
+  for (const auto& [phase, d] : {std::pair{"exploring", r.explore_distance},
+                                 std::pair{"imitating", r.imitate_distance}}) {
+    if (d.steps == 0) continue;
+    std::string tasks = StrFormat("%.1f%% of units placed elsewhere", 100 * d.units);
+    if (d.levels >= 0) tasks += StrFormat(", %.1f%% of ops at another priority level", 100 * d.levels);
+    if (d.fuse >= 0) tasks += StrFormat(", %.1f%% of fusion flags flipped", 100 * d.fuse);
+    std::printf("policy samples against the best plan while %s (mean of %lld steps): %s\n", phase,
+                static_cast<long long>(d.steps), tasks.c_str());
+  }
+  if (!r.best_baseline.empty()) {
+    std::printf("best baseline: %s (%s); the found plan is %.2fx faster\n", r.best_baseline.c_str(),
+                Seconds(r.best_baseline_score.step_time_us).c_str(),
+                r.best_baseline_score.step_time_us / r.score.step_time_us);
+  }
+
+}
+#endif
+
 }  // namespace
 
 int RunOptimizeCommand(int argc, char** argv) {
@@ -347,21 +407,7 @@ int RunOptimizeCommand(int argc, char** argv) {
   if (args->Has("preset")) {
     std::printf("preset   %s (%s)\n", args->Get("preset").c_str(), FindSearchPreset(args->Get("preset")).value()->options.c_str());
   }
-  if (learned.go_policy) {
-    const std::optional<GoPolicyConfig>& policy_config = config.policy;
-    if (policy_config && policy_config->tasks != kAllTasks) {
-      std::string others = "the others TensorFlow's default";
-      if ((policy_config->tasks & kTaskPlacement) == 0) {
-        others += " (placement of " + (config.fixed_placement.empty() ? "tf-default" : config.fixed_placement) + ")";
-      }
-      std::printf("tasks    %s optimized; %s\n", TasksToString(policy_config->tasks).c_str(), others.c_str());
-    }
-    if (config.pretrained.empty()) {
-      std::printf("policy   new, trained from scratch (%s)\n", policy->origin.c_str());
-    } else {
-      std::printf("policy   pre-trained %s (%s)\n", config.pretrained.c_str(), policy->origin.c_str());
-    }
-  }
+  if (learned.go_policy) PrintPolicyLines(config, *policy);
   if (world.distributed()) {
     std::printf("ranks    %d (%d threads each): each PPO step's samples shared out over them, the gradients summed; "
                 "a local search on each; the best plan shared after every step\n",
@@ -405,41 +451,7 @@ int RunOptimizeCommand(int argc, char** argv) {
                        static_cast<long long>(result->steps), result->seconds));
 
   if (result->resumed) std::printf("resumed from %s\n", config.checkpoint_dir.c_str());
-  PrintPlanTable(method + " (found)", result->score, result->baselines, sim->lower_bound().value_us());
-  std::printf("\nfound after %.1f s (%lld plans simulated in %lld steps, %.1f s in all); improvements: %d by PPO samples, "
-              "%d by polished PPO samples, %d by local search",
-              result->seconds_to_best, static_cast<long long>(result->plans_simulated), static_cast<long long>(result->steps),
-              result->seconds, result->improvements_ppo, result->improvements_sample_polish, result->improvements_polish);
-  if (!result->trace.empty()) {
-    const std::string last = result->trace.back().source, origin = PlanOrigin(result->trace);
-    std::printf("; the plan comes from %s", PlanSourceText(last).c_str());
-    if (origin != last) std::printf(", polishing %s", PlanSourceText(origin).c_str());
-  }
-  if (result->zero_shot_score.scored()) {
-    std::printf("; zero-shot plan of the pre-trained policy %s in %.2f s", result->zero_shot_score.ToString().c_str(),
-                result->zero_shot_seconds);
-  }
-  if (std::isfinite(result->ppo_best_us) && result->score.scored()) {
-    std::printf("; best policy sample %s (%.2fx the plan's time)", Seconds(result->ppo_best_us).c_str(),
-                result->ppo_best_us / result->score.step_time_us);
-  }
-  std::printf("\n");
-  // How far the policy's samples were from the best plan they explore around or imitate.
-  for (const auto& [phase, d] : {std::pair{"exploring", result->explore_distance},
-                                 std::pair{"imitating", result->imitate_distance}}) {
-    if (d.steps == 0) continue;
-    std::string tasks = StrFormat("%.1f%% of units placed elsewhere", 100 * d.units);
-    if (d.levels >= 0) tasks += StrFormat(", %.1f%% of ops at another priority level", 100 * d.levels);
-    if (d.fuse >= 0) tasks += StrFormat(", %.1f%% of fusion flags flipped", 100 * d.fuse);
-    std::printf("policy samples against the best plan while %s (mean of %lld steps): %s\n", phase,
-                static_cast<long long>(d.steps), tasks.c_str());
-  }
-  if (!result->best_baseline.empty()) {
-    std::printf("best baseline: %s (%s); the found plan is %.2fx faster\n", result->best_baseline.c_str(),
-                Seconds(result->best_baseline_score.step_time_us).c_str(),
-                result->best_baseline_score.step_time_us / result->score.step_time_us);
-  }
-
+  PrintSearchReport(method, *result, *sim);
   if (args->Has("convergence")) {
     Status w = WriteFileAtomic(args->Get("convergence"), ConvergenceJson(result->trace));
     if (!w.ok()) return Fail(w.message());
