@@ -17,9 +17,8 @@ if [ -f "$out.json" ]; then echo "=== $out: done ($out.json)"; exit 0; fi
 mkdir -p "$(dirname "$out")" "$ckpt"
 spent=0
 if [ -f "$ckpt/pretrain_state.json" ]; then
-  # The first "seconds" is the run's (one per task follows); sed quits at it, so no
-  # pipe is cut short under pipefail.
-  spent=$(sed -n '/"seconds"/{s/.*"seconds": *\([0-9]*\).*/\1/p;q}' "$ckpt/pretrain_state.json")
+  spent=$(python3 -c 'import json, sys; print(int(json.load(open(sys.argv[1]))["seconds"]))' \
+    "$ckpt/pretrain_state.json")
 fi
 left=$(( seconds - ${spent:-0} ))
 [ "$left" -gt 0 ] || left=1  # spent: one more second writes the policy out

@@ -69,7 +69,7 @@ Status CheckpointStore::Write(const std::string& state, const std::string& part,
   nlohmann::json j{{"format", kFormat}, {"version", kVersion}, {"part", part}, {"identity", identity.ToJson()}};
   for (auto& [key, value] : fields.items()) j[key] = std::move(value);
   ::mkdir(dir_.c_str(), 0755);
-  return WriteFileAtomic(Path(state), j.dump(1) + "\n");
+  return WriteFileAtomic(Path(state), j.dump() + "\n");
 }
 
 Status CheckpointStore::Require(const std::vector<std::string>& files, const std::string& why) const {

@@ -45,7 +45,7 @@ kill_rank $! "$tmp/killed.pt" "$tmp/killed/pretrain_state.json"
 [ "$job_code" -ne 0 ] || fail "the job ended well though rank 1 was killed"
 [ "$job_seconds" -lt 60 ] || fail "the job took ${job_seconds} s to end after rank 1 was killed"
 grep -qi "signal 9\|killed" "$tmp/killed.log" || fail "nothing names the killed rank"
-done_steps=$(sed -n 's/^ *"steps": *\([0-9]*\).*/\1/p' "$tmp/killed/pretrain_state.json" | head -1)
+done_steps=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["steps"])' "$tmp/killed/pretrain_state.json")
 "$bin" "${tiny[@]}" --steps $(( done_steps + 2 )) --checkpoint "$tmp/killed" --out "$tmp/killed.pt" \
   > "$tmp/resumed.log" 2>&1 || fail "the killed job's checkpoint does not resume"
 grep -q "resumed from" "$tmp/resumed.log" || fail "the killed job's checkpoint was not resumed"
