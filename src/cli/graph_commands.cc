@@ -29,7 +29,8 @@ bool WantsHelp(int argc, char** argv) {
 
 const std::vector<FlagSpec> kLoadFlags = {
     {"forward", false, "use the forward graph only (no backward and update ops)"},
-    {"optimizer", true, "optimizer of the training step: sgd, momentum or adam (default " + TrainingOptions{}.optimizer + ")"},
+    {"optimizer", true,
+     "optimizer of the training step: sgd, momentum or adam (default " + TrainingOptions{}.optimizer + ")"},
     DimFlag(),
 };
 

@@ -11,8 +11,8 @@
 #ifdef GRAPHOPT_HAVE_RL
 #include "policy/go_policy_config.h"
 #include "rl/colocrl_config.h"
-#include "rl/learned_search.h"
 #include "rl/hdp_config.h"
+#include "rl/learned_search.h"
 #include "rl/planners.h"
 #include "rl/ppo_config.h"
 #endif
@@ -78,14 +78,15 @@ std::string Markdown() {
          "preset's options first, then the other keys given.\n\n| preset | options | what it is |\n|---|---|---|\n";
   for (const SearchPreset& p : SearchPresets()) out += "| `" + p.name + "` | `" + p.options + "` | " + p.summary + " |\n";
   const LearnedSearchConfig go = DefaultSearchConfig("go").value();
-  out += "\n## Options of the learned methods\n\n"
-         "`graphopt optimize --policy key=value,...` and `bench --NAME-options` take them. The defaults are go's;\n"
-         "colocrl and hdp start from scratch (`baselines=0,warm_start=0,polish=0`).\n\n"
-         "### The search driver (rl/learned_search.h)\n\n" +
-         kLearnedSearchOptions.Markdown(go) + "\n### PPO (rl/ppo_config.h; go)\n\n" + kPpoOptions.Markdown() +
-         "\n### The GO policy (policy/go_policy_config.h; go)\n\n" + kGoPolicyOptions.Markdown() +
-         "\n### ColocRL (rl/colocrl_config.h)\n\n" + kColocRlOptions.Markdown() +
-         "\n### HDP (rl/hdp_config.h)\n\n" + kHdpOptions.Markdown();
+  out +=
+      "\n## Options of the learned methods\n\n"
+      "`graphopt optimize --policy key=value,...` and `bench --NAME-options` take them. The defaults are go's;\n"
+      "colocrl and hdp start from scratch (`baselines=0,warm_start=0,polish=0`).\n\n"
+      "### The search driver (rl/learned_search.h)\n\n" +
+      kLearnedSearchOptions.Markdown(go) + "\n### PPO (rl/ppo_config.h; go)\n\n" + kPpoOptions.Markdown() +
+      "\n### The GO policy (policy/go_policy_config.h; go)\n\n" + kGoPolicyOptions.Markdown() +
+      "\n### ColocRL (rl/colocrl_config.h)\n\n" + kColocRlOptions.Markdown() + "\n### HDP (rl/hdp_config.h)\n\n" +
+      kHdpOptions.Markdown();
 #endif
   return out;
 }

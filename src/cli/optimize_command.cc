@@ -187,8 +187,7 @@ const OptionTable<LearnedSearchConfig> kOptimizeFlags{
 
 std::vector<FlagSpec> OptimizeFlags() {
   std::vector<FlagSpec> flags = FlagsAround(
-      BoundFlags(kRunFlags),
-      kOptimizeFlags,
+      BoundFlags(kRunFlags), kOptimizeFlags,
       {
           {"threads", true, "threads for the simulator and LibTorch, 1 to 4 x the cores (default: every core)"},
           {"out", true, "write the best plan to this .json file"},
@@ -209,8 +208,9 @@ std::vector<FlagSpec> OptimizeFlags() {
            "none: a new policy (default: $GRAPHOPT_POLICY, else policies/default.pt if shipped)"},
           {"finetune-steps", true,
            "fine-tune the pre-trained policy for this many PPO steps, then stop (as --steps); each step samples "
-           "at least " + std::to_string(kFinetuneStepOps) + " ops in all (--policy step_ops=0: " +
-               std::to_string(PpoConfig{}.samples_per_step) + " plans a step)"},
+           "at least " +
+               std::to_string(kFinetuneStepOps) +
+               " ops in all (--policy step_ops=0: " + std::to_string(PpoConfig{}.samples_per_step) + " plans a step)"},
       });
   for (const FlagSpec& f : GranularityFlags()) flags.push_back(f);
   flags.push_back(DimFlag());
@@ -256,10 +256,11 @@ void PrintPolicyLines(const LearnedSearchConfig& config, const DefaultPolicy& po
 // from, the policy's samples, the speed-up over the best baseline.
 void PrintSearchReport(const std::string& method, const LearnedSearchResult& r, const Simulator& sim) {
   PrintPlanTable(method + " (found)", r.score, r.baselines, sim.lower_bound().value_us());
-  std::printf("\nfound after %.1f s (%lld plans simulated in %lld steps, %.1f s in all); improvements: %d by PPO samples, "
-              "%d by polished PPO samples, %d by local search",
-              r.seconds_to_best, static_cast<long long>(r.plans_simulated), static_cast<long long>(r.steps),
-              r.seconds, r.improvements_ppo, r.improvements_sample_polish, r.improvements_polish);
+  std::printf(
+      "\nfound after %.1f s (%lld plans simulated in %lld steps, %.1f s in all); improvements: %d by PPO samples, "
+      "%d by polished PPO samples, %d by local search",
+      r.seconds_to_best, static_cast<long long>(r.plans_simulated), static_cast<long long>(r.steps), r.seconds,
+      r.improvements_ppo, r.improvements_sample_polish, r.improvements_polish);
   if (!r.trace.empty()) {
     const std::string last = r.trace.back().source, origin = PlanOrigin(r.trace);
     std::printf("; the plan comes from %s", PlanSourceText(last).c_str());
@@ -275,8 +276,8 @@ void PrintSearchReport(const std::string& method, const LearnedSearchResult& r, 
   }
   std::printf("\n");
   // How far the policy's samples were from the best plan they explore around or imitate.
-  for (const auto& [phase, d] : {std::pair{"exploring", r.explore_distance},
-                                 std::pair{"imitating", r.imitate_distance}}) {
+  for (const auto& [phase, d] :
+       {std::pair{"exploring", r.explore_distance}, std::pair{"imitating", r.imitate_distance}}) {
     if (d.steps == 0) continue;
     std::string tasks = StrFormat("%.1f%% of units placed elsewhere", 100 * d.units);
     if (d.levels >= 0) tasks += StrFormat(", %.1f%% of ops at another priority level", 100 * d.levels);
@@ -289,7 +290,6 @@ void PrintSearchReport(const std::string& method, const LearnedSearchResult& r, 
                 Seconds(r.best_baseline_score.step_time_us).c_str(),
                 r.best_baseline_score.step_time_us / r.score.step_time_us);
   }
-
 }
 #endif
 
@@ -360,8 +360,9 @@ int RunOptimizeCommand(int argc, char** argv) {
     return Fail("--pretrained is a GO policy: it needs --method go");
   }
   if (args->Get("policy") == "help") {
-    std::printf("--policy \"key=value,...\" of --method %s: every key, its value in this run, its meaning and range\n%s",
-                method.c_str(), LearnedSearchOptionsHelp(config).c_str());
+    std::printf(
+        "--policy \"key=value,...\" of --method %s: every key, its value in this run, its meaning and range\n%s",
+        method.c_str(), LearnedSearchOptionsHelp(config).c_str());
     return 0;
   }
   if ((args->Has("tasks") || args->Has("fixed-placement")) && !learned.go_policy) {
@@ -441,7 +442,8 @@ int RunOptimizeCommand(int argc, char** argv) {
   ProgressBar bar("optimize", config.max_steps);
   auto on_step = [&](const LearnedSearchProgress& p) {
     std::string suffix = "best " + p.best.ToString();
-    if (p.best_baseline_us > 0 && p.best.fits()) suffix += StrFormat(" (%.2fx of best baseline)", p.best.step_time_us / p.best_baseline_us);
+    if (p.best_baseline_us > 0 && p.best.fits())
+      suffix += StrFormat(" (%.2fx of best baseline)", p.best.step_time_us / p.best_baseline_us);
     suffix += StrFormat("  %lld plans", static_cast<long long>(p.plans));
     bar.Update(p.step, "iter " + std::to_string(p.step) + "  " + suffix);
   };

@@ -63,7 +63,8 @@ std::vector<FlagSpec> PretrainFlags() {
       kPretrainFlags,
       {
           {"threads", true, "threads for the simulator and LibTorch, 1 to 4 x the cores (default: every core)"},
-          {"out", true, std::string("write the policy to this file (default ") + kDefaultPolicyOut + "), and a report to FILE.json"},
+          {"out", true,
+           std::string("write the policy to this file (default ") + kDefaultPolicyOut + "), and a report to FILE.json"},
           {"policy", true, "options \"key=value,...\": the network (hidden=64,...) and PPO (samples=32,lr=...)"},
           {"help", false, "show this help"},
       });

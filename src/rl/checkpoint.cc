@@ -38,7 +38,8 @@ StatusOr<nlohmann::json> CheckpointStore::Read(const std::string& state, const s
   const auto format = j.find("format");
   const auto version = j.find("version");
   const std::string restart = ": resume it with the graphopt that wrote it, or remove the folder to start afresh";
-  if (format == j.end() || !format->is_string()) return ParseError(path + ": not a graphopt checkpoint (no \"format\")");
+  if (format == j.end() || !format->is_string())
+    return ParseError(path + ": not a graphopt checkpoint (no \"format\")");
   if (format->get<std::string>() != kFormat) {
     if (format->get<std::string>().rfind("graphopt-", 0) != 0) {
       return ParseError(path + ": not a graphopt checkpoint (\"format\" is " + format->dump() + ")");

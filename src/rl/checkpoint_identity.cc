@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "core/json_fields.h"
-#include "core/version.h"
 #include "core/strings.h"
+#include "core/version.h"
 #include "graph/json_io.h"
 
 namespace graphopt {

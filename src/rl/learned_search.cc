@@ -77,12 +77,14 @@ StatusOr<std::unique_ptr<LearnedSearch>> LearnedSearch::Create(const Simulator& 
       StepSamples(impl->ppo_config.samples_per_step, impl->config.step_ops, simulator.graph().num_ops());
   if (impl->policy_config.seed == GoPolicyConfig().seed) impl->policy_config.seed = impl->config.seed + 1;
   ConfigureTorchThreads(impl->config.threads);
-  impl->input_options = UnitsPerDeviceOptions(simulator.cluster(), impl->config.units_per_device, impl->policy_config.layer_units);
+  impl->input_options =
+      UnitsPerDeviceOptions(simulator.cluster(), impl->config.units_per_device, impl->policy_config.layer_units);
   GO_ASSIGN_OR_RETURN(impl->input, BuildPolicyInput(simulator.graph(), simulator.cluster(), simulator.cost_model(),
                                                     impl->input_options));
   const uint32_t tasks = method->go_policy ? impl->policy_config.tasks : kAllTasks;
   if (!method->go_policy && !impl->config.fixed_placement.empty()) {
-    return InvalidArgument("a fixed placement is for go with placement left out of its tasks, not " + impl->config.method);
+    return InvalidArgument("a fixed placement is for go with placement left out of its tasks, not " +
+                           impl->config.method);
   }
   GO_ASSIGN_OR_RETURN(impl->defaults, TaskDefaults::Create(tasks, impl->config.fixed_placement, simulator.graph(),
                                                            simulator.cluster(), simulator.cost_model()));
@@ -111,7 +113,10 @@ StatusOr<std::unique_ptr<LearnedSearch>> LearnedSearch::Create(const Simulator& 
     }
   }
   if (!impl->config.checkpoint_dir.empty()) {
-    impl->identity = CheckpointIdentity::Of(simulator, impl->config.method, LearnedSearchIdentityConfig(impl->config, impl->policy_config.ToString(), impl->ppo_config.ToString()), impl->config.seed);
+    impl->identity = CheckpointIdentity::Of(
+        simulator, impl->config.method,
+        LearnedSearchIdentityConfig(impl->config, impl->policy_config.ToString(), impl->ppo_config.ToString()),
+        impl->config.seed);
   }
   return std::unique_ptr<LearnedSearch>(new LearnedSearch(std::move(impl)));
 }
@@ -143,8 +148,9 @@ StatusOr<LearnedSearchResult> LearnedSearch::Run(const std::atomic<bool>* stop,
     Impl::Agreement now;
     now.reason = StopReason(stop, time_up(), m.result.steps, m.config.max_steps);
     now.converged = !m.trainer && (!m.polish || m.polish->converged());
-    now.explore_over = m.Explores() &&
-                       m.ExplorationOver(std::chrono::duration<double>(Clock::now() - run_start).count(), steps_this_run);
+    now.explore_over =
+        m.Explores() &&
+        m.ExplorationOver(std::chrono::duration<double>(Clock::now() - run_start).count(), steps_this_run);
     GO_ASSIGN_OR_RETURN(now, m.Agree(now));
     reason = now.reason;
     if (!reason.empty()) break;

@@ -59,8 +59,8 @@
 #include "dist/world.h"
 #include "policy/go_policy_config.h"
 #include "rl/baseline_scores.h"
-#include "rl/ppo_config.h"
 #include "rl/local_search.h"
+#include "rl/ppo_config.h"
 #include "rl/zero_shot.h"
 #include "sim/batch.h"
 #include "sim/plan.h"
@@ -164,13 +164,13 @@ struct LearnedSearchConfig {
   // baselines it starts from included. With placement not decided: the baseline
   // whose placement every plan keeps ("" is tf-default's).
   std::string fixed_placement;
-  int64_t polish_evaluations = 48;  // simulations of local search per step
-  int64_t max_steps = 0;            // 0: no limit
+  int64_t polish_evaluations = 48;              // simulations of local search per step
+  int64_t max_steps = 0;                        // 0: no limit
   double time_limit_s = kDefaultSearchSeconds;  // <= 0: no limit
-  int threads = 0;                  // simulator and LibTorch threads (<= 0: every core)
+  int threads = 0;                              // simulator and LibTorch threads (<= 0: every core)
   uint64_t seed = 0;
-  std::string checkpoint_dir;       // "" : no checkpoints
-  int checkpoint_every = 10;        // steps
+  std::string checkpoint_dir;  // "" : no checkpoints
+  int checkpoint_every = 10;   // steps
   // Data-parallel over the ranks of this world (go only; null or a world of one: one
   // process). Every rank runs the search with the same config and
   // the same policy: each PPO step's samples are shared out over the ranks and their
@@ -237,7 +237,8 @@ StatusOr<LearnedSearchConfig> ParseLearnedSearchOptions(const std::string& text,
 // a pre-trained policy's network, the samples a step takes on this graph) and the
 // driver's ingredients. Budgets, threads and the checkpoint cadence are left out:
 // they may change between runs of a checkpoint.
-std::string LearnedSearchIdentityConfig(const LearnedSearchConfig& c, const std::string& policy, const std::string& ppo);
+std::string LearnedSearchIdentityConfig(const LearnedSearchConfig& c, const std::string& policy,
+                                        const std::string& ppo);
 // The zero-shot options of a search from a pre-trained policy: its zero_shot_samples,
 // units per device, threads and seed.
 ZeroShotOptions SearchZeroShotOptions(const LearnedSearchConfig& c);
@@ -251,7 +252,7 @@ struct ConvergencePoint {
   int64_t step = 0;         // PPO steps done by then
   double best_step_us = 0;  // step time of the best plan
   bool fits = true;
-  std::string source;       // what found it: "baseline:expert", "zero-shot", "ppo", "polish", "ppo+polish"
+  std::string source;  // what found it: "baseline:expert", "zero-shot", "ppo", "polish", "ppo+polish"
 };
 
 // The source of the plan the last point's plan descends from: the polish of the best
@@ -279,7 +280,7 @@ struct LearnedSearchResult {
   double seconds_to_best = 0;  // when the final plan was found
   int64_t steps = 0;
   int64_t plans_simulated = 0;
-  double ppo_best_us = 0;      // best plan sampled by PPO alone (inf if none fits)
+  double ppo_best_us = 0;  // best plan sampled by PPO alone (inf if none fits)
   int improvements_ppo = 0;
   int improvements_polish = 0;
   int improvements_sample_polish = 0;
@@ -294,9 +295,9 @@ struct LearnedSearchResult {
     void Add(double units_off, double levels_off, double fuse_off);
   };
   SampleDistance explore_distance, imitate_distance;
-  PlanScore zero_shot_score;   // the pre-trained policy's zero-shot plan (unscored without one)
+  PlanScore zero_shot_score;     // the pre-trained policy's zero-shot plan (unscored without one)
   double zero_shot_seconds = 0;  // its wall time
-  std::string stop_reason;     // "steps", "time limit", "interrupted", "converged"
+  std::string stop_reason;       // "steps", "time limit", "interrupted", "converged"
   bool resumed = false;
 };
 
@@ -310,7 +311,7 @@ class LearnedSearch {
   // Runs the search. `stop` (may be null) is polled between steps; `progress` (may be
   // null) is called after every step.
   StatusOr<LearnedSearchResult> Run(const std::atomic<bool>* stop = nullptr,
-                               const std::function<void(const LearnedSearchProgress&)>& progress = nullptr);
+                                    const std::function<void(const LearnedSearchProgress&)>& progress = nullptr);
 
  private:
   struct Impl;

@@ -17,8 +17,12 @@ namespace learned_search_internal {
 nlohmann::json TraceJson(const std::vector<ConvergencePoint>& trace) {
   nlohmann::json a = nlohmann::json::array();
   for (const ConvergencePoint& p : trace) {
-    a.push_back(nlohmann::json{{"seconds", p.seconds}, {"plans", p.plans}, {"step", p.step},
-                               {"best_step_time_us", p.best_step_us}, {"fits", p.fits}, {"source", p.source}});
+    a.push_back(nlohmann::json{{"seconds", p.seconds},
+                               {"plans", p.plans},
+                               {"step", p.step},
+                               {"best_step_time_us", p.best_step_us},
+                               {"fits", p.fits},
+                               {"source", p.source}});
   }
   return a;
 }
@@ -87,7 +91,7 @@ StatusOr<bool> LearnedSearch::Impl::LoadCheckpoint() {
   auto number = [&](const char* name, double lo, double hi) { return JsonMemberNumber(state, name, path, lo, hi); };
   auto integer = [&](const char* name, int64_t hi) { return JsonMemberInt(state, name, path, 0, hi); };
   auto flag = [&](const char* name) { return JsonMemberBool(state, name, path); };
-  constexpr double kMaxSeconds = 1e9;       // 31 years
+  constexpr double kMaxSeconds = 1e9;  // 31 years
   constexpr int64_t kMaxCount = int64_t{1} << 50;
   GO_ASSIGN_OR_RETURN(elapsed_offset, number("seconds", 0, kMaxSeconds));
   GO_ASSIGN_OR_RETURN(result.seconds_to_best, number("seconds_to_best", 0, elapsed_offset));
@@ -139,7 +143,8 @@ StatusOr<bool> LearnedSearch::Impl::LoadCheckpoint() {
     const std::string units_path = store.Path("units_plan.json");
     GO_RETURN_IF_ERROR(store.Require({"units_plan.json"}, "the checkpoint's policy decides units split by that plan"));
     GO_ASSIGN_OR_RETURN(Plan split, ReadPlanJson(units_path, sim.graph()));
-    if (Status valid = ValidatePlan(sim.graph(), sim.cluster(), split); !valid.ok()) return valid.WithContext(units_path);
+    if (Status valid = ValidatePlan(sim.graph(), sim.cluster(), split); !valid.ok())
+      return valid.WithContext(units_path);
     GO_RETURN_IF_ERROR(SplitUnitsBy(split));  // the trainer's checkpoint restores its state
   }
   GO_ASSIGN_OR_RETURN(const bool was_exploring, flag("exploring"));
@@ -149,8 +154,8 @@ StatusOr<bool> LearnedSearch::Impl::LoadCheckpoint() {
   }
   GO_ASSIGN_OR_RETURN(const bool saved_trainer, flag("trainer"));
   if (saved_trainer != (trainer != nullptr)) {
-    return FailedPrecondition(path + ": the checkpoint " + (saved_trainer ? "has" : "has no") + " trainer state, this run " +
-                              (trainer ? "trains one" : "trains none"));
+    return FailedPrecondition(path + ": the checkpoint " + (saved_trainer ? "has" : "has no") +
+                              " trainer state, this run " + (trainer ? "trains one" : "trains none"));
   }
   if (trainer) {
     GO_RETURN_IF_ERROR(store.Require(trainer->CheckpointFiles(), "the state says the trainer saved it"));

@@ -47,7 +47,7 @@ struct LearnedSearch::Impl {
   PolicyInput input;
   PolicyInputOptions input_options;
   TaskDefaults defaults;  // of the tasks the search does not decide
-  Plan units_plan;  // the plan the units are split by (empty: none)
+  Plan units_plan;        // the plan the units are split by (empty: none)
   std::unique_ptr<BatchSimulator> batch;
   std::unique_ptr<LocalSearch> polish;
   std::unique_ptr<SampleDescent> sample_polish;  // ingredient 5

@@ -25,13 +25,16 @@ const OptionTable<LearnedSearchConfig> kLearnedSearchOptions{
      "with a pre-trained policy: samples of its zero-shot plan besides the greedy one", InRange(0, 4096)},
     {"zero_shot_coupled", &LearnedSearchConfig::zero_shot_coupled,
      "with a pre-trained policy: samples of its zero-shot plan whose units draw their devices from one shared "
-     "quantile, besides the others", InRange(0, 4096)},
+     "quantile, besides the others",
+     InRange(0, 4096)},
     {"zero_shot_single", &LearnedSearchConfig::zero_shot_single,
      "with a pre-trained policy: plans of its zero-shot pass given the fastest accelerator alone (the greedy one "
-     "and samples; 0: none)", InRange(0, 4096)},
+     "and samples; 0: none)",
+     InRange(0, 4096)},
     {"zero_shot_budgeted", &LearnedSearchConfig::zero_shot_budgeted,
      "with a pre-trained policy: plans of its zero-shot pass whose placement is decoded under a memory budget "
-     "(the greedy one and samples; 0: none)", InRange(0, 4096)},
+     "(the greedy one and samples; 0: none)",
+     InRange(0, 4096)},
     {"zero_shot_memory_budget", &LearnedSearchConfig::zero_shot_memory_budget,
      "the budget of those plans: this fraction of each device's memory", AboveAtMost(0, 1)},
     {"fresh_priority", &LearnedSearchConfig::fresh_priority,
@@ -67,17 +70,20 @@ std::string MethodConfigText(const LearnedSearchConfig& c) {
 
 }  // namespace
 
-std::string LearnedSearchIdentityConfig(const LearnedSearchConfig& c, const std::string& policy, const std::string& ppo) {
+std::string LearnedSearchIdentityConfig(const LearnedSearchConfig& c, const std::string& policy,
+                                        const std::string& ppo) {
   const LocalSearchConfig& p = c.polish_config;
   return StrFormat(
-      "method_options=%s;policy=%s;ppo=%s;baselines=%d,warm_start=%d,ppo=%d,polish=%d,polish_samples=%d,"
-      "units_per_device=%d,plan_units=%d,explore=%.17g,polish_evaluations=%lld,pretrained=%d,zero_shot_samples=%d,"
-      "zero_shot_coupled=%d,zero_shot_single=%d,zero_shot_budgeted=%d,zero_shot_memory_budget=%.17g;polish_config=%d,%.17g,%d,%d,%d,%d",
-      MethodConfigText(c).c_str(), policy.c_str(), ppo.c_str(), c.baselines, c.warm_start, c.ppo_enabled, c.polish,
-      c.polish_samples, c.units_per_device, c.plan_units, c.explore, static_cast<long long>(c.polish_evaluations),
-      !c.pretrained.empty(), c.zero_shot_samples, c.zero_shot_coupled, c.zero_shot_single,
-      c.zero_shot_budgeted, c.zero_shot_memory_budget,
-      p.batch, p.min_improvement, p.min_block_ops, p.placement_moves, p.fusion_moves, p.priority_moves) +
+             "method_options=%s;policy=%s;ppo=%s;baselines=%d,warm_start=%d,ppo=%d,polish=%d,polish_samples=%d,"
+             "units_per_device=%d,plan_units=%d,explore=%.17g,polish_evaluations=%lld,pretrained=%d,zero_shot_samples=%"
+             "d,"
+             "zero_shot_coupled=%d,zero_shot_single=%d,zero_shot_budgeted=%d,zero_shot_memory_budget=%.17g;polish_"
+             "config=%d,%.17g,%d,%d,%d,%d",
+             MethodConfigText(c).c_str(), policy.c_str(), ppo.c_str(), c.baselines, c.warm_start, c.ppo_enabled,
+             c.polish, c.polish_samples, c.units_per_device, c.plan_units, c.explore,
+             static_cast<long long>(c.polish_evaluations), !c.pretrained.empty(), c.zero_shot_samples,
+             c.zero_shot_coupled, c.zero_shot_single, c.zero_shot_budgeted, c.zero_shot_memory_budget, p.batch,
+             p.min_improvement, p.min_block_ops, p.placement_moves, p.fusion_moves, p.priority_moves) +
          (c.fixed_placement.empty() ? "" : ";fixed_placement=" + c.fixed_placement) +
          (c.fresh_priority ? ";fresh_priority=1" : "") + (c.sample_offered_levels ? ";sample_offered_levels=1" : "") +
          (c.frozen_start ? ";frozen_start=1" : "") +

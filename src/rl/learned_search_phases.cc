@@ -213,7 +213,8 @@ StatusOr<double> LearnedSearch::Impl::TrainerStep() {
   }
   result.plans_simulated += trainer->plans_simulated() - before;
   (Explores() ? result.explore_distance : result.imitate_distance).Add(s.units_off, s.levels_off, s.fuse_off);
-  if (std::isfinite(s.best_step_us_in_batch)) result.ppo_best_us = std::min(result.ppo_best_us, s.best_step_us_in_batch);
+  if (std::isfinite(s.best_step_us_in_batch))
+    result.ppo_best_us = std::min(result.ppo_best_us, s.best_step_us_in_batch);
   // (Exploring, the policy's plans are polished by the sample polish instead.)
   if (Offer(trainer->best_plan(), trainer->best_score(), ppo ? "ppo" : config.method) && polish && !Explores()) {
     polish->Reset();

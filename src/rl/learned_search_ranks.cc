@@ -66,7 +66,8 @@ Status LearnedSearch::Impl::ShareBest() {
   std::string text = world->rank() == from ? PlanToJson(sim.graph(), best) : "";
   GO_RETURN_IF_ERROR(world->Broadcast(&text, from));
   if (!scores[winner].BetterThan(best_score)) return Status::Ok();
-  GO_ASSIGN_OR_RETURN(const Plan plan, PlanFromJson(text, sim.graph(), "the best plan of rank " + std::to_string(from)));
+  GO_ASSIGN_OR_RETURN(const Plan plan,
+                      PlanFromJson(text, sim.graph(), "the best plan of rank " + std::to_string(from)));
   Offer(plan, scores[winner], sources[winner]);
   if (trainer && (TrainerImitates() || sources[winner] == "ppo")) OfferToTrainer(best, best_score);
   if (polish) polish->Reset();

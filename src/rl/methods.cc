@@ -5,8 +5,8 @@
 #include "core/strings.h"
 #include "policy/go_policy_config.h"
 #include "rl/colocrl.h"
-#include "rl/learned_search.h"
 #include "rl/hdp.h"
+#include "rl/learned_search.h"
 #include "rl/ppo_config.h"
 
 namespace graphopt {

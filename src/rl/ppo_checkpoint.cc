@@ -104,7 +104,8 @@ Status PpoTrainer::LoadCheckpoint(const std::string& dir) {
 Status PpoTrainer::LoadState(const std::string& dir) {
   GO_ASSIGN_OR_RETURN(const SavedState saved, ReadState(dir));
   if (saved.frozen || tuning_.frozen()) {
-    return FailedPrecondition(dir + "/" + kStateFile + ": a trainer with a frozen trunk has weights of its own, not a shared policy's");
+    return FailedPrecondition(dir + "/" + kStateFile +
+                              ": a trainer with a frozen trunk has weights of its own, not a shared policy's");
   }
   ApplyState(saved);
   return Status::Ok();
@@ -191,7 +192,8 @@ StatusOr<PpoTrainer::SavedState> PpoTrainer::ReadState(const std::string& dir) c
 }
 
 Status PpoTrainer::LoadWeights(const std::string& dir) {
-  GO_RETURN_IF_ERROR(CheckpointStore(dir).Require({"policy.pt", "optimizer.pt"}, "the weights of a policy and its optimizer"));
+  GO_RETURN_IF_ERROR(
+      CheckpointStore(dir).Require({"policy.pt", "optimizer.pt"}, "the weights of a policy and its optimizer"));
   GO_ASSIGN_OR_RETURN(const Weights weights, ReadWeights(dir, tuning_.frozen()));
   CopyParameters(weights);
   if (!tuning_.frozen()) cached_trunk_ = PolicyOutput();  // computed from the weights replaced

@@ -91,9 +91,9 @@ StatusOr<std::vector<PretrainTaskRecord>> Pretrainer::Impl::Save() {
   Json tasks = Json::array();
   for (const PretrainTaskRecord& r : result.tasks) tasks.push_back(PretrainRecordJson(r));
   for (const PretrainTaskRecord& r : current) tasks.push_back(PretrainRecordJson(r));
-  Json state{{"graphs_per_step", graphs},    {"round", round},       {"task_step", task_step},
+  Json state{{"graphs_per_step", graphs},    {"round", round},        {"task_step", task_step},
              {"steps", result.steps},        {"plans", result.plans}, {"seconds", Seconds()},
-             {"entropy_coef", entropy_coef}, {"checkpoint", name},   {"tasks", tasks}};
+             {"entropy_coef", entropy_coef}, {"checkpoint", name},    {"tasks", tasks}};
   GO_RETURN_IF_ERROR(CheckpointStore(dir).Write(kStateFile, kPart, Identity(), std::move(state)));
   for (const std::string& old : CheckpointFolders(dir)) {
     if (old == name) continue;
@@ -178,7 +178,8 @@ StatusOr<bool> Pretrainer::Impl::Load() {
       return ParseError(path + ": the last task records are not the current round's tasks (round, task_step)");
     }
   }
-  GO_RETURN_IF_ERROR(CheckpointStore(checkpoint).Require({"policy.pt", "optimizer.pt"}, "the state names this checkpoint"));
+  GO_RETURN_IF_ERROR(
+      CheckpointStore(checkpoint).Require({"policy.pt", "optimizer.pt"}, "the state names this checkpoint"));
   if (done >= config.steps_per_task) {
     // The round was finished: the next one starts from the checkpoint's weights.
     if (world->root()) result.tasks = std::move(records);

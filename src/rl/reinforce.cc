@@ -117,7 +117,8 @@ Status LoadReinforceCheckpoint(const std::string& dir, const ReinforceCheckpoint
   const std::string state_path = store.Path(StateFile(id));
   const std::string policy_path = store.Path(PolicyFile(id));
   const std::string optimizer_path = store.Path(OptimizerFile(id));
-  GO_RETURN_IF_ERROR(store.Require(ReinforceCheckpointFiles(id.method), "a " + id.method + " checkpoint has all three files"));
+  GO_RETURN_IF_ERROR(
+      store.Require(ReinforceCheckpointFiles(id.method), "a " + id.method + " checkpoint has all three files"));
   // 1. The state file: identity, then the values, each checked.
   ReinforceState s;
   GO_ASSIGN_OR_RETURN(const Json j, store.Read(StateFile(id), id.method, Identity(id, sim, input)));
@@ -149,8 +150,7 @@ Status LoadReinforceCheckpoint(const std::string& dir, const ReinforceCheckpoint
   GO_RETURN_IF_ERROR(LoadArchive(policy_path, &archive));
   try {
     c10::IValue value;
-    if (!archive.try_read("graphopt_format", value) || !value.isString() ||
-        value.toStringRef() != PolicyFormat(id)) {
+    if (!archive.try_read("graphopt_format", value) || !value.isString() || value.toStringRef() != PolicyFormat(id)) {
       return ParseError(policy_path + ": not a " + id.method + " policy checkpoint");
     }
     if (!archive.try_read("graphopt_config", value) || !value.isString() || value.toStringRef() != id.config) {

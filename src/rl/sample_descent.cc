@@ -46,8 +46,9 @@ Status SampleDescent::Load(const nlohmann::json& saved, const CheckpointStore& s
   GO_ASSIGN_OR_RETURN(const nlohmann::json* seen_json, JsonMember(saved, "seen", where));
   GO_ASSIGN_OR_RETURN(const PlanScore seen, PlanScoreFromJson(*seen_json, where + ".seen"));
   Plan plan;
-  GO_ASSIGN_OR_RETURN(const PlanScore verified, store.ReadPlan(kDescentPlanFile, sim_, recorded,
-                                                               "the checkpoint was polishing that plan of the policy", &plan));
+  GO_ASSIGN_OR_RETURN(
+      const PlanScore verified,
+      store.ReadPlan(kDescentPlanFile, sim_, recorded, "the checkpoint was polishing that plan of the policy", &plan));
   GO_ASSIGN_OR_RETURN(const LocalSearch::Cursor cursor, CursorFromJson(saved, where));
   seen_ = seen;
   score_ = verified;

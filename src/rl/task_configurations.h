@@ -52,6 +52,7 @@ StatusOr<const TaskConfiguration*> FindTaskConfiguration(const std::string& name
 // the GO search of every learned part (its options: everything on, or the policy
 // alone), with the budget of the whole configuration; its policy options must not set
 // tasks. Fails on an unknown name (listing the names) or a search that fails.
-StatusOr<Plan> PlanTaskConfiguration(const std::string& name, const Simulator& simulator, const LearnedSearchConfig& base);
+StatusOr<Plan> PlanTaskConfiguration(const std::string& name, const Simulator& simulator,
+                                     const LearnedSearchConfig& base);
 
 }  // namespace graphopt

@@ -323,7 +323,8 @@ TEST(CliTest, OptimizeStartsFromTheDefaultPolicy) {
   EXPECT_NE(none.output.find("policy   new, trained from scratch (--pretrained none)"), std::string::npos) << none.output;
   CliRun own = RunShell("env -u GRAPHOPT_POLICY " + binary + " optimize " + model + " --steps 1 --policy hidden=16");
   ASSERT_EQ(own.exit_code, 0) << own.output;
-  EXPECT_NE(own.output.find("new, trained from scratch (network options or tasks given"), std::string::npos) << own.output;
+  EXPECT_NE(own.output.find("new, trained from scratch (network options or tasks given"), std::string::npos)
+      << own.output;
   CliRun missing = Graphopt("optimize " + model + " --steps 1", "GRAPHOPT_POLICY=/no/such/default.pt");
   EXPECT_EQ(missing.exit_code, 1) << missing.output;
   EXPECT_NE(missing.output.find("GRAPHOPT_POLICY names /no/such/default.pt"), std::string::npos) << missing.output;

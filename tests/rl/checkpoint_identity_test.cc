@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include "../testing/status.h"
 #include "baselines/baseline.h"
 #include "core/version.h"
-#include "../testing/status.h"
 #include "rl_test_util.h"
 
 namespace graphopt {
@@ -41,8 +41,8 @@ TEST(CheckpointIdentityTest, RecordsAndVerifiesWhatTheCheckpointBelongsTo) {
   const CheckpointIdentity seed8 = CheckpointIdentity::Of(toy.sim, "go", "lr=0.001", 8);
   ExpectErrorWith(seed8.Verify(id.ToJson(), "state.json"), "the checkpoint is for seed \"7\", this run's is \"8\"");
   ExpectErrorWith(CheckpointIdentity::Of(toy.sim, "hdp", "lr=0.001", 7).Verify(id.ToJson(), "s.json"), "method \"go\"");
-  ExpectErrorWith(CheckpointIdentity::Of(toy.sim, "go", "a=1,lr=0.01;b", 7).Verify(
-                      CheckpointIdentity::Of(toy.sim, "go", "a=1,lr=0.001;b", 7).ToJson(), "s.json"),
+  ExpectErrorWith(CheckpointIdentity::Of(toy.sim, "go", "a=1,lr=0.01;b", 7)
+                      .Verify(CheckpointIdentity::Of(toy.sim, "go", "a=1,lr=0.001;b", 7).ToJson(), "s.json"),
                   "s.json: the checkpoint is for another config: lr=0.001 in the checkpoint, lr=0.01 in this run");
   nlohmann::json old = id.ToJson();
   old["graphopt_version"] = "0.0.9";
@@ -53,9 +53,7 @@ TEST(CheckpointIdentityTest, RecordsAndVerifiesWhatTheCheckpointBelongsTo) {
   ExpectErrorWith(id.Verify(nlohmann::json::array(), "s.json"), "s.json: \"identity\" must be an object");
 }
 
-bool OnSecondChain(const std::string& op_name) {
-  return op_name.rfind("c1_", 0) == 0 || op_name.rfind("in1", 0) == 0;
-}
+bool OnSecondChain(const std::string& op_name) { return op_name.rfind("c1_", 0) == 0 || op_name.rfind("in1", 0) == 0; }
 
 TEST(CheckpointTest, PlanIsReSimulatedNotTrusted) {
   Toy toy;
@@ -90,8 +88,9 @@ TEST(CheckpointIdentityTest, FieldsOfOtherPartsAreComparedInOrder) {
   EXPECT_TRUE(ours.Verify(ours.ToJson(), "p.json").ok());
   CheckpointIdentity theirs;
   theirs.Add("stream", "families=gnmt;max_ops=500").Add("steps_per_task", "4");
-  ExpectErrorWith(ours.Verify(theirs.ToJson(), "p.json"),
-                  "p.json: the checkpoint is for another stream: max_ops=500 in the checkpoint, max_ops=900 in this run");
+  ExpectErrorWith(
+      ours.Verify(theirs.ToJson(), "p.json"),
+      "p.json: the checkpoint is for another stream: max_ops=500 in the checkpoint, max_ops=900 in this run");
   CheckpointIdentity fewer_steps;
   fewer_steps.Add("stream", "families=gnmt;max_ops=900").Add("steps_per_task", "4");
   ExpectErrorWith(ours.Verify(fewer_steps.ToJson(), "p.json"),

@@ -7,10 +7,10 @@
 
 #include <fstream>
 
+#include "../testing/status.h"
 #include "baselines/baseline.h"
 #include "core/files.h"
 #include "core/version.h"
-#include "../testing/status.h"
 #include "rl_test_util.h"
 
 namespace graphopt {
@@ -57,9 +57,10 @@ TEST(CheckpointStoreTest, OtherVersionsAndEarlierFormatsAreRefusedClearly) {
   WriteText(store.Path("state.json"), R"({"format": "graphopt-go-search", "version": 3, "steps": 4})");
   const Status earlier = store.Read("state.json", "search", id).status();
   EXPECT_EQ(earlier.code(), StatusCode::kFailedPrecondition);
-  ExpectErrorWith(earlier, "state.json: a checkpoint of an earlier graphopt (\"graphopt-go-search\" version 3); "
-                           "this graphopt reads \"graphopt-checkpoint\" version 1: resume it with the graphopt that "
-                           "wrote it, or remove the folder to start afresh");
+  ExpectErrorWith(earlier,
+                  "state.json: a checkpoint of an earlier graphopt (\"graphopt-go-search\" version 3); "
+                  "this graphopt reads \"graphopt-checkpoint\" version 1: resume it with the graphopt that "
+                  "wrote it, or remove the folder to start afresh");
   WriteText(store.Path("state.json"), R"({"format": "graphopt-checkpoint", "version": 2, "part": "search"})");
   ExpectErrorWith(store.Read("state.json", "search", id).status(),
                   "state.json: checkpoint version 2; this graphopt reads version 1");
@@ -118,7 +119,8 @@ TEST(CheckpointStoreTest, OrphanFilesAndMissingFilesAreRefused) {
   WriteText(store.Path("policy.pt"), "x");
   ExpectErrorWith(store.RefuseOrphans("state.json", {"best_plan.json", "policy.pt"}),
                   dir + "/state.json is missing but " + dir + "/policy.pt exists");
-  ExpectErrorWith(store.Open("state.json", "search", Config(""), {"policy.pt"}).status(), "the checkpoint is incomplete");
+  ExpectErrorWith(store.Open("state.json", "search", Config(""), {"policy.pt"}).status(),
+                  "the checkpoint is incomplete");
   WriteText(store.Path("state.json"), "{}");
   EXPECT_TRUE(store.RefuseOrphans("state.json", {"policy.pt"}).ok());
 

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "policy/go_policy.h"
-#include "rl/learned_search.h"
 #include "rl/hdp_config.h"
+#include "rl/learned_search.h"
 #include "rl/methods.h"
 #include "rl_test_util.h"
 

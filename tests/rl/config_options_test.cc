@@ -7,12 +7,12 @@
 #include <set>
 #include <string>
 
+#include "../testing/policies.h"
 #include "policy/go_policy_config.h"
 #include "rl/colocrl_config.h"
-#include "rl/learned_search.h"
 #include "rl/hdp_config.h"
+#include "rl/learned_search.h"
 #include "rl/ppo_config.h"
-#include "../testing/policies.h"
 
 namespace graphopt {
 namespace {
@@ -145,8 +145,8 @@ TEST(LearnedSearchOptionsTest, TheDriverPpoAndPolicyTablesShareNoKey) {
 }
 
 TEST(LearnedSearchOptionsTest, KeysAreRoutedByTheTables) {
-  auto c =
-      ParseLearnedSearchOptions("polish_batch=4,checkpoint_every=3,lr=0.01,hidden=32,samples_per_step=2", LearnedSearchConfig{});
+  auto c = ParseLearnedSearchOptions("polish_batch=4,checkpoint_every=3,lr=0.01,hidden=32,samples_per_step=2",
+                                     LearnedSearchConfig{});
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->polish_config.batch, 4);
   EXPECT_EQ(c->checkpoint_every, 3);
@@ -194,7 +194,8 @@ TEST(LearnedSearchOptionsTest, BadKeysAndValuesFollowTheRule) {
             "optimizer options: explore: 1.5 is out of range [0, 1]");
   EXPECT_EQ(ParseLearnedSearchOptions("ppo=2", LearnedSearchConfig{}).status().message(),
             "optimizer options: ppo: expected 0/1/true/false, got '2'");
-  EXPECT_TRUE(Contains(ParseLearnedSearchOptions("lr=0", LearnedSearchConfig{}).status().message(), "optimizer options: lr: 0 is out of range"));
+  EXPECT_TRUE(Contains(ParseLearnedSearchOptions("lr=0", LearnedSearchConfig{}).status().message(),
+                       "optimizer options: lr: 0 is out of range"));
 }
 
 // GO's own keys go to the PPO config or the network's, by the tables; a PPO key leaves

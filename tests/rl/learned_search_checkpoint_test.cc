@@ -8,10 +8,10 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "../testing/status.h"
 #include "baselines/baseline.h"
 #include "core/files.h"
 #include "rl/learned_search.h"
-#include "../testing/status.h"
 #include "rl_test_util.h"
 
 namespace graphopt {
@@ -94,12 +94,12 @@ TEST(LearnedSearchCheckpointTest, ImpossibleOrOutOfRangeStateValuesAreErrors) {
   ExpectErrorWith(Resume(toy, other_seed), "the checkpoint is for seed \"2\", this run's is \"5\"");
   LearnedSearchConfig other_ppo = ToySearch(dir, 4);
   other_ppo.ppo = testing::PpoOptions("samples=4,epochs=2");
-  ExpectErrorWith(Resume(toy, other_ppo),
-                  "state.json: the checkpoint is for another config: ppo=samples=8 in the checkpoint, ppo=samples=4 in this run");
+  ExpectErrorWith(
+      Resume(toy, other_ppo),
+      "state.json: the checkpoint is for another config: ppo=samples=8 in the checkpoint, ppo=samples=4 in this run");
   // The trainer's own state is checked the same way.
-  EditJson(dir + "/ppo_state.json", [](nlohmann::json& j) {
-    j["best"]["step_time_us"] = j["best"]["step_time_us"].get<double>() / 2;
-  });
+  EditJson(dir + "/ppo_state.json",
+           [](nlohmann::json& j) { j["best"]["step_time_us"] = j["best"]["step_time_us"].get<double>() / 2; });
   ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), dir + "/ppo_best_plan.json: the checkpoint records this plan");
 }
 

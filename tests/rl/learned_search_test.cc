@@ -61,7 +61,8 @@ TEST(LearnedSearchTest, PolicyAloneAdmitsOnlyPolicySamples) {
   Toy toy;
   for (const char* explore : {"0", "0.5", "1"}) {
     SCOPED_TRACE(explore);
-    auto c = ParseLearnedSearchOptions(std::string("baselines=0,warm_start=0,polish=0,explore=") + explore, ToySearch("", 4));
+    auto c = ParseLearnedSearchOptions(std::string("baselines=0,warm_start=0,polish=0,explore=") + explore,
+                                       ToySearch("", 4));
     ASSERT_TRUE(c.ok()) << c.status().message();
     auto search = LearnedSearch::Create(toy.sim, *c);
     ASSERT_TRUE(search.ok()) << search.status().message();
@@ -236,7 +237,8 @@ TEST(LearnedSearchTest, ImitatingSamplePolishCarriesOneDescentAcrossSteps) {
     const nlohmann::json state = nlohmann::json::parse(in);
     EXPECT_TRUE(state.contains("descent"));
     const nlohmann::json& d = state.at("descent");
-    return std::make_pair(d.at("seen").at("step_time_us").get<double>(), d.at("score").at("step_time_us").get<double>());
+    return std::make_pair(d.at("seen").at("step_time_us").get<double>(),
+                          d.at("score").at("step_time_us").get<double>());
   };
   LearnedSearchConfig c = ToySearch(dir, 1);
   c.polish = true;
@@ -317,9 +319,9 @@ TEST(LearnedSearchTest, ExplorationHandsOverToImitation) {
 
 TEST(LearnedSearchOptionsTest, StepOpsGrowTheSamplesOnSmallGraphs) {
   EXPECT_EQ(StepSamples(32, 0, 10), 32);
-  EXPECT_EQ(StepSamples(32, 1000, 100), 32);   // 32 x 100 ops hold 1,000 already
+  EXPECT_EQ(StepSamples(32, 1000, 100), 32);  // 32 x 100 ops hold 1,000 already
   EXPECT_EQ(StepSamples(32, 1000, 10), 100);
-  EXPECT_EQ(StepSamples(32, 1001, 10), 101);   // rounded up
+  EXPECT_EQ(StepSamples(32, 1001, 10), 101);                 // rounded up
   EXPECT_EQ(StepSamples(32, int64_t{1} << 40, 1), 1 << 30);  // capped as an int option is
   EXPECT_EQ(LearnedSearchConfig{}.step_ops, 0);
   auto c = ParseLearnedSearchOptions("step_ops=4096", LearnedSearchConfig{});

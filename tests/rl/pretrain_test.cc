@@ -149,7 +149,8 @@ TEST(PretrainTest, TwoGraphsPerStepTrainOnBoth) {
   c1.checkpoint_dir = two;
   auto other = Pretrain(c1);
   ASSERT_FALSE(other.ok());
-  EXPECT_NE(other.status().message().find("the checkpoint is for graphs_per_step \"2\", this run's is \"1\""), std::string::npos)
+  EXPECT_NE(other.status().message().find("the checkpoint is for graphs_per_step \"2\", this run's is \"1\""),
+            std::string::npos)
       << other.status().message();
 }
 
@@ -174,7 +175,9 @@ TEST(PretrainTest, SampledTeacherLevelsNeedATeacherAndResumeExactly) {
   c.max_steps = 3;
   auto other = Pretrain(c);
   ASSERT_FALSE(other.ok());
-  EXPECT_NE(other.status().message().find("the checkpoint is for sample_teacher_levels \"1\", this run's is \"0\""), std::string::npos) << other.status().message();
+  EXPECT_NE(other.status().message().find("the checkpoint is for sample_teacher_levels \"1\", this run's is \"0\""),
+            std::string::npos)
+      << other.status().message();
 }
 
 TEST(PretrainTest, ACheckpointOfOtherOptionsOrWithoutItsStateIsRefused) {
@@ -186,8 +189,7 @@ TEST(PretrainTest, ACheckpointOfOtherOptionsOrWithoutItsStateIsRefused) {
   other.steps_per_task = 5;
   auto r = Pretrain(other);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("pretrain_state.json: the checkpoint is for steps_per_task"),
-            std::string::npos)
+  EXPECT_NE(r.status().message().find("pretrain_state.json: the checkpoint is for steps_per_task"), std::string::npos)
       << r.status().message();
   std::remove((dir + "/pretrain_state.json").c_str());
   r = Pretrain(TinyPretrain(dir, 4));
@@ -264,7 +266,8 @@ TEST(PretrainTest, WithATeacherTheBestBaselinePlanJoinsTheFirstBatch) {
   c.max_steps = 2;
   auto resumed = Pretrain(c);
   ASSERT_FALSE(resumed.ok());
-  EXPECT_NE(resumed.status().message().find("the checkpoint is for imitate_baselines \"1\", this run's is \"0\""), std::string::npos)
+  EXPECT_NE(resumed.status().message().find("the checkpoint is for imitate_baselines \"1\", this run's is \"0\""),
+            std::string::npos)
       << resumed.status().message();
 }
 
@@ -335,8 +338,9 @@ void ExpectSamePlan(const LearnedSearchResult& a, const LearnedSearchResult& b) 
 // `c` with the option `*option` (named `key`) on, interrupted one step before its end
 // and resumed from `dir`, ends at `whole`; a run without the option refuses that
 // checkpoint, naming the option.
-void ExpectOptionResumesAndOwnsItsCheckpoint(const Simulator& sim, LearnedSearchConfig c, bool LearnedSearchConfig::*option,
-                                            const std::string& key, const std::string& dir, const LearnedSearchResult& whole) {
+void ExpectOptionResumesAndOwnsItsCheckpoint(const Simulator& sim, LearnedSearchConfig c,
+                                             bool LearnedSearchConfig::*option, const std::string& key,
+                                             const std::string& dir, const LearnedSearchResult& whole) {
   c.*option = true;
   ExpectResumedSearchEndsAt(sim, c, dir, whole);
   c.*option = false;
@@ -408,7 +412,8 @@ TEST(LearnedSearchPretrainedTest, FreshPriorityRestartsTheSchedulingHeadAfterThe
   // Interrupted after 2 steps and resumed (the restarted layer comes back from the
   // checkpoint, not drawn again): the uninterrupted run's plan. A checkpoint of the
   // option is refused without it.
-  ExpectOptionResumesAndOwnsItsCheckpoint(toy.sim, c, &LearnedSearchConfig::fresh_priority, "fresh_priority", dir + "/ckpt", fresh);
+  ExpectOptionResumesAndOwnsItsCheckpoint(toy.sim, c, &LearnedSearchConfig::fresh_priority, "fresh_priority",
+                                          dir + "/ckpt", fresh);
 }
 
 // sample_offered_levels: the zero-shot plan the trainer imitates has no levels of its
@@ -483,7 +488,8 @@ TEST(LearnedSearchPretrainedTest, FrozenStartTrainsTheHeadsAloneFromTheFirstStep
   EXPECT_GT(frozen_changed.second, 0);
   EXPECT_EQ(frozen.zero_shot_score.step_time_us, whole.zero_shot_score.step_time_us);
   ExpectSamePlan(frozen, again);
-  ExpectOptionResumesAndOwnsItsCheckpoint(toy.sim, c, &LearnedSearchConfig::frozen_start, "frozen_start", dir + "/ckpt", frozen);
+  ExpectOptionResumesAndOwnsItsCheckpoint(toy.sim, c, &LearnedSearchConfig::frozen_start, "frozen_start", dir + "/ckpt",
+                                          frozen);
 }
 
 }  // namespace
