@@ -120,7 +120,7 @@ struct PlannerInfo {
   // into settings->config, over its defaults for the settings' seed and budget (so set
   // those first: a planner made with a config uses the config's); unknown keys and bad
   // values are errors naming them. Null: the planner takes no options.
-  std::function<Status(const std::string& options, PlannerSettings* settings)> configure;
+  std::function<Status(const std::string& options, PlannerSettings* settings)> configure = nullptr;
 };
 
 // A step any plan can take after its planner; it keeps a valid plan valid.
