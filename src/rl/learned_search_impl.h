@@ -139,9 +139,9 @@ struct LearnedSearch::Impl {
   StatusOr<LearnedSearchResult> Finish(const std::string& reason);
 
   // Every baseline and its greedy-fusion variant, scored as the search scores plans;
-  // with `baselines` on, each that fits is offered as the best plan (in order, so the
+  // with `seed_best`, each that fits is offered as the best plan (in order, so the
   // trace counts the plans simulated by then).
-  void RunBaselines();
+  void RunBaselines(bool seed_best);
 
   // The policy input with its units split by `plan`'s placement, and a fresh GO
   // trainer on it (the policy is not trained yet when this happens).

@@ -85,16 +85,16 @@ bool LearnedSearch::Impl::WithDefaults(Plan* plan, PlanScore* score) {
   return true;
 }
 
-void LearnedSearch::Impl::RunBaselines() {
+void LearnedSearch::Impl::RunBaselines(bool seed_best) {
   BaselineScoring scoring;
   scoring.fused = true;
   scoring.seed = config.seed;
   scoring.score = [this](const Plan& plan) { return Score(plan); };
-  result.baselines = ScoreBaselines(sim, scoring, [this](const BaselineScore& b, Plan* plan) {
+  result.baselines = ScoreBaselines(sim, scoring, [this, seed_best](const BaselineScore& b, Plan* plan) {
     if (plan == nullptr) return;
     ++result.plans_simulated;
     PlanScore offered = b.score;
-    if (b.error.empty() && config.baselines && WithDefaults(plan, &offered)) {
+    if (b.error.empty() && seed_best && WithDefaults(plan, &offered)) {
       Offer(*plan, offered, "baseline:" + b.method);
     }
   });
@@ -152,22 +152,13 @@ Status LearnedSearch::Impl::StartImitation(double reference, const std::function
 
 StatusOr<double> LearnedSearch::Impl::Start(bool resumed) {
   // Baselines are always scored (for the report); they seed the search only on a
-  // fresh run with baselines enabled.
-  {
-    const bool keep = config.baselines;
-    config.baselines = keep && !resumed;
-    const int64_t plans = result.plans_simulated;
-    const double to_best = result.seconds_to_best;
-    RunBaselines();
-    if (resumed) {
-      result.plans_simulated = plans;
-      result.seconds_to_best = to_best;
-    }
-    config.baselines = keep;
-  }
-  // Over several ranks, rank 0 counts the plans of earlier runs.
-  if (resumed && !Root()) result.plans_simulated = 0;
-  // Reference of the reward: the best plain baseline, else the single-device plan.
+  // fresh run with baselines enabled. A resumed run's count of plans is the
+  // checkpoint's; over several ranks, rank 0 counts the plans of earlier runs.
+  const int64_t plans = result.plans_simulated;
+  RunBaselines(config.baselines && !resumed);
+  if (resumed) result.plans_simulated = Root() ? plans : 0;
+  // Reference of the reward: the best plain baseline that fits, else the fastest
+  // baseline, else 1 s.
   double reference = result.best_baseline_score.fits() ? result.best_baseline_score.step_time_us : 0;
   if (reference <= 0) {
     for (const BaselineScore& b : result.baselines) {
