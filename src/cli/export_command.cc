@@ -62,7 +62,7 @@ int RunExportCommand(int argc, char** argv) {
   auto plan = ReadPlanJson(plan_path, *graph);
   if (!plan.ok()) return Fail(plan.status().message());
   if (Status valid = ValidatePlan(*graph, *cluster, *plan); !valid.ok()) return Fail(valid.WithContext(plan_path).message());
-  auto modules = ClusterModules(*graph, *cluster, static_cast<int>(*depth));
+  auto modules = ClusterModules(*graph, *cluster, *depth);
   if (!modules.ok()) return Fail(modules.status().message());
   auto map = PlanDeviceMap(*graph, *plan, *modules);
   if (!map.ok()) return Fail(map.status().WithContext(plan_path).message());

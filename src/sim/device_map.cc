@@ -8,9 +8,13 @@
 
 namespace graphopt {
 
-StatusOr<ModuleMap> ClusterModules(const Graph& graph, const Cluster& cluster, int depth) {
+StatusOr<ModuleMap> ClusterModules(const Graph& graph, const Cluster& cluster, int64_t depth) {
+  if (depth < 0 || depth > kMaxModuleDepth) {
+    return InvalidArgument(StrFormat("depth: %lld is out of range [0, %d] (0: chosen for the cluster)",
+                                     static_cast<long long>(depth), kMaxModuleDepth));
+  }
   const int accelerators = std::max<int>(1, static_cast<int>(cluster.Accelerators().size()));
-  return ModulesAtDepth(graph, depth, 2 * accelerators);
+  return ModulesAtDepth(graph, static_cast<int>(depth), 2 * accelerators);
 }
 
 StatusOr<std::optional<ModuleMap>> ApplyGranularity(const std::string& granularity, int64_t depth,
@@ -18,15 +22,11 @@ StatusOr<std::optional<ModuleMap>> ApplyGranularity(const std::string& granulari
   if (granularity != "op" && granularity != "module") {
     return InvalidArgument("granularity: expected op or module, got '" + granularity + "'");
   }
-  if (depth < 0 || depth > kMaxModuleDepth) {
-    return InvalidArgument(StrFormat("depth: %lld is out of range [0, %d] (0: chosen for the cluster)",
-                                     static_cast<long long>(depth), kMaxModuleDepth));
-  }
   if (granularity == "op") {
     if (depth != 0) return InvalidArgument("depth goes with granularity module");
     return std::optional<ModuleMap>();
   }
-  GO_ASSIGN_OR_RETURN(ModuleMap modules, ClusterModules(*graph, cluster, static_cast<int>(depth)));
+  GO_ASSIGN_OR_RETURN(ModuleMap modules, ClusterModules(*graph, cluster, depth));
   ColocateModules(modules, graph);
   return std::optional<ModuleMap>(std::move(modules));
 }

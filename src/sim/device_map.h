@@ -19,14 +19,15 @@
 
 namespace graphopt {
 
-// The modules of `graph` a plan for `cluster` keeps whole: those of `depth`, or with
-// depth 0 of the shallowest depth with two modules holding parameters per accelerator
-// (graph/modules.h ModulesAtDepth). The one rule of `--granularity module`, `export`,
-// the module-balanced baseline and the Python module.
-StatusOr<ModuleMap> ClusterModules(const Graph& graph, const Cluster& cluster, int depth);
-
 // The deepest module depth a plan may keep whole.
 inline constexpr int kMaxModuleDepth = 64;
+
+// The modules of `graph` a plan for `cluster` keeps whole: those of `depth` (0 to
+// kMaxModuleDepth; others are refused), or with depth 0 of the shallowest depth with
+// two modules holding parameters per accelerator (graph/modules.h ModulesAtDepth). The
+// one rule of `--granularity module`, `export`, the module-balanced baseline and the
+// Python module.
+StatusOr<ModuleMap> ClusterModules(const Graph& graph, const Cluster& cluster, int64_t depth);
 
 // A plan's granularity, the one rule of `--granularity G --depth K` and the Python
 // module's granularity=, depth=: "op" places every op freely (a depth other than 0 is

@@ -312,6 +312,8 @@ def test_optimize_and_baselines_keep_modules_whole_at_a_depth():
         graphopt.optimize(g, c, steps=1, granularity="module", depth=9)
     with pytest.raises(graphopt.InvalidArgument, match="module depth 9"):
         graphopt.Plan(g).device_map(c, depth=9)
+    with pytest.raises(graphopt.InvalidArgument, match=r"depth: 65 is out of range \[0, 64\]"):
+        graphopt.Plan(g).device_map(c, depth=65)
 
 
 def test_the_quickstart_example_runs(tmp_path):
