@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <unordered_map>
 
 #include "core/strings.h"
@@ -185,8 +186,10 @@ StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluste
   if (options.max_units > 0 && num_units > options.max_units) {
     std::vector<double> time(static_cast<size_t>(n));
     for (OpId o = 0; o < n; ++o) time[static_cast<size_t>(o)] = cost_model.OpTimeUs(graph.op(o), cluster.device(ref));
-    auto parts = options.layer_units ? PartitionUnitsByLayer(graph, time, std::max(2, options.max_units))
-                                     : PartitionUnits(graph, time, std::max(2, options.max_units));
+    const int max_units = std::max(2, options.max_units);
+    const bool by_layer = options.layer_units == kLayerUnitsAlways ||
+                          (options.layer_units == kLayerUnitsWhenFewer && NumUnitLayers(graph) < max_units);
+    auto parts = by_layer ? PartitionUnitsByLayer(graph, time, max_units) : PartitionUnits(graph, time, max_units);
     if (!parts.ok()) return parts.status();
     // Numbered by first node.
     std::vector<int32_t> renumber(static_cast<size_t>(options.max_units), -1);
@@ -382,6 +385,47 @@ StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluste
       num_allowed > 0 ? std::clamp(LogRatio(total_params, allowed_memory / num_allowed), -10.0f, 10.0f) / 5.0f : 0.0f;
 
   // Per unit: where it lies in the topological order and how heavy it is.
+  // The units' stage (features.h): their ops' layer ranks, or without layers, the
+  // relative depth of their forward ops.
+  std::vector<double> stage_sum(static_cast<size_t>(num_units), 0), stage_count(static_cast<size_t>(num_units), 0);
+  std::vector<int> tagged(static_cast<size_t>(num_units), 0);
+  {
+    const std::vector<int32_t> op_layer = UnitLayers(graph);
+    std::map<int32_t, int32_t> layer_rank;
+    for (int32_t l : op_layer) {
+      if (l != kNoId) layer_rank.emplace(l, 0);
+    }
+    int32_t num_ranks = 0;
+    for (auto& [tag, r] : layer_rank) r = num_ranks++;
+    std::vector<double> forward_sum(static_cast<size_t>(num_units), 0), all_sum(static_cast<size_t>(num_units), 0);
+    std::vector<int> forward_count(static_cast<size_t>(num_units), 0);
+    for (int i = 0; i < n; ++i) {
+      const size_t u = static_cast<size_t>(in.node_unit[static_cast<size_t>(i)]);
+      const OpId op = in.order[static_cast<size_t>(i)];
+      const int32_t l = op_layer[static_cast<size_t>(op)];
+      if (l != kNoId) ++tagged[u];
+      if (num_ranks >= 2) {
+        if (l == kNoId) continue;
+        stage_sum[u] += static_cast<double>(layer_rank.at(l)) / (num_ranks - 1);
+        stage_count[u] += 1;
+        continue;
+      }
+      const double relative = max_depth > 0 ? static_cast<double>(depth[static_cast<size_t>(i)]) / max_depth : 0.0;
+      all_sum[u] += relative;
+      if (graph.op(op).phase == Phase::kForward) {
+        forward_sum[u] += relative;
+        ++forward_count[u];
+      }
+    }
+    if (num_ranks < 2) {
+      for (int u = 0; u < num_units; ++u) {
+        const size_t k = static_cast<size_t>(u);
+        const int size = in.unit_offsets[k + 1] - in.unit_offsets[k];
+        stage_sum[k] = forward_count[k] > 0 ? forward_sum[k] : all_sum[k];
+        stage_count[k] = forward_count[k] > 0 ? forward_count[k] : size;
+      }
+    }
+  }
   in.unit_features.assign(static_cast<size_t>(num_units) * kNumUnitFeatures, 0.0f);
   for (int u = 0; u < num_units; ++u) {
     float* f = &in.unit_features[static_cast<size_t>(u) * kNumUnitFeatures];
@@ -402,6 +446,15 @@ StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluste
       f[4 + 2 * k] = static_cast<float>(std::sin(angle));
       f[5 + 2 * k] = static_cast<float>(std::cos(angle));
     }
+    const double stage = stage_sum[static_cast<size_t>(u)] / std::max(1.0, stage_count[static_cast<size_t>(u)]);
+    float* stage_f = f + kUnitStageFeature;
+    stage_f[0] = static_cast<float>(stage);
+    stage_f[1] = static_cast<float>(tagged[static_cast<size_t>(u)] / std::max(1, end - begin));
+    for (int k = 0; k < kNumUnitStageFrequencies; ++k) {
+      const double angle = M_PI * (k + 1) * stage;
+      stage_f[2 + 2 * k] = static_cast<float>(std::sin(angle));
+      stage_f[3 + 2 * k] = static_cast<float>(std::cos(angle));
+    }
     if (!options.split_by_device.empty()) {  // (every op of a split unit has the same device)
       const OpId first = in.order[static_cast<size_t>(in.unit_nodes[static_cast<size_t>(begin)])];
       const double angle = 2 * M_PI * options.split_by_device[static_cast<size_t>(first)] / cluster.num_devices();
@@ -412,7 +465,7 @@ StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluste
   return in;
 }
 
-PolicyInputOptions UnitsPerDeviceOptions(const Cluster& cluster, int units_per_device, bool layer_units) {
+PolicyInputOptions UnitsPerDeviceOptions(const Cluster& cluster, int units_per_device, int layer_units) {
   PolicyInputOptions options;
   options.layer_units = layer_units;
   const size_t accelerators = cluster.Accelerators().size();

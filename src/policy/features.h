@@ -49,6 +49,7 @@
 #include "graph/graph.h"
 #include "sim/cluster.h"
 #include "sim/cost_model.h"
+#include "policy/units.h"
 
 namespace graphopt {
 
@@ -72,7 +73,23 @@ inline constexpr int kDeviceIndexFeature = kNumDeviceFeatures - kNumDeviceIndexF
 inline constexpr int kNumUnitFrequencies = 16;
 inline constexpr int kNumUnitPlanFeatures = 2;
 inline constexpr int kUnitPlanFeature = 4 + 2 * kNumUnitFrequencies;
-inline constexpr int kNumUnitFeatures = kUnitPlanFeature + kNumUnitPlanFeatures;
+// Then the unit's stage: where it lies in the model's sequence of layers. Its
+// position among the layers x in [0, 1] (the mean over its ops of their layer's rank
+// in tag order over the number of layers minus one, with policy/units.h UnitLayers'
+// tags; in a graph of fewer than two layers, the mean relative depth of its forward
+// ops, or of all its ops if it has none), the share of its ops that carry a layer,
+// then sin and cos of pi * k * x for k = 1..kNumUnitStageFrequencies. The topological
+// position cannot say this on an unrolled recurrent net: its order runs time step by
+// time step across every layer, so the units of all layers sit at the same mean
+// position, and a layer per device (the expert's plan) is a different decision per
+// unit to learn. With the stage, cos and sin of 2 pi x are one linear map away from
+// the device's index on the circle (the device features' last pair), so a plan that
+// gives consecutive layers consecutive devices is one direction of the placement
+// head's weights (GoPolicyConfig::unit_stage; zeros are never read without it).
+inline constexpr int kNumUnitStageFrequencies = 8;
+inline constexpr int kUnitStageFeature = kUnitPlanFeature + kNumUnitPlanFeatures;
+inline constexpr int kNumUnitStageFeatures = 2 + 2 * kNumUnitStageFrequencies;
+inline constexpr int kNumUnitFeatures = kUnitStageFeature + kNumUnitStageFeatures;
 // Rows of the op kind embedding: kind * kNumPhases + phase.
 inline constexpr int kNumPhases = 3;
 inline constexpr int kNumKindIndices = kNumOpKinds * kNumPhases;
@@ -95,9 +112,11 @@ struct PolicyInputOptions {
   // is partitioned into this many parts (policy/units.h).
   // 0: one unit per colocation group (GO's own unit).
   int max_units = 0;
-  // The parts never span two layers (policy/units.h PartitionUnitsByLayer), so that
-  // a plan of a layer per device is one the policy can express.
-  bool layer_units = false;
+  // Which parts (policy/units.h LayerUnits): METIS parts (kLayerUnitsOff), parts that
+  // never span two layers (kLayerUnitsAlways: PartitionUnitsByLayer), so that a plan
+  // of a layer per device is one the policy can express, or those only on a graph
+  // of fewer layers than units (kLayerUnitsWhenFewer).
+  int layer_units = kLayerUnitsOff;
   // If not empty (a device per op id: a plan's placement), every unit is split by it:
   // the ops of a unit that the plan puts on different devices become different
   // units, so that the plan is one the policy can express exactly (and a sample
@@ -151,7 +170,8 @@ struct PolicyInput {
 // The options of the input GO's optimizer decides on: at most units_per_device units
 // per device the policy may place on (the accelerators, or every device of a cluster
 // without one); 0: one unit per colocation group.
-PolicyInputOptions UnitsPerDeviceOptions(const Cluster& cluster, int units_per_device, bool layer_units = false);
+PolicyInputOptions UnitsPerDeviceOptions(const Cluster& cluster, int units_per_device,
+                                          int layer_units = kLayerUnitsOff);
 // The units per device of the optimizer, pre-training and zero-shot planning unless
 // set otherwise.
 inline constexpr int kDefaultUnitsPerDevice = 4;

@@ -171,6 +171,12 @@ GoPolicyImpl::GoPolicyImpl(GoPolicyConfig config) : config_(std::move(config)) {
       torch::NoGradGuard no_grad;
       unit_plan_->weight.zero_();
     }
+    if (config_.unit_stage) {
+      unit_stage_ =
+          register_module("unit_stage", nn::Linear(nn::LinearOptions(kNumUnitStageFeatures, h).bias(false)));
+      torch::NoGradGuard no_grad;
+      unit_stage_->weight.zero_();
+    }
   });
 
   // Relative-position buckets of (query i, key j): key j < memory is position
@@ -313,6 +319,10 @@ PolicyOutput GoPolicyImpl::Heads(const PolicyTensors& in, PolicyOutput out) {
       out.unit_states =
           out.unit_states + unit_plan_(in.unit_features.narrow(1, kUnitPlanFeature, kNumUnitPlanFeatures));
     }
+    if (unit_stage_) {
+      out.unit_states =
+          out.unit_states + unit_stage_(in.unit_features.narrow(1, kUnitStageFeature, kNumUnitStageFeatures));
+    }
   }
   if (config_.tasks & kTaskPlacement) {
     torch::Tensor keys = out.device_embeddings;
@@ -336,7 +346,7 @@ void GoPolicyImpl::RestartPriorityOutput(uint64_t seed) {
 
 std::vector<torch::Tensor> GoPolicyImpl::HeadParameters() {
   std::vector<torch::Tensor> params;
-  for (torch::nn::Linear* layer : {&place_query_, &place_key_, &place_bias_, &device_index_, &unit_in_, &unit_plan_, &feedback_, &context_,
+  for (torch::nn::Linear* layer : {&place_query_, &place_key_, &place_bias_, &device_index_, &unit_in_, &unit_plan_, &unit_stage_, &feedback_, &context_,
                                    &feedback_states_, &context_states_, &priority_hidden_, &priority_out_,
                                    &fusion_hidden_, &fusion_out_, &fusion_unit_}) {
     if (!*layer) continue;

@@ -36,7 +36,9 @@
 //       circle (device_index_key), so identical devices stay apart in the keys
 //       whatever the device MLP learns; with units split by a plan, a unit's
 //       state also reads that plan's device for it (unit_plan_device), so the
-//       policy can imitate the plan exactly.
+//       policy can imitate the plan exactly; and it reads the unit's stage, where
+//       it lies in the model's sequence of layers (unit_stage: a Fourier basis of
+//       its layers' rank, policy/features.h), through a linear map of its own.
 //     - scheduling: a categorical over `priority_levels` levels per op (the plan's
 //       priority is the level; higher runs first among ready kernels). A categorical
 //       rather than a Gaussian: bounded, exact entropy, no variance to learn, and
@@ -294,6 +296,7 @@ class GoPolicyImpl : public torch::nn::Module {
   torch::nn::Linear place_query_{nullptr}, place_key_{nullptr}, place_bias_{nullptr}, unit_in_{nullptr};
   torch::nn::Linear device_index_{nullptr};  // the device's index into its placement key (device_index_key)
   torch::nn::Linear unit_plan_{nullptr};     // the unit's device in the split plan into its state (unit_plan_device)
+  torch::nn::Linear unit_stage_{nullptr};    // the unit's stage among the layers into its state (unit_stage)
   torch::nn::Linear feedback_{nullptr}, context_{nullptr};                // placement feedback into the heads
   torch::nn::Linear feedback_states_{nullptr}, context_states_{nullptr};  // into the op states (feedback_attention)
   torch::nn::Linear priority_hidden_{nullptr}, priority_out_{nullptr};

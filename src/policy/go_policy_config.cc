@@ -40,7 +40,10 @@ const OptionTable<GoPolicyConfig> kGoPolicyOptions{
      "placement keys read the device's index directly (identical devices stay apart)"},
     {"unit_plan_device", &GoPolicyConfig::unit_plan_device,
      "a unit's state reads its device in the plan its units were split by"},
-    {"layer_units", &GoPolicyConfig::layer_units, "decision units never span two layers of the graph"},
+    {"unit_stage", &GoPolicyConfig::unit_stage, "a unit's state reads its stage among the model's layers"},
+    {"layer_units", &GoPolicyConfig::layer_units,
+     "decision units: 0 METIS parts, 1 never spanning two layers, 2 so on graphs of fewer layers than units",
+     InRange(0, 2)},
     {"tasks", TasksCodec(), "the tasks the policy decides"},
     {"seed", &GoPolicyConfig::seed, "seed of the parameter initialization"},
 };
@@ -70,6 +73,8 @@ StatusOr<GoPolicyConfig> GoPolicyConfig::FromSavedString(const std::string& text
   GoPolicyConfig c;
   c.device_index_key = false;
   c.unit_plan_device = false;
+  c.unit_stage = false;
+  c.layer_units = kLayerUnitsOff;
   GO_RETURN_IF_ERROR(kGoPolicyOptions.Apply(text, &c, "GO policy config"));
   GO_RETURN_IF_ERROR(c.Validate());
   return c;

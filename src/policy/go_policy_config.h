@@ -8,6 +8,7 @@
 
 #include "core/options.h"
 #include "core/status.h"
+#include "policy/units.h"
 #include "sim/tasks.h"
 
 namespace graphopt {
@@ -62,13 +63,21 @@ struct GoPolicyConfig {
   // (docs/experiments/2026-11-24-imitation-inputs-device-and-half.md, "Result").
   // Zero without such a plan. A saved policy without this key loads with it off.
   bool unit_plan_device = true;
-  // The decision units never span two layers (policy/units.h PartitionUnitsByLayer):
-  // the policy's input, so a policy keeps the units it was trained on (a saved policy
-  // without this key loads with it off). Off by default for a new network: GO-one on
-  // layer units is faster overall but not on every row, and turning it on moves the
-  // suite's GO-one figures, measured on the plain units
-  // (docs/experiments/2026-11-26-go-one-plain-remeasured.md, "Result and decision").
-  bool layer_units = false;
+  // A unit's state reads its stage, where it lies among the model's layers (the unit
+  // features' stage block, policy/features.h), through a linear map of its own that
+  // starts at zero: on an unrolled recurrent net the units of every layer sit at the
+  // same topological position, and the stage is what tells the layers apart and
+  // orders them. A saved policy without this key loads with it off.
+  bool unit_stage = false;
+  // Where the decision units come from (policy/units.h): 0, METIS parts; 1, parts
+  // that never span two layers (PartitionUnitsByLayer); 2, those only on a graph of
+  // fewer layers than units, METIS parts otherwise. The policy's input, so a policy
+  // keeps the units it was trained on (a saved policy without this key loads with 0;
+  // the shipped policy has 1). 2 for a new network: on judge 2, GO-one on layer
+  // units is 1.2x faster on the recurrent rows and slower on the CNNs, whose many
+  // layers become runs of consecutive layers
+  // (docs/experiments/2026-12-01-go-one-layer-units-judge2.md).
+  int layer_units = kLayerUnitsWhenFewer;
   uint32_t tasks = kAllTasks;
   uint64_t seed = 1;  // parameter initialization
 
@@ -83,7 +92,7 @@ struct GoPolicyConfig {
   static StatusOr<GoPolicyConfig> FromString(const std::string& text);
   // The config a saved policy carries: as FromString, except that keys added after
   // the first saved policies take the value that reproduces those policies' network
-  // when missing (device_index_key and unit_plan_device: off).
+  // when missing (device_index_key, unit_plan_device and unit_stage: off; layer_units: 0).
   static StatusOr<GoPolicyConfig> FromSavedString(const std::string& text);
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "graph/neighbour_fill.h"
@@ -68,6 +69,11 @@ std::vector<int32_t> UnitLayers(const Graph& graph) {
     layer[static_cast<size_t>(o)] = group_layer.emplace(g, layer[static_cast<size_t>(o)]).first->second;
   }
   return layer;
+}
+
+int NumUnitLayers(const Graph& graph) {
+  const std::vector<int32_t> op_layer = UnitLayers(graph);
+  return static_cast<int>(std::set<int32_t>(op_layer.begin(), op_layer.end()).size());
 }
 
 StatusOr<std::vector<int32_t>> PartitionUnitsByLayer(const Graph& graph, const std::vector<double>& op_time_us,

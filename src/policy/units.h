@@ -45,6 +45,20 @@ StatusOr<std::vector<int32_t>> PartitionUnits(const Graph& graph, const std::vec
 StatusOr<std::vector<int32_t>> PartitionUnitsByLayer(const Graph& graph, const std::vector<double>& op_time_us,
                                                      int max_units);
 
+// Which partition the policy's units come from (GoPolicyConfig::layer_units):
+// PartitionUnits; PartitionUnitsByLayer; or PartitionUnitsByLayer only where the
+// graph has fewer layers (NumUnitLayers) than units, so that every layer is cut
+// into parts of its own rather than merged with its neighbours into runs: on GO-one
+// the layers help the recurrent nets and cost the branchy CNNs, whose many layers
+// would become runs of consecutive layers (docs/experiments/2026-12-01-go-one-layer-units-judge2.md).
+inline constexpr int kLayerUnitsOff = 0;
+inline constexpr int kLayerUnitsAlways = 1;
+inline constexpr int kLayerUnitsWhenFewer = 2;
+
+// The number of layers PartitionUnitsByLayer tells apart: the distinct layers of
+// UnitLayers, ops with none counting as one more.
+int NumUnitLayers(const Graph& graph);
+
 // The layer of every op for PartitionUnitsByLayer: its tag (Op::layer); an untagged
 // op takes that of its first tagged producer in topological order, else of its first
 // tagged consumer, else stays kNoId; a colocation group takes its lowest op's.

@@ -117,7 +117,7 @@ TEST(ImitationInputsTest, UnitFeaturesCarryTheSplitPlansDevice) {
 
 // Units split by a plan that deals the ops to the four GPUs in turn, made alike in
 // everything else: the trunk's op states zeroed and every unit given the first
-// unit's features but the plan's device. With that device as an input, the heads
+// unit's features (its stage too) but the plan's device. With that device as an input, the heads
 // learn the plan; without, every unit gets the same distribution, and the best one
 // for units a quarter on each GPU is uniform (1/4 per placement).
 TEST(ImitationInputsTest, TheSplitPlansDeviceLetsTheHeadsImitateThePlan) {
@@ -129,6 +129,10 @@ TEST(ImitationInputsTest, TheSplitPlansDeviceLetsTheHeadsImitateThePlan) {
     torch::NoGradGuard no_grad;
     const torch::Tensor first = f.tensors.unit_features.narrow(1, 0, kUnitPlanFeature).narrow(0, 0, 1).clone();
     f.tensors.unit_features.narrow(1, 0, kUnitPlanFeature).copy_(first.expand({f.input.num_units, kUnitPlanFeature}));
+    const torch::Tensor stage =
+        f.tensors.unit_features.narrow(1, kUnitStageFeature, kNumUnitStageFeatures).narrow(0, 0, 1).clone();
+    f.tensors.unit_features.narrow(1, kUnitStageFeature, kNumUnitStageFeatures)
+        .copy_(stage.expand({f.input.num_units, kNumUnitStageFeatures}));
   }
   Actions target = DefaultActions(f.input);
   std::vector<int> per_device(4, 0);

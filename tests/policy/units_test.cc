@@ -260,7 +260,7 @@ TEST(LayerUnitsTest, UntaggedGraphsKeepThePlainPartsAndTheInputTakesTheOption) {
 
   const Graph rnn = RecurrentTrainingGraph(3, 6);
   const Cluster c = testing::GpuCluster(3);
-  auto input = BuildPolicyInput(rnn, c, CostModel(), UnitsPerDeviceOptions(c, 4, /*layer_units=*/true));
+  auto input = BuildPolicyInput(rnn, c, CostModel(), UnitsPerDeviceOptions(c, 4, kLayerUnitsAlways));
   ASSERT_TRUE(input.ok()) << input.status().message();
   EXPECT_LE(input->num_units, 12);
   const std::vector<int32_t> layer = UnitLayers(rnn);
@@ -269,6 +269,22 @@ TEST(LayerUnitsTest, UntaggedGraphsKeepThePlainPartsAndTheInputTakesTheOption) {
     EXPECT_EQ(layer_of_unit.emplace(input->unit_of_op(o), layer[static_cast<size_t>(o)]).first->second,
               layer[static_cast<size_t>(o)]);
   }
+}
+
+// kLayerUnitsWhenFewer: the layers' parts where every layer gets units of its own,
+// the plain parts where the layers outnumber the units.
+TEST(LayerUnitsTest, WhenFewerTakesTheLayersOnlyWhereTheyAreFewerThanTheUnits) {
+  const Graph g = RecurrentTrainingGraph(8, 2);
+  ASSERT_EQ(NumUnitLayers(g), 8);
+  const Cluster c = testing::GpuCluster(2);
+  auto units_of = [&](int per_device, int layer_units) {
+    auto in = BuildPolicyInput(g, c, CostModel(), UnitsPerDeviceOptions(c, per_device, layer_units));
+    if (!in.ok()) std::abort();
+    return in->node_unit;
+  };
+  EXPECT_EQ(units_of(2, kLayerUnitsWhenFewer), units_of(2, kLayerUnitsOff));      // 8 layers, 4 units
+  EXPECT_EQ(units_of(8, kLayerUnitsWhenFewer), units_of(8, kLayerUnitsAlways));   // 8 layers, 16 units
+  EXPECT_NE(units_of(8, kLayerUnitsAlways), units_of(8, kLayerUnitsOff));
 }
 
 }  // namespace

@@ -22,7 +22,8 @@ bool Contains(const std::string& s, const std::string& part) { return s.find(par
 // The default strings are those written before the option tables existed, so
 // saved policies and checkpoints keep their identity; device_index_key and
 // unit_plan_device came later (policies saved without them load with them off:
-// GoPolicyConfig::FromSavedString), and layer_units (off unless given). PPO's
+// GoPolicyConfig::FromSavedString), and layer_units (0 unless given; 2 in a new
+// network) and unit_stage (off unless given). PPO's
 // unit_bias and unit_bias_lr came later too: a search or pre-training checkpoint
 // saved before them is refused as another config's (the policy files are not: they
 // carry the network's config alone).
@@ -31,7 +32,7 @@ TEST(ConfigOptionsTest, DefaultStringsAreUnchanged) {
             "hidden=64,sage_layers=2,attention_layers=2,heads=4,segment=64,memory=64,ff_multiplier=2,"
             "relative_buckets=32,detach_memory=0,superposition=1,task_feedback=1,feedback_attention=0,"
             "priority_levels=8,level_prior=5,head_hidden=16,unit_tasks=1,device_index_key=1,unit_plan_device=1,"
-            "layer_units=0,tasks=placement+scheduling+fusion,seed=1");
+            "unit_stage=0,layer_units=2,tasks=placement+scheduling+fusion,seed=1");
   EXPECT_EQ(PpoConfig{}.ToString(),
             "samples=32,epochs=1,clip=0.2,lr=0.001,entropy=0.01,entropy_decay=0.98,entropy_min=0.001,"
             "baseline_decay=0.8,normalize_advantages=1,oom_penalty=2,temperature=1,max_grad_norm=1,include_best=1,"
