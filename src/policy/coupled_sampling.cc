@@ -1,5 +1,6 @@
 #include "policy/coupled_sampling.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "core/status.h"
@@ -20,9 +21,28 @@ int32_t QuantileDevice(const float* p, const std::vector<int32_t>& order, double
 }
 
 void SampleCoupledPlacement(const float* probs, int64_t num_units, int64_t num_devices, Rng& rng,
-                            std::vector<Actions>* samples) {
+                            std::vector<Actions>* samples, const std::vector<int32_t>* unit_group) {
   const double n = static_cast<double>(samples->size());
   std::vector<int32_t> order(static_cast<size_t>(num_devices));
+  if (unit_group != nullptr) {
+    GO_CHECK(unit_group->size() == static_cast<size_t>(num_units));
+    const int32_t groups = num_units > 0 ? *std::max_element(unit_group->begin(), unit_group->end()) + 1 : 0;
+    std::vector<std::vector<int32_t>> orders(static_cast<size_t>(groups), order);
+    std::vector<double> q(static_cast<size_t>(groups));
+    for (Actions& sample : *samples) {
+      for (int32_t g = 0; g < groups; ++g) {
+        std::iota(orders[static_cast<size_t>(g)].begin(), orders[static_cast<size_t>(g)].end(), 0);
+        rng.Shuffle(orders[static_cast<size_t>(g)]);
+        q[static_cast<size_t>(g)] = rng.UniformDouble();
+      }
+      sample.unit_device.resize(static_cast<size_t>(num_units));
+      for (int64_t i = 0; i < num_units; ++i) {
+        const size_t g = static_cast<size_t>((*unit_group)[static_cast<size_t>(i)]);
+        sample.unit_device[static_cast<size_t>(i)] = QuantileDevice(probs + i * num_devices, orders[g], q[g]);
+      }
+    }
+    return;
+  }
   for (size_t s = 0; s < samples->size(); ++s) {
     std::iota(order.begin(), order.end(), 0);
     rng.Shuffle(order);

@@ -29,7 +29,13 @@ int32_t QuantileDevice(const float* p, const std::vector<int32_t>& order, double
 // Fills unit_device of every sample: probs is [num_units x num_devices] row-major
 // (each row a distribution); sample s gets its own random device order and
 // q = (s + u) / samples->size() with u uniform in [0, 1).
+// With unit_group (one group id >= 0 per unit), the coupling is within each group:
+// in each sample, every group takes a random device order and a quantile of its
+// own, uniform in [0, 1), so a group's units move together and the groups apart
+// (the units of one layer, policy/features.h PolicyInput::unit_layer: a sample moves
+// a whole layer to another device as often as the policy gives one of its units
+// that device, not that probability to the power of the layer's units).
 void SampleCoupledPlacement(const float* probs, int64_t num_units, int64_t num_devices, Rng& rng,
-                            std::vector<Actions>* samples);
+                            std::vector<Actions>* samples, const std::vector<int32_t>* unit_group = nullptr);
 
 }  // namespace graphopt

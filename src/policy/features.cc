@@ -397,6 +397,12 @@ StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluste
     }
     int32_t num_ranks = 0;
     for (auto& [tag, r] : layer_rank) r = num_ranks++;
+    in.unit_layer.assign(static_cast<size_t>(num_units), num_ranks);  // (ops without a layer: one more)
+    for (int u = 0; u < num_units; ++u) {
+      const int32_t l = op_layer[static_cast<size_t>(in.order[static_cast<size_t>(in.unit_nodes[static_cast<size_t>(
+          in.unit_offsets[static_cast<size_t>(u)])])])];
+      if (l != kNoId) in.unit_layer[static_cast<size_t>(u)] = layer_rank.at(l);
+    }
     std::vector<double> forward_sum(static_cast<size_t>(num_units), 0), all_sum(static_cast<size_t>(num_units), 0);
     std::vector<int> forward_count(static_cast<size_t>(num_units), 0);
     for (int i = 0; i < n; ++i) {

@@ -148,6 +148,7 @@ struct PolicyInput {
   std::vector<int32_t> unit_offsets;  // unit u has nodes unit_nodes[unit_offsets[u] .. unit_offsets[u + 1])
   std::vector<int32_t> unit_nodes;
   std::vector<int64_t> unit_resident_bytes;  // parameter bytes of each unit's ops
+  std::vector<int32_t> unit_layer;  // the layer (policy/units.h UnitLayers, ranked from 0) of each unit's first op
   std::vector<float> unit_features;          // [num_units x kNumUnitFeatures]
 
   std::vector<uint8_t> fusable;          // node: CanFuseIntoProducer holds

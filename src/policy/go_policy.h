@@ -217,8 +217,11 @@ class GoPolicyImpl : public torch::nn::Module {
   // unevenly land all on one device in 70% of coupled samples (the test beside
   // coupled_sampling.h) and in one of 16,000 independent ones. Scheduling and fusion
   // are sampled given the placement as without coupling.
+  // With coupled and by_layer, the coupling is within each layer only (the units of
+  // PolicyInput::unit_layer's layers: coupled_sampling.h's groups), so a sample moves
+  // whole layers, each drawn apart.
   std::vector<Actions> Sample(const PolicyTensors& in, const PolicyOutput& out, Rng& rng, int num_samples = 1,
-                              double temperature = 1.0, bool coupled = false);
+                              double temperature = 1.0, bool coupled = false, bool by_layer = false);
   // The most likely placement, then the most likely scheduling and fusion given it.
   Actions Greedy(const PolicyTensors& in, const PolicyOutput& out);
   // Scheduling and fusion given each action set's placement (unit_device; empty: the

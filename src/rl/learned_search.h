@@ -153,6 +153,9 @@ struct LearnedSearchConfig {
   // default: slower on the validation graphs (docs/experiments/history-pretrain.md,
   // "The exploring half of fine-tuning").
   double explore_coupled = 0;
+  // Those samples couple the units of each layer alone (PpoTrainer::set_coupled_by_layer):
+  // a sample moves whole layers, each apart, rather than every unit together.
+  bool coupled_layers = false;
   // PPO steps sample at least this many op decisions in all: samples_per_step grows
   // on graphs of fewer than step_ops / samples_per_step ops (StepSamples), so a step
   // costs about the same on any graph. 0: samples_per_step as given. Fine-tuning a

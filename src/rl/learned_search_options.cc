@@ -46,6 +46,8 @@ const OptionTable<LearnedSearchConfig> kLearnedSearchOptions{
      "with a pre-trained policy: the trunk is frozen from the first step (the heads and unit logits learn)"},
     {"explore_coupled", &LearnedSearchConfig::explore_coupled,
      "fraction of the exploring steps' samples whose units draw their devices from one shared quantile", InRange(0, 1)},
+    {"coupled_layers", &LearnedSearchConfig::coupled_layers,
+     "those samples share a quantile within each layer only (whole layers move, each apart)"},
     {"step_ops", &LearnedSearchConfig::step_ops,
      "PPO samples per step grow on small graphs to hold at least this many ops in all (0: as given)", AtLeast(0)},
     {"polish_evaluations", &LearnedSearchConfig::polish_evaluations,
@@ -88,6 +90,7 @@ std::string LearnedSearchIdentityConfig(const LearnedSearchConfig& c, const std:
          (c.fresh_priority ? ";fresh_priority=1" : "") + (c.sample_offered_levels ? ";sample_offered_levels=1" : "") +
          (c.frozen_start ? ";frozen_start=1" : "") +
          (c.explore_coupled > 0 ? StrFormat(";explore_coupled=%.17g", c.explore_coupled) : "") +
+         (c.coupled_layers ? ";coupled_layers=1" : "") +
          (c.measure ? ";reward=measured" : "");
 }
 
@@ -95,8 +98,9 @@ const std::vector<SearchPreset>& SearchPresets() {
   static const std::vector<SearchPreset> kPresets = {
       {"policy-alone", "baselines=0,warm_start=0,polish=0",
        "every plan scored is sampled or decoded from the policy: no baseline, warm start or local search"},
-      {"go-one", "tasks=placement,baselines=0,warm_start=0,polish=0",
-       "the GO paper's GO-one: placement only, the policy alone"},
+      {"go-one", "tasks=placement,baselines=0,warm_start=0,polish=0,explore_coupled=0.5,coupled_layers=1",
+       "the GO paper's GO-one: placement only, the policy alone; while exploring, half the samples move whole "
+       "layers"},
       {"search-only", "ppo=0", "no policy training: the best baseline and local search on it"},
       {"finetune",
        "time_limit=0,baselines=0,polish=0,warm_start=1,frozen_start=1,unit_bias=1,step_ops=" +

@@ -196,7 +196,10 @@ void LearnedSearch::Impl::PolishBest(int64_t step, int64_t evaluations, const st
 StatusOr<double> LearnedSearch::Impl::TrainerStep() {
   TrainerStepStats s;
   const int64_t before = trainer->plans_simulated();
-  if (ppo) ppo->set_coupled_fraction(Explores() ? config.explore_coupled : 0);
+  if (ppo) {
+    ppo->set_coupled_fraction(Explores() ? config.explore_coupled : 0);
+    ppo->set_coupled_by_layer(config.coupled_layers);
+  }
   try {
     s = trainer->Step();
   } catch (const std::exception& e) {

@@ -200,7 +200,8 @@ void PpoTrainer::Rollout() {
     const int coupled = static_cast<int>(std::lround(coupled_fraction_ * share));
     if (share > coupled) actions = policy_->Sample(tensors_, pending_.out, rng, share - coupled, config_.temperature);
     if (coupled > 0) {
-      for (Actions& a : policy_->Sample(tensors_, pending_.out, rng, coupled, config_.temperature, true)) {
+      for (Actions& a :
+           policy_->Sample(tensors_, pending_.out, rng, coupled, config_.temperature, true, coupled_by_layer_)) {
         actions.push_back(std::move(a));
       }
     }

@@ -158,6 +158,9 @@ class PpoTrainer : public Trainer {
   // loss takes their log-probabilities as an independent sample's. Not part of the
   // trainer's state: its caller sets it before each step (LearnedSearch: while exploring).
   void set_coupled_fraction(double fraction) { coupled_fraction_ = std::clamp(fraction, 0.0, 1.0); }
+  // Coupled samples couple the units of each layer alone (GoPolicyImpl::Sample's
+  // by_layer); set like the fraction.
+  void set_coupled_by_layer(bool by_layer) { coupled_by_layer_ = by_layer; }
   // The greedy (most likely) plan of the current policy and its score.
   Plan GreedyPlan();
 
@@ -232,6 +235,7 @@ class PpoTrainer : public Trainer {
   PpoConfig config_;
   HeadTuning tuning_;  // FreezeTrunk
   double coupled_fraction_ = 0;
+  bool coupled_by_layer_ = false;
   // trunk_every > 1, trunk not frozen: the last trunk step's output; no gradient.
   PolicyOutput cached_trunk_;
   PlanBuilder builder_;  // the plans of sampled actions (rl/rollout.h)

@@ -89,6 +89,28 @@ TEST(CoupledSamplingTest, UnitsMoveTogether) {
   EXPECT_EQ(consolidated(independent), 0);
 }
 
+// Two layers of three units, every unit {0.9, 0.1}: coupled within its layer, a
+// layer moves whole to device 1 in a tenth of the samples (independent draws: one in
+// a thousand), and the two layers move apart (both at once: a hundredth).
+TEST(CoupledSamplingTest, GroupsMoveWholeAndApart) {
+  const int units = 6, n = 4000;
+  std::vector<float> probs;
+  for (int u = 0; u < units; ++u) probs.insert(probs.end(), {0.9f, 0.1f});
+  const std::vector<int32_t> layer = {0, 0, 0, 1, 1, 1};
+  std::vector<Actions> batch = Samples(n);
+  Rng rng(7);
+  SampleCoupledPlacement(probs.data(), units, 2, rng, &batch, &layer);
+  int first_moved = 0, both_moved = 0;
+  for (const Actions& a : batch) {
+    for (int u = 1; u < 3; ++u) ASSERT_EQ(a.unit_device[static_cast<size_t>(u)], a.unit_device[0]);
+    for (int u = 4; u < 6; ++u) ASSERT_EQ(a.unit_device[static_cast<size_t>(u)], a.unit_device[3]);
+    first_moved += a.unit_device[0] == 1;
+    both_moved += a.unit_device[0] == 1 && a.unit_device[3] == 1;
+  }
+  EXPECT_NEAR(first_moved, n / 10, n / 50);
+  EXPECT_NEAR(both_moved, n / 100, n / 200);
+}
+
 TEST(CoupledSamplingTest, SameSeedSameSamples) {
   const std::vector<float> probs = {0.4f, 0.6f, 0.9f, 0.1f, 0.5f, 0.5f};
   std::vector<Actions> a = Samples(32), b = Samples(32);
