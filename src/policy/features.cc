@@ -384,7 +384,6 @@ StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluste
   g[8] =
       num_allowed > 0 ? std::clamp(LogRatio(total_params, allowed_memory / num_allowed), -10.0f, 10.0f) / 5.0f : 0.0f;
 
-  // Per unit: where it lies in the topological order and how heavy it is.
   // The units' stage (features.h): their ops' layer ranks, or without layers, the
   // relative depth of their forward ops.
   std::vector<double> stage_sum(static_cast<size_t>(num_units), 0), stage_count(static_cast<size_t>(num_units), 0);
@@ -432,6 +431,7 @@ StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluste
       }
     }
   }
+  // Per unit: where it lies in the topological order and how heavy it is.
   in.unit_features.assign(static_cast<size_t>(num_units) * kNumUnitFeatures, 0.0f);
   for (int u = 0; u < num_units; ++u) {
     float* f = &in.unit_features[static_cast<size_t>(u) * kNumUnitFeatures];
