@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <unordered_map>
 
 #include "core/strings.h"
@@ -183,12 +182,13 @@ StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluste
     if (inserted) ++num_units;
     in.node_unit[static_cast<size_t>(i)] = it->second;
   }
+  const LayerRanks layers = RankUnitLayers(graph);
   if (options.max_units > 0 && num_units > options.max_units) {
     std::vector<double> time(static_cast<size_t>(n));
     for (OpId o = 0; o < n; ++o) time[static_cast<size_t>(o)] = cost_model.OpTimeUs(graph.op(o), cluster.device(ref));
     const int max_units = std::max(2, options.max_units);
     const bool by_layer = options.layer_units == kLayerUnitsAlways ||
-                          (options.layer_units == kLayerUnitsWhenFewer && NumUnitLayers(graph) < max_units);
+                          (options.layer_units == kLayerUnitsWhenFewer && layers.num_layers < max_units);
     auto parts = by_layer ? PartitionUnitsByLayer(graph, time, max_units) : PartitionUnits(graph, time, max_units);
     if (!parts.ok()) return parts.status();
     // Numbered by first node.
@@ -389,29 +389,22 @@ StatusOr<PolicyInput> BuildPolicyInput(const Graph& graph, const Cluster& cluste
   std::vector<double> stage_sum(static_cast<size_t>(num_units), 0), stage_count(static_cast<size_t>(num_units), 0);
   std::vector<int> tagged(static_cast<size_t>(num_units), 0);
   {
-    const std::vector<int32_t> op_layer = UnitLayers(graph);
-    std::map<int32_t, int32_t> layer_rank;
-    for (int32_t l : op_layer) {
-      if (l != kNoId) layer_rank.emplace(l, 0);
-    }
-    int32_t num_ranks = 0;
-    for (auto& [tag, r] : layer_rank) r = num_ranks++;
-    in.unit_layer.assign(static_cast<size_t>(num_units), num_ranks);  // (ops without a layer: one more)
+    const int32_t num_ranks = layers.num_tagged;
+    in.unit_layer.resize(static_cast<size_t>(num_units));  // (ops without a layer: num_ranks)
     for (int u = 0; u < num_units; ++u) {
-      const int32_t l = op_layer[static_cast<size_t>(in.order[static_cast<size_t>(in.unit_nodes[static_cast<size_t>(
-          in.unit_offsets[static_cast<size_t>(u)])])])];
-      if (l != kNoId) in.unit_layer[static_cast<size_t>(u)] = layer_rank.at(l);
+      in.unit_layer[static_cast<size_t>(u)] = layers.op_rank[static_cast<size_t>(in.order[static_cast<size_t>(
+          in.unit_nodes[static_cast<size_t>(in.unit_offsets[static_cast<size_t>(u)])])])];
     }
     std::vector<double> forward_sum(static_cast<size_t>(num_units), 0), all_sum(static_cast<size_t>(num_units), 0);
     std::vector<int> forward_count(static_cast<size_t>(num_units), 0);
     for (int i = 0; i < n; ++i) {
       const size_t u = static_cast<size_t>(in.node_unit[static_cast<size_t>(i)]);
       const OpId op = in.order[static_cast<size_t>(i)];
-      const int32_t l = op_layer[static_cast<size_t>(op)];
-      if (l != kNoId) ++tagged[u];
+      const int32_t rank = layers.op_rank[static_cast<size_t>(op)];
+      if (rank < num_ranks) ++tagged[u];
       if (num_ranks >= 2) {
-        if (l == kNoId) continue;
-        stage_sum[u] += static_cast<double>(layer_rank.at(l)) / (num_ranks - 1);
+        if (rank == num_ranks) continue;
+        stage_sum[u] += static_cast<double>(rank) / (num_ranks - 1);
         stage_count[u] += 1;
         continue;
       }

@@ -75,8 +75,7 @@ inline constexpr int kNumUnitPlanFeatures = 2;
 inline constexpr int kUnitPlanFeature = 4 + 2 * kNumUnitFrequencies;
 // Then the unit's stage: where it lies in the model's sequence of layers. Its
 // position among the layers x in [0, 1] (the mean over its ops of their layer's rank
-// in tag order over the number of layers minus one, with policy/units.h UnitLayers'
-// tags; in a graph of fewer than two layers, the mean relative depth of its forward
+// in tag order over the number of layers minus one, policy/units.h RankUnitLayers; in a graph of fewer than two layers, the mean relative depth of its forward
 // ops, or of all its ops if it has none), the share of its ops that carry a layer,
 // then sin and cos of pi * k * x for k = 1..kNumUnitStageFrequencies. The topological
 // position cannot say this on an unrolled recurrent net: its order runs time step by
@@ -148,7 +147,7 @@ struct PolicyInput {
   std::vector<int32_t> unit_offsets;  // unit u has nodes unit_nodes[unit_offsets[u] .. unit_offsets[u + 1])
   std::vector<int32_t> unit_nodes;
   std::vector<int64_t> unit_resident_bytes;  // parameter bytes of each unit's ops
-  std::vector<int32_t> unit_layer;  // the layer (policy/units.h UnitLayers, ranked from 0) of each unit's first op
+  std::vector<int32_t> unit_layer;  // the layer rank (policy/units.h RankUnitLayers) of each unit's first op
   std::vector<float> unit_features;          // [num_units x kNumUnitFeatures]
 
   std::vector<uint8_t> fusable;          // node: CanFuseIntoProducer holds

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <unordered_map>
 
 #include "graph/neighbour_fill.h"
@@ -71,27 +70,34 @@ std::vector<int32_t> UnitLayers(const Graph& graph) {
   return layer;
 }
 
-int NumUnitLayers(const Graph& graph) {
-  const std::vector<int32_t> op_layer = UnitLayers(graph);
-  return static_cast<int>(std::set<int32_t>(op_layer.begin(), op_layer.end()).size());
+LayerRanks RankUnitLayers(const Graph& graph) {
+  LayerRanks ranks;
+  ranks.op_rank = UnitLayers(graph);
+  std::map<int32_t, int32_t> rank;  // tag -> rank
+  for (int32_t l : ranks.op_rank) {
+    if (l != kNoId) rank.emplace(l, 0);
+  }
+  for (auto& [tag, r] : rank) r = ranks.num_tagged++;
+  bool untagged = false;
+  for (int32_t& l : ranks.op_rank) {
+    untagged |= l == kNoId;
+    l = l == kNoId ? ranks.num_tagged : rank.at(l);
+  }
+  ranks.num_layers = ranks.num_tagged + (untagged ? 1 : 0);
+  return ranks;
 }
 
 StatusOr<std::vector<int32_t>> PartitionUnitsByLayer(const Graph& graph, const std::vector<double>& op_time_us,
                                                      int max_units) {
   GO_CHECK(max_units >= 2 && op_time_us.size() == static_cast<size_t>(graph.num_ops()));
-  const std::vector<int32_t> op_layer = UnitLayers(graph);
-  // Layers in tag order, untagged ops (kNoId) last.
-  auto order_key = [](int32_t l) { return l == kNoId ? int64_t{1} << 40 : int64_t{l}; };
-  std::map<int64_t, int32_t> rank;
-  for (int32_t l : op_layer) rank.emplace(order_key(l), 0);
-  if (rank.size() < 2) return PartitionUnits(graph, op_time_us, max_units);
-  int32_t num_layers = 0;
-  for (auto& [tag, r] : rank) r = num_layers++;
+  const LayerRanks layers = RankUnitLayers(graph);
+  if (layers.num_layers < 2) return PartitionUnits(graph, op_time_us, max_units);
+  const int32_t num_layers = layers.num_layers;
   const PartitionGraph pg = BuildPartitionGraph(graph, UnitWeights(graph, op_time_us));
   // A vertex is a colocation group or a free op, so all its ops share a layer.
   std::vector<int32_t> vertex_layer(static_cast<size_t>(pg.num_vertices()));
-  for (size_t o = 0; o < op_layer.size(); ++o) {
-    vertex_layer[static_cast<size_t>(pg.vertex_of_op[o])] = rank.at(order_key(op_layer[o]));
+  for (size_t o = 0; o < layers.op_rank.size(); ++o) {
+    vertex_layer[static_cast<size_t>(pg.vertex_of_op[o])] = layers.op_rank[o];
   }
   std::vector<std::vector<int32_t>> members(static_cast<size_t>(num_layers));
   std::vector<double> time(static_cast<size_t>(num_layers), 0);

@@ -47,7 +47,7 @@ StatusOr<std::vector<int32_t>> PartitionUnitsByLayer(const Graph& graph, const s
 
 // Which partition the policy's units come from (GoPolicyConfig::layer_units):
 // PartitionUnits; PartitionUnitsByLayer; or PartitionUnitsByLayer only where the
-// graph has fewer layers (NumUnitLayers) than units, so that every layer is cut
+// graph has fewer layers (LayerRanks::num_layers) than units, so that every layer is cut
 // into parts of its own rather than merged with its neighbours into runs: on GO-one
 // the layers help the recurrent nets and cost the branchy CNNs, whose many layers
 // would become runs of consecutive layers (docs/experiments/2026-12-01-go-one-layer-units-judge2.md).
@@ -55,13 +55,21 @@ inline constexpr int kLayerUnitsOff = 0;
 inline constexpr int kLayerUnitsAlways = 1;
 inline constexpr int kLayerUnitsWhenFewer = 2;
 
-// The number of layers PartitionUnitsByLayer tells apart: the distinct layers of
-// UnitLayers, ops with none counting as one more.
-int NumUnitLayers(const Graph& graph);
-
 // The layer of every op for PartitionUnitsByLayer: its tag (Op::layer); an untagged
 // op takes that of its first tagged producer in topological order, else of its first
 // tagged consumer, else stays kNoId; a colocation group takes its lowest op's.
 std::vector<int32_t> UnitLayers(const Graph& graph);
+
+// The layers of UnitLayers ranked from 0 in tag order (the model's order of layers),
+// the one ranking every user of the layers reads: ops of a tagged layer take ranks
+// [0, num_tagged); ops with none take num_tagged, one layer more, so that
+// num_layers (the layers PartitionUnitsByLayer tells apart) is num_tagged, plus one
+// if some op has no layer.
+struct LayerRanks {
+  std::vector<int32_t> op_rank;  // per op
+  int32_t num_tagged = 0;
+  int32_t num_layers = 0;
+};
+LayerRanks RankUnitLayers(const Graph& graph);
 
 }  // namespace graphopt

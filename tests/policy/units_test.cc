@@ -171,6 +171,35 @@ TEST(LayerUnitsTest, UntaggedOpsTakeTheLayerOfAProducerElseOfAConsumer) {
   EXPECT_EQ(layer.back(), l2);
 }
 
+// Ranks follow the tags' order; an op without a layer takes one rank past the tagged
+// ones, counted as one more layer only where such an op is left.
+TEST(UnitLayersTest, RanksFollowTheTagsAndUntaggedOpsComeLast) {
+  GraphBuilder b("ranks");
+  const int32_t first = b.BeginLayer("first");
+  const int32_t second = b.BeginLayer("second");
+  b.SetLayer(second);
+  const TensorId x = b.Input("x", {4, 8});
+  const TensorId m2 = b.MatMul(x, b.Variable("w2", {8, 8}));
+  b.SetLayer(first);
+  const TensorId m1 = b.MatMul(b.Input("y", {4, 8}), b.Variable("w1", {8, 8}));
+  const Graph tagged = b.Finish();
+  const LayerRanks ranks = RankUnitLayers(tagged);
+  ASSERT_LT(first, second);
+  EXPECT_EQ(ranks.num_tagged, 2);
+  EXPECT_EQ(ranks.num_layers, 2);
+  EXPECT_EQ(ranks.op_rank[static_cast<size_t>(tagged.tensor(m1).producer)], 0);
+  EXPECT_EQ(ranks.op_rank[static_cast<size_t>(tagged.tensor(m2).producer)], 1);
+
+  GraphBuilder lone("lone");
+  const TensorId a = lone.Input("a", {4, 8});
+  lone.Relu(a);
+  const Graph untagged = lone.Finish();
+  const LayerRanks none = RankUnitLayers(untagged);
+  EXPECT_EQ(none.num_tagged, 0);
+  EXPECT_EQ(none.num_layers, 1);
+  for (int32_t r : none.op_rank) EXPECT_EQ(r, 0);
+}
+
 // An unrolled recurrent net of `layers` tagged layers ("l0", "l1", ...) over `steps`
 // time steps (h[k][t] = Tanh(h[k-1][t] W_k + h[k][t-1] U_k)), as a training step.
 Graph RecurrentTrainingGraph(int layers, int steps) {
@@ -275,7 +304,7 @@ TEST(LayerUnitsTest, UntaggedGraphsKeepThePlainPartsAndTheInputTakesTheOption) {
 // the plain parts where the layers outnumber the units.
 TEST(LayerUnitsTest, WhenFewerTakesTheLayersOnlyWhereTheyAreFewerThanTheUnits) {
   const Graph g = RecurrentTrainingGraph(8, 2);
-  ASSERT_EQ(NumUnitLayers(g), 8);
+  ASSERT_EQ(RankUnitLayers(g).num_layers, 8);
   const Cluster c = testing::GpuCluster(2);
   auto units_of = [&](int per_device, int layer_units) {
     auto in = BuildPolicyInput(g, c, CostModel(), UnitsPerDeviceOptions(c, per_device, layer_units));
