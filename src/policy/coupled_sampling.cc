@@ -21,7 +21,8 @@ int32_t QuantileDevice(const float* p, const std::vector<int32_t>& order, double
 }
 
 void SampleCoupledPlacement(const float* probs, int64_t num_units, int64_t num_devices, Rng& rng,
-                            std::vector<Actions>* samples, const std::vector<int32_t>* unit_group) {
+                            std::vector<Actions>* samples, const std::vector<int32_t>* unit_group,
+                            double group_uniform, const std::vector<uint8_t>* allowed) {
   const double n = static_cast<double>(samples->size());
   std::vector<int32_t> order(static_cast<size_t>(num_devices));
   if (unit_group != nullptr) {
@@ -29,16 +30,27 @@ void SampleCoupledPlacement(const float* probs, int64_t num_units, int64_t num_d
     const int32_t groups = num_units > 0 ? *std::max_element(unit_group->begin(), unit_group->end()) + 1 : 0;
     std::vector<std::vector<int32_t>> orders(static_cast<size_t>(groups), order);
     std::vector<double> q(static_cast<size_t>(groups));
+    std::vector<int32_t> support;  // the devices a uniform group draw takes
+    for (int32_t d = 0; d < num_devices; ++d) {
+      if (allowed == nullptr || (*allowed)[static_cast<size_t>(d)]) support.push_back(d);
+    }
+    GO_CHECK(group_uniform <= 0 || !support.empty());
+    std::vector<int32_t> uniform_device(static_cast<size_t>(groups), -1);
     for (Actions& sample : *samples) {
       for (int32_t g = 0; g < groups; ++g) {
         std::iota(orders[static_cast<size_t>(g)].begin(), orders[static_cast<size_t>(g)].end(), 0);
         rng.Shuffle(orders[static_cast<size_t>(g)]);
         q[static_cast<size_t>(g)] = rng.UniformDouble();
+        if (group_uniform > 0) {
+          uniform_device[static_cast<size_t>(g)] =
+              rng.Bernoulli(group_uniform) ? support[rng.Uniform(support.size())] : -1;
+        }
       }
       sample.unit_device.resize(static_cast<size_t>(num_units));
       for (int64_t i = 0; i < num_units; ++i) {
         const size_t g = static_cast<size_t>((*unit_group)[static_cast<size_t>(i)]);
-        sample.unit_device[static_cast<size_t>(i)] = QuantileDevice(probs + i * num_devices, orders[g], q[g]);
+        sample.unit_device[static_cast<size_t>(i)] =
+            uniform_device[g] >= 0 ? uniform_device[g] : QuantileDevice(probs + i * num_devices, orders[g], q[g]);
       }
     }
     return;

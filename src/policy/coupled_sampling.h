@@ -35,7 +35,14 @@ int32_t QuantileDevice(const float* p, const std::vector<int32_t>& order, double
 // (the units of one layer, policy/features.h PolicyInput::unit_layer: a sample moves
 // a whole layer to another device as often as the policy gives one of its units
 // that device, not that probability to the power of the layer's units).
+// With group_uniform > 0 (groups only), each group of each sample takes, with that
+// probability, one device drawn uniformly from the `allowed` ones (1 where a unit may
+// go; every device if null) for all its units instead: a sample of the mixture of
+// the policy and a uniform choice per group, so that a layer reaches a device the
+// policy has stopped giving it mass (on 8 GPUs, a policy that puts two layers on one
+// device and leaves another idle). group_uniform = 0 draws nothing more from rng.
 void SampleCoupledPlacement(const float* probs, int64_t num_units, int64_t num_devices, Rng& rng,
-                            std::vector<Actions>* samples, const std::vector<int32_t>* unit_group = nullptr);
+                            std::vector<Actions>* samples, const std::vector<int32_t>* unit_group = nullptr,
+                            double group_uniform = 0, const std::vector<uint8_t>* allowed = nullptr);
 
 }  // namespace graphopt

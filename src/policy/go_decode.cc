@@ -239,7 +239,7 @@ torch::Tensor GoPolicyImpl::UnitDeviceTensor(const PolicyTensors& in, const std:
 }
 
 std::vector<Actions> GoPolicyImpl::Sample(const PolicyTensors& in, const PolicyOutput& out, Rng& rng, int num_samples,
-                                          double temperature, bool coupled, bool by_layer) {
+                                          double temperature, bool coupled, bool by_layer, double layer_uniform) {
   GO_CHECK(num_samples >= 1 && temperature > 0);
   torch::NoGradGuard no_grad;
   const int64_t u = in.num_units, d = in.num_devices;
@@ -249,7 +249,8 @@ std::vector<Actions> GoPolicyImpl::Sample(const PolicyTensors& in, const PolicyO
     const torch::Tensor probs = torch::softmax(out.placement_logits / temperature, 1).contiguous();
     const float* p = probs.data_ptr<float>();
     if (coupled) {
-      SampleCoupledPlacement(p, u, d, rng, &actions, by_layer ? &in.input->unit_layer : nullptr);
+      SampleCoupledPlacement(p, u, d, rng, &actions, by_layer ? &in.input->unit_layer : nullptr,
+                             by_layer ? layer_uniform : 0.0, &in.input->device_allowed);
     } else {
       for (auto& a : actions) {
         for (int64_t i = 0; i < u; ++i)

@@ -219,9 +219,12 @@ class GoPolicyImpl : public torch::nn::Module {
   // are sampled given the placement as without coupling.
   // With coupled and by_layer, the coupling is within each layer only (the units of
   // PolicyInput::unit_layer's layers: coupled_sampling.h's groups), so a sample moves
-  // whole layers, each drawn apart.
+  // whole layers, each drawn apart; with layer_uniform > 0 as well, a layer takes,
+  // with that probability, a device drawn uniformly from the allowed ones
+  // (coupled_sampling.h's group_uniform).
   std::vector<Actions> Sample(const PolicyTensors& in, const PolicyOutput& out, Rng& rng, int num_samples = 1,
-                              double temperature = 1.0, bool coupled = false, bool by_layer = false);
+                              double temperature = 1.0, bool coupled = false, bool by_layer = false,
+                              double layer_uniform = 0);
   // The most likely placement, then the most likely scheduling and fusion given it.
   Actions Greedy(const PolicyTensors& in, const PolicyOutput& out);
   // Scheduling and fusion given each action set's placement (unit_device; empty: the

@@ -156,6 +156,9 @@ struct LearnedSearchConfig {
   // Those samples couple the units of each layer alone (PpoTrainer::set_coupled_by_layer):
   // a sample moves whole layers, each apart, rather than every unit together.
   bool coupled_layers = false;
+  // With coupled_layers, the probability that a layer of those samples takes a device
+  // drawn uniformly from the allowed ones instead (PpoTrainer::set_coupled_uniform).
+  double coupled_uniform = 0;
   // PPO steps sample at least this many op decisions in all: samples_per_step grows
   // on graphs of fewer than step_ops / samples_per_step ops (StepSamples), so a step
   // costs about the same on any graph. 0: samples_per_step as given. Fine-tuning a

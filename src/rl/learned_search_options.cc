@@ -48,6 +48,9 @@ const OptionTable<LearnedSearchConfig> kLearnedSearchOptions{
      "fraction of the exploring steps' samples whose units draw their devices from one shared quantile", InRange(0, 1)},
     {"coupled_layers", &LearnedSearchConfig::coupled_layers,
      "those samples share a quantile within each layer only (whole layers move, each apart)"},
+    {"coupled_uniform", &LearnedSearchConfig::coupled_uniform,
+     "with coupled_layers: the probability that a layer of a coupled sample takes a uniformly drawn device",
+     InRange(0, 1)},
     {"step_ops", &LearnedSearchConfig::step_ops,
      "PPO samples per step grow on small graphs to hold at least this many ops in all (0: as given)", AtLeast(0)},
     {"polish_evaluations", &LearnedSearchConfig::polish_evaluations,
@@ -91,6 +94,7 @@ std::string LearnedSearchIdentityConfig(const LearnedSearchConfig& c, const std:
          (c.frozen_start ? ";frozen_start=1" : "") +
          (c.explore_coupled > 0 ? StrFormat(";explore_coupled=%.17g", c.explore_coupled) : "") +
          (c.coupled_layers ? ";coupled_layers=1" : "") +
+         (c.coupled_uniform > 0 ? StrFormat(";coupled_uniform=%.17g", c.coupled_uniform) : "") +
          (c.measure ? ";reward=measured" : "");
 }
 

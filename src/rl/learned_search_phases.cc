@@ -199,6 +199,7 @@ StatusOr<double> LearnedSearch::Impl::TrainerStep() {
   if (ppo) {
     ppo->set_coupled_fraction(Explores() ? config.explore_coupled : 0);
     ppo->set_coupled_by_layer(config.coupled_layers);
+    ppo->set_coupled_uniform(config.coupled_uniform);
   }
   try {
     s = trainer->Step();

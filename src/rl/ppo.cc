@@ -201,7 +201,8 @@ void PpoTrainer::Rollout() {
     if (share > coupled) actions = policy_->Sample(tensors_, pending_.out, rng, share - coupled, config_.temperature);
     if (coupled > 0) {
       for (Actions& a :
-           policy_->Sample(tensors_, pending_.out, rng, coupled, config_.temperature, true, coupled_by_layer_)) {
+           policy_->Sample(tensors_, pending_.out, rng, coupled, config_.temperature, true, coupled_by_layer_,
+                           coupled_uniform_)) {
         actions.push_back(std::move(a));
       }
     }

@@ -161,6 +161,10 @@ class PpoTrainer : public Trainer {
   // Coupled samples couple the units of each layer alone (GoPolicyImpl::Sample's
   // by_layer); set like the fraction.
   void set_coupled_by_layer(bool by_layer) { coupled_by_layer_ = by_layer; }
+  // With by_layer, the probability that a layer of a coupled sample takes a device
+  // drawn uniformly from the allowed ones (GoPolicyImpl::Sample's layer_uniform); set
+  // like the fraction.
+  void set_coupled_uniform(double p) { coupled_uniform_ = std::clamp(p, 0.0, 1.0); }
   // The greedy (most likely) plan of the current policy and its score.
   Plan GreedyPlan();
 
@@ -236,6 +240,7 @@ class PpoTrainer : public Trainer {
   HeadTuning tuning_;  // FreezeTrunk
   double coupled_fraction_ = 0;
   bool coupled_by_layer_ = false;
+  double coupled_uniform_ = 0;
   // trunk_every > 1, trunk not frozen: the last trunk step's output; no gradient.
   PolicyOutput cached_trunk_;
   PlanBuilder builder_;  // the plans of sampled actions (rl/rollout.h)

@@ -111,6 +111,36 @@ TEST(CoupledSamplingTest, GroupsMoveWholeAndApart) {
   EXPECT_NEAR(both_moved, n / 100, n / 200);
 }
 
+// group_uniform: a group takes a uniformly drawn allowed device, whole, that often,
+// even one its units give no mass; a device not allowed never; 0 draws as before.
+TEST(CoupledSamplingTest, UniformGroupsReachDevicesWithoutMass) {
+  const int units = 4, devices = 4, n = 8000;
+  std::vector<float> probs;
+  for (int u = 0; u < units; ++u) probs.insert(probs.end(), {1.0f, 0.0f, 0.0f, 0.0f});
+  const std::vector<int32_t> layer = {0, 0, 1, 1};
+  const std::vector<uint8_t> allowed = {1, 1, 1, 0};
+  std::vector<Actions> batch = Samples(n);
+  Rng rng(3);
+  SampleCoupledPlacement(probs.data(), units, devices, rng, &batch, &layer, 0.3, &allowed);
+  std::vector<int> count(devices, 0);
+  for (const Actions& a : batch) {
+    ASSERT_EQ(a.unit_device[1], a.unit_device[0]);
+    ASSERT_EQ(a.unit_device[3], a.unit_device[2]);
+    ++count[static_cast<size_t>(a.unit_device[0])];
+  }
+  EXPECT_EQ(count[3], 0);
+  EXPECT_NEAR(count[1], n * 0.1, n * 0.02);  // 0.3 of the draws, a third of them each
+  EXPECT_NEAR(count[2], n * 0.1, n * 0.02);
+  EXPECT_NEAR(count[0], n * 0.8, n * 0.02);
+
+  std::vector<Actions> plain = Samples(64), zero = Samples(64);
+  Rng ra(5), rb(5);
+  SampleCoupledPlacement(probs.data(), units, devices, ra, &plain, &layer);
+  SampleCoupledPlacement(probs.data(), units, devices, rb, &zero, &layer, 0.0, &allowed);
+  for (size_t i = 0; i < plain.size(); ++i) EXPECT_EQ(plain[i].unit_device, zero[i].unit_device);
+  EXPECT_EQ(ra.Uniform(1u << 30), rb.Uniform(1u << 30));
+}
+
 TEST(CoupledSamplingTest, SameSeedSameSamples) {
   const std::vector<float> probs = {0.4f, 0.6f, 0.9f, 0.1f, 0.5f, 0.5f};
   std::vector<Actions> a = Samples(32), b = Samples(32);
