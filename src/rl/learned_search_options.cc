@@ -102,9 +102,10 @@ const std::vector<SearchPreset>& SearchPresets() {
   static const std::vector<SearchPreset> kPresets = {
       {"policy-alone", "baselines=0,warm_start=0,polish=0",
        "every plan scored is sampled or decoded from the policy: no baseline, warm start or local search"},
-      {"go-one", "tasks=placement,baselines=0,warm_start=0,polish=0,explore_coupled=0.5,coupled_layers=1",
+      {"go-one",
+       "tasks=placement,baselines=0,warm_start=0,polish=0,explore_coupled=0.5,coupled_layers=1,coupled_uniform=0.1",
        "the GO paper's GO-one: placement only, the policy alone; while exploring, half the samples move whole "
-       "layers"},
+       "layers, a tenth of those layers to a uniformly drawn device"},
       {"search-only", "ppo=0", "no policy training: the best baseline and local search on it"},
       {"finetune",
        "time_limit=0,baselines=0,polish=0,warm_start=1,frozen_start=1,unit_bias=1,step_ops=" +
