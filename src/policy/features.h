@@ -75,8 +75,9 @@ inline constexpr int kNumUnitPlanFeatures = 2;
 inline constexpr int kUnitPlanFeature = 4 + 2 * kNumUnitFrequencies;
 // Then the unit's stage: where it lies in the model's sequence of layers. Its
 // position among the layers x in [0, 1] (the mean over its ops of their layer's rank
-// in tag order over the number of layers minus one, policy/units.h RankUnitLayers; in a graph of fewer than two layers, the mean relative depth of its forward
-// ops, or of all its ops if it has none), the share of its ops that carry a layer,
+// in tag order over the number of layers minus one, policy/units.h RankUnitLayers;
+// in a graph of fewer than two layers, the mean relative depth of its forward ops,
+// or of all its ops if it has none), the share of its ops that carry a layer,
 // then sin and cos of pi * k * x for k = 1..kNumUnitStageFrequencies. The topological
 // position cannot say this on an unrolled recurrent net: its order runs time step by
 // time step across every layer, so the units of all layers sit at the same mean
