@@ -69,7 +69,8 @@ std::vector<FlagSpec> BenchFlags() {
       {"fusion", false, "also score every method's placement with greedy fusion (columns NAME+fusion; tf-default "
                         "already fuses)"},
       {"decisions", true, "which decisions of each method the table keeps: placement (every column's placement with "
-                          "the framework's defaults: ready order, greedy legal fusion of elementwise ops; the default), "
+                          "the framework's defaults: ready order, greedy legal fusion of elementwise ops; the default; "
+                          "there the learned searches take tasks=placement unless their options name the tasks), "
                           "all (learned methods' own plans against baselines with greedy legal fusion and "
                           "critical-path priorities; the default of --transfer) or as-produced (the default of --tasks)"},
   }, kBenchFlags, {
@@ -198,13 +199,27 @@ std::string LearnedRunLine(const std::string& row, const LearnedRun& run) {
 }
 
 
+// A placement table scores every plan with the framework's schedule and fusion, so
+// there the learned searches (go, finetune, colocrl, hdp) search under those defaults:
+// tasks=placement goes before their options unless these name the tasks (a go policy
+// then decides placement alone; ColocRL's and HDP's plans lose their critical-path
+// priorities).
+StatusOr<std::string> PlacementTableOptions(const std::string& method, const std::string& options) {
+  if (method != "go" && method != "finetune" && method != "colocrl" && method != "hdp") return options;
+  GO_ASSIGN_OR_RETURN(const auto values, ParseKeyValues(options, "--" + method + "-options"));
+  if (values.count("tasks") > 0) return options;
+  return values.empty() ? std::string("tasks=placement") : "tasks=placement," + options;
+}
+
 // The learned methods' settings: a time limit or a number of steps per row (as their
 // PlannerInfo says), their options (--NAME-options), the pre-trained policy of those
 // that need one; each planner is made once here, so that bad options fail before any
-// row runs. A learned run's report goes to *row_runs; *budgets gets "go 120 s" and the
-// like for the summary.
-Status ConfigureLearnedMethods(const Args& args, const BenchRun& run, std::vector<MethodSpec>* methods,
-                               std::vector<LearnedRun>* row_runs, std::vector<std::string>* budgets) {
+// row runs; in a placement table (`placement_table`) see PlacementTableOptions. A
+// learned run's report goes to *row_runs; *budgets gets "go 120 s" and the like for the
+// summary.
+Status ConfigureLearnedMethods(const Args& args, const BenchRun& run, bool placement_table,
+                               std::vector<MethodSpec>* methods, std::vector<LearnedRun>* row_runs,
+                               std::vector<std::string>* budgets) {
   const double time_limit = run.time_limit_s;
   const std::string pretrained = args.Get("pretrained", args.Get("transfer"));
   for (MethodSpec& m : *methods) {
@@ -222,7 +237,11 @@ Status ConfigureLearnedMethods(const Args& args, const BenchRun& run, std::vecto
       budgets->push_back(StrFormat("%s %lld steps", m.name.c_str(), static_cast<long long>(s.budget.max_steps)));
     }
     const std::string options_flag = info.name + "-options";
-    GO_RETURN_IF_ERROR(ConfigurePlanner(info, args.Get(options_flag), &s).WithContext("--" + options_flag));
+    std::string options = args.Get(options_flag);
+    if (placement_table) {
+      GO_ASSIGN_OR_RETURN(options, PlacementTableOptions(info.name, options));
+    }
+    GO_RETURN_IF_ERROR(ConfigurePlanner(info, options, &s).WithContext("--" + options_flag));
     if (info.needs_pretrained) {
       if (pretrained.empty()) return InvalidArgument("the " + info.name + " method needs --pretrained (or --transfer DIR)");
       s.pretrained = pretrained;
@@ -339,13 +358,14 @@ int RunBenchCommand(int argc, char** argv) {
   const std::string convergence_path = report_base + ".convergence.json";
   std::vector<std::string> learned;  // "go 120 s", "finetune 50 steps"
   std::vector<LearnedRun> row_runs;  // of the row being run
-  const Status configured = ConfigureLearnedMethods(*args, run, &*methods, &row_runs, &learned);
-  if (!configured.ok()) return Fail(configured.message());
-  auto convergence = ReadConvergenceFile(convergence_path);
-  if (!convergence.ok()) return Fail(convergence.status().message());
   auto decisions = TableDecisionsFromName(
       args->Get("decisions", tasks ? "as-produced" : args->Has("transfer") ? "all" : "placement"));
   if (!decisions.ok()) return Fail("--decisions: " + decisions.status().message());
+  const Status configured = ConfigureLearnedMethods(*args, run, *decisions == TableDecisions::kPlacement, &*methods,
+                                                    &row_runs, &learned);
+  if (!configured.ok()) return Fail(configured.message());
+  auto convergence = ReadConvergenceFile(convergence_path);
+  if (!convergence.ok()) return Fail(convergence.status().message());
   // The table and judge of this run: every results text it writes says them.
   SuiteResults header;
   header.decisions = TableDecisionsName(*decisions);

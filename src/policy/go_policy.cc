@@ -344,6 +344,15 @@ void GoPolicyImpl::RestartPriorityOutput(uint64_t seed) {
   AddLevelPrior(priority_out_, config_.level_prior);
 }
 
+Status GoPolicyImpl::RestrictTasks(uint32_t tasks) {
+  if (tasks == 0 || (tasks & ~config_.tasks) != 0) {
+    return InvalidArgument("tasks " + TasksToString(tasks) + ": the policy decides " + TasksToString(config_.tasks) +
+                           ", and can be restricted to a non-empty part of that only");
+  }
+  config_.tasks = tasks;
+  return Status::Ok();
+}
+
 std::vector<torch::Tensor> GoPolicyImpl::HeadParameters() {
   std::vector<torch::Tensor> params;
   for (torch::nn::Linear* layer : {&place_query_, &place_key_, &place_bias_, &device_index_, &unit_in_, &unit_plan_, &unit_stage_, &feedback_, &context_,

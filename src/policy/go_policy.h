@@ -200,6 +200,11 @@ class GoPolicyImpl : public torch::nn::Module {
   // samples never try another schedule; fine-tuning can start it afresh
   // (LearnedSearchConfig::fresh_priority, off by default).
   void RestartPriorityOutput(uint64_t seed);
+  // From now on decides only `tasks`, a non-empty subset of those it decides (its
+  // config's, as saved), and gives the others their defaults, as a network made
+  // without them does; its parameters stay (every head exists whatever the tasks).
+  // A search on a pre-trained policy of every task can so learn placement alone.
+  Status RestrictTasks(uint32_t tasks);
   // Scheduling and fusion logits given placements unit_device [B, U] (int64). B is
   // the batch size of the result; the devices themselves are ignored when placement
   // is inactive. An undefined unit_device means B = 1 and no placement.

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <utility>
 
 #include "core/files.h"
 #include "core/json_fields.h"
@@ -135,21 +136,24 @@ StatusOr<std::unique_ptr<ColocRlTrainer>> ColocRlTrainer::Create(const Simulator
   GO_RETURN_IF_ERROR(config.Validate());
   if (batch == nullptr) return InvalidArgument("ColocRL: no batch simulator");
   if (input.num_units < 1) return InvalidArgument("ColocRL: the graph has no ops to place");
+  GO_ASSIGN_OR_RETURN(TaskDefaults defaults, ReinforceTaskDefaults(config.tasks, simulator));
   try {
-    return std::unique_ptr<ColocRlTrainer>(new ColocRlTrainer(simulator, batch, input, config, seed));
+    return std::unique_ptr<ColocRlTrainer>(new ColocRlTrainer(simulator, batch, input, config, std::move(defaults), seed));
   } catch (const c10::Error& e) {
     return InternalError(std::string("ColocRL: cannot build the policy: ") + e.what_without_backtrace());
   }
 }
 
 ColocRlTrainer::ColocRlTrainer(const Simulator& simulator, BatchSimulator* batch, const PolicyInput& input,
-                               const ColocRlConfig& config, uint64_t seed)
+                               const ColocRlConfig& config, TaskDefaults defaults, uint64_t seed)
     : sim_(simulator),
       batch_(batch),
       input_(input),
       config_(config),
+      defaults_(std::move(defaults)),
       builder_(simulator.graph(), simulator.cluster(), simulator.cost_model(), input, config.critical_path_priorities),
       seed_(seed) {
+  if (!defaults_.all()) builder_.set_task_defaults(&defaults_);
   group_of_unit_ = ColocRlGroups(input_, config_.max_groups, &num_groups_);
   std::vector<int32_t> group_of_node(static_cast<size_t>(input_.num_ops));
   for (int n = 0; n < input_.num_ops; ++n) {
@@ -245,7 +249,7 @@ Status ColocRlTrainer::SaveCheckpoint(const std::string& dir) {
 
 Status ColocRlTrainer::LoadCheckpoint(const std::string& dir) {
   return LoadReinforceCheckpoint(dir, {method(), config_.ToString(), seed_}, sim_, input_,
-                                 config_.critical_path_priorities, *model_, *optimizer_, &state_);
+                                 builder_, *model_, *optimizer_, &state_);
 }
 
 }  // namespace graphopt

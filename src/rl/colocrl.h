@@ -148,15 +148,16 @@ class ColocRlTrainer : public Trainer {
   Plan GreedyPlan();
 
  private:
-  ColocRlTrainer(const Simulator& simulator, BatchSimulator* batch, const PolicyInput& input,
-                 const ColocRlConfig& config, uint64_t seed);
+  ColocRlTrainer(const Simulator& simulator, BatchSimulator* batch, const PolicyInput& input, const ColocRlConfig& config,
+                 TaskDefaults defaults, uint64_t seed);
   Actions ToActions(const int64_t* group_devices) const;
 
   const Simulator& sim_;
   BatchSimulator* batch_;
   const PolicyInput& input_;
   ColocRlConfig config_;
-  PlanBuilder builder_;  // the plans of sampled actions (rl/rollout.h)
+  TaskDefaults defaults_;  // of the tasks its plans leave to the framework (config's tasks)
+  PlanBuilder builder_;    // the plans of sampled actions (rl/rollout.h), with defaults_
   uint64_t seed_;
   int num_groups_ = 0;
   std::vector<int32_t> group_of_unit_;

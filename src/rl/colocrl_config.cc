@@ -24,6 +24,7 @@ const OptionTable<ColocRlConfig> kColocRlOptions{
     {"tanh_constant", &ColocRlConfig::tanh_constant, "> 0: logits = C tanh(logits / temperature)", AtLeast(0)},
     {"critical_path_priorities", &ColocRlConfig::critical_path_priorities,
      "priority levels first, the critical path breaks ties"},
+    {"tasks", &ColocRlConfig::tasks, kReinforceTasksHelp, OneOf({"all", "placement"})},
 };
 
 Status ColocRlConfig::Validate() const {

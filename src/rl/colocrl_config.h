@@ -29,6 +29,10 @@ struct ColocRlConfig {
   double logit_temperature = 1.0;
   double tanh_constant = 0;              // > 0: logits = C tanh(logits / temperature)
   bool critical_path_priorities = true;  // rl/rollout.h ActionsToPlan
+  // "placement": every plan scored keeps its devices alone and takes the framework's
+  // defaults for the rest (rl/task_defaults.h: ready order, greedy legal fusion), as a
+  // placement table scores it; "all": the plans as built (critical_path_priorities).
+  std::string tasks = "all";
 
   // The ranges and words of kColocRlOptions, then hidden even with bidirectional=1.
   Status Validate() const;
@@ -39,6 +43,11 @@ struct ColocRlConfig {
   // Validate.
   static StatusOr<ColocRlConfig> FromString(const std::string& text);
 };
+
+// The meaning of the tasks key of ColocRL and HDP.
+inline constexpr const char* kReinforceTasksHelp =
+    "placement: each plan scored keeps its devices alone, the rest the framework's defaults (ready order, greedy "
+    "legal fusion), as a placement table scores it; all: the plans as built (critical_path_priorities)";
 
 // The keys of ColocRlConfig, their ranges and meanings (core/options.h).
 extern const OptionTable<ColocRlConfig> kColocRlOptions;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "rl/rollout.h"
 
@@ -95,21 +96,24 @@ StatusOr<std::unique_ptr<HdpTrainer>> HdpTrainer::Create(const Simulator& simula
   GO_RETURN_IF_ERROR(config.Validate());
   if (batch == nullptr) return InvalidArgument("HDP: no batch simulator");
   if (input.num_units < 1) return InvalidArgument("HDP: the graph has no ops to place");
+  GO_ASSIGN_OR_RETURN(TaskDefaults defaults, ReinforceTaskDefaults(config.tasks, simulator));
   try {
-    return std::unique_ptr<HdpTrainer>(new HdpTrainer(simulator, batch, input, config, seed));
+    return std::unique_ptr<HdpTrainer>(new HdpTrainer(simulator, batch, input, config, std::move(defaults), seed));
   } catch (const c10::Error& e) {
     return InternalError(std::string("HDP: cannot build the policy: ") + e.what_without_backtrace());
   }
 }
 
 HdpTrainer::HdpTrainer(const Simulator& simulator, BatchSimulator* batch, const PolicyInput& input,
-                       const HdpConfig& config, uint64_t seed)
+                       const HdpConfig& config, TaskDefaults defaults, uint64_t seed)
     : sim_(simulator),
       batch_(batch),
       input_(input),
       config_(config),
+      defaults_(std::move(defaults)),
       builder_(simulator.graph(), simulator.cluster(), simulator.cost_model(), input, config.critical_path_priorities),
       seed_(seed) {
+  if (!defaults_.all()) builder_.set_task_defaults(&defaults_);
   num_groups_ = HdpNumGroups(config_, input_);
   op_shapes_ = OpShapeFeatures(sim_.graph(), input_);
   std::vector<float> f = GrouperOpFeatures(sim_.graph(), input_);
@@ -249,7 +253,7 @@ Status HdpTrainer::SaveCheckpoint(const std::string& dir) {
 
 Status HdpTrainer::LoadCheckpoint(const std::string& dir) {
   return LoadReinforceCheckpoint(dir, {method(), config_.ToString(), seed_}, sim_, input_,
-                                 config_.critical_path_priorities, *model_, *optimizer_, &state_);
+                                 builder_, *model_, *optimizer_, &state_);
 }
 
 }  // namespace graphopt

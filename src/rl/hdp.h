@@ -128,13 +128,14 @@ class HdpTrainer : public Trainer {
 
  private:
   HdpTrainer(const Simulator& simulator, BatchSimulator* batch, const PolicyInput& input, const HdpConfig& config,
-             uint64_t seed);
+             TaskDefaults defaults, uint64_t seed);
 
   const Simulator& sim_;
   BatchSimulator* batch_;
   const PolicyInput& input_;
   HdpConfig config_;
-  PlanBuilder builder_;  // the plans of sampled actions (rl/rollout.h)
+  TaskDefaults defaults_;  // of the tasks its plans leave to the framework (config's tasks)
+  PlanBuilder builder_;    // the plans of sampled actions (rl/rollout.h), with defaults_
   uint64_t seed_;
   int num_groups_ = 0;
   std::vector<float> op_shapes_;

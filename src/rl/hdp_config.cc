@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "rl/colocrl_config.h"
+
 namespace graphopt {
 
 // The order is that of the canonical string, which checkpoints carry: keep it.
@@ -31,6 +33,7 @@ const OptionTable<HdpConfig> kHdpOptions{
     {"noise_steps", &HdpConfig::noise_steps, "steps with logit noise", AtLeast(0)},
     {"critical_path_priorities", &HdpConfig::critical_path_priorities,
      "priority levels first, the critical path breaks ties"},
+    {"tasks", &HdpConfig::tasks, kReinforceTasksHelp, OneOf({"all", "placement"})},
 };
 
 Status HdpConfig::Validate() const {

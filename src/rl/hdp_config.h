@@ -33,6 +33,7 @@ struct HdpConfig {
   double logit_noise = 0.5;       // exploration noise, x the logits' RMS (0: none)
   int noise_steps = 750;          // steps with logit noise
   bool critical_path_priorities = true;
+  std::string tasks = "all";  // as ColocRlConfig::tasks
 
   // The ranges and words of kHdpOptions, then hidden even with bidirectional=1.
   Status Validate() const;

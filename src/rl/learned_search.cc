@@ -64,12 +64,21 @@ StatusOr<std::unique_ptr<LearnedSearch>> LearnedSearch::Create(const Simulator& 
   impl->policy_config = impl->config.policy.value_or(GoPolicyConfig{});
   if (!impl->config.pretrained.empty()) {
     if (!method->go_policy) return InvalidArgument("a pre-trained policy is a GO policy: method must be go");
+    // Of the network's options only `tasks` goes with a pre-trained policy: the part of
+    // its tasks the search decides (bench's placement tables give placement).
     if (impl->config.policy.has_value()) {
-      return InvalidArgument("the network options (" + impl->config.policy->ToString() +
-                             ") cannot be combined with a pre-trained policy, whose network is " +
-                             impl->config.pretrained + "'s");
+      GoPolicyConfig others = *impl->config.policy;
+      others.tasks = GoPolicyConfig().tasks;
+      if (others.ToString() != GoPolicyConfig().ToString()) {
+        return InvalidArgument("the network options (" + impl->config.policy->ToString() +
+                               ") cannot be combined with a pre-trained policy, whose network is " +
+                               impl->config.pretrained + "'s (only tasks, a part of its tasks, can be given)");
+      }
     }
-    GO_ASSIGN_OR_RETURN(const GoPolicy pretrained, LoadGoPolicy(impl->config.pretrained));
+    GO_ASSIGN_OR_RETURN(GoPolicy pretrained, LoadGoPolicy(impl->config.pretrained));
+    if (impl->config.policy.has_value()) {
+      GO_RETURN_IF_ERROR(pretrained->RestrictTasks(impl->config.policy->tasks).WithContext(impl->config.pretrained));
+    }
     impl->policy_config = pretrained->config();
   }
   impl->ppo_config = impl->config.ppo;

@@ -108,10 +108,12 @@ const std::vector<SearchPreset>& SearchPresets() {
        "layers, a tenth of those layers to a uniformly drawn device"},
       {"search-only", "ppo=0", "no policy training: the best baseline and local search on it"},
       {"finetune",
-       "time_limit=0,baselines=0,polish=0,warm_start=1,frozen_start=1,unit_bias=1,step_ops=" +
+       "time_limit=0,baselines=0,polish=0,warm_start=1,frozen_start=1,unit_bias=1,explore_coupled=0.5,coupled_"
+       "layers=1,coupled_uniform=0.1,step_ops=" +
            std::to_string(kFinetuneMethodStepOps),
        "a pre-trained policy alone on the graph for a number of steps: heads and unit logits on the frozen trunk, "
-       "6 x 2^20 sampled ops a step, then imitating its best sample"},
+       "6 x 2^20 sampled ops a step, half of them moving whole layers (as go-one's) while exploring, then "
+       "imitating its best sample"},
   };
   return kPresets;
 }

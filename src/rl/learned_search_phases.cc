@@ -17,6 +17,7 @@ namespace graphopt {
 StatusOr<GoPolicy> LearnedSearch::Impl::NewPolicy() const {
   if (config.pretrained.empty()) return GoPolicy(policy_config);
   GO_ASSIGN_OR_RETURN(GoPolicy policy, LoadGoPolicy(config.pretrained));
+  GO_RETURN_IF_ERROR(policy->RestrictTasks(policy_config.tasks));
   if (config.fresh_priority) policy->RestartPriorityOutput(config.seed);
   return policy;
 }

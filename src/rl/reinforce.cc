@@ -28,6 +28,12 @@ double PlacementReward(const PlanScore& score, double reference_us, const std::s
   return reward == "linear" ? -x : -std::sqrt(x);
 }
 
+StatusOr<TaskDefaults> ReinforceTaskDefaults(const std::string& tasks, const Simulator& sim) {
+  if (tasks == "all") return TaskDefaults();
+  if (tasks == "placement") return TaskDefaults::Create(kTaskPlacement, "", sim.graph(), sim.cluster(), sim.cost_model());
+  return InvalidArgument("tasks \"" + tasks + "\": placement or all");
+}
+
 std::vector<float> ScoreReinforceBatch(const std::vector<StatusOr<SimResult>>& results, std::vector<Plan>* plans,
                                        const std::vector<std::vector<int32_t>>& unit_devices, const std::string& reward,
                                        double oom_step_factor, ReinforceState* state, TrainerStepStats* stats) {
@@ -111,7 +117,7 @@ Status SaveReinforceCheckpoint(const std::string& dir, const ReinforceCheckpoint
 }
 
 Status LoadReinforceCheckpoint(const std::string& dir, const ReinforceCheckpointId& id, const Simulator& sim,
-                               const PolicyInput& input, bool critical_path_priorities, torch::nn::Module& module,
+                               const PolicyInput& input, const PlanBuilder& builder, torch::nn::Module& module,
                                torch::optim::Adam& optimizer, ReinforceState* state) {
   const CheckpointStore store(dir);
   const std::string state_path = store.Path(StateFile(id));
@@ -140,7 +146,7 @@ Status LoadReinforceCheckpoint(const std::string& dir, const ReinforceCheckpoint
     }
     Actions a;
     a.unit_device = s.best_unit_device;
-    s.best_plan = ActionsToPlan(sim.graph(), sim.cluster(), sim.cost_model(), input, a, critical_path_priorities);
+    s.best_plan = builder.Build(a);
     // The best plan, re-simulated: the state's word for its score is not taken.
     GO_ASSIGN_OR_RETURN(s.best_score, VerifyCheckpointPlan(sim, s.best_plan, recorded_best, state_path + ": best"));
   }

@@ -13,6 +13,7 @@
 #include "core/status.h"
 #include "policy/features.h"
 #include "rl/local_search.h"
+#include "rl/rollout.h"
 #include "rl/trainer.h"
 #include "sim/plan.h"
 #include "sim/simulator.h"
@@ -39,6 +40,11 @@ struct ReinforceState {
 // unit_devices[i] its actions), the batch statistics in *stats, the best plan in
 // *state (plans of better samples are moved from), and the running baseline set to
 // the first batch's mean reward. Returns the rewards.
+// The defaults of the tasks a REINFORCE placer's plans leave to the framework
+// (ColocRlConfig::tasks, HdpConfig::tasks): "placement", the framework's schedule and
+// fusion; "all", none (the plans as built).
+StatusOr<TaskDefaults> ReinforceTaskDefaults(const std::string& tasks, const Simulator& sim);
+
 std::vector<float> ScoreReinforceBatch(const std::vector<StatusOr<SimResult>>& results, std::vector<Plan>* plans,
                                        const std::vector<std::vector<int32_t>>& unit_devices, const std::string& reward,
                                        double oom_step_factor, ReinforceState* state, TrainerStepStats* stats);
@@ -55,12 +61,12 @@ Status SaveReinforceCheckpoint(const std::string& dir, const ReinforceCheckpoint
                                const PolicyInput& input, torch::nn::Module& module, torch::optim::Optimizer& optimizer,
                                const ReinforceState& state);
 // Restores them into `module`, `optimizer` and `state` (the best plan rebuilt from
-// its actions); fails naming the file if one is missing, corrupt, or made for
+// its actions by `builder`, the trainer's); fails naming the file if one is missing, corrupt, or made for
 // another graph, cluster, method, config or seed. Nothing is changed on failure.
 // The files of a REINFORCE checkpoint of `method` ("<method>_policy.pt", ...).
 std::vector<std::string> ReinforceCheckpointFiles(const std::string& method);
 Status LoadReinforceCheckpoint(const std::string& dir, const ReinforceCheckpointId& id, const Simulator& sim,
-                               const PolicyInput& input, bool critical_path_priorities, torch::nn::Module& module,
+                               const PolicyInput& input, const PlanBuilder& builder, torch::nn::Module& module,
                                torch::optim::Adam& optimizer, ReinforceState* state);
 
 }  // namespace graphopt

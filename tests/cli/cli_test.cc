@@ -11,6 +11,8 @@
 
 #include "../testing/scratch_dir.h"
 #include "cli_test_util.h"
+#include "eval/convergence_svg.h"
+#include "eval/results.h"
 #include "core/rng.h"
 
 namespace graphopt {
@@ -225,6 +227,14 @@ TEST(CliTest, BenchLearnedMethodWritesConvergenceCharts) {
   CliRun r = Graphopt("bench --rows rnnlm-2 --methods expert,hdp --time-limit 2 --results " + results);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("hdp"), std::string::npos) << r.output;
+  // A placement table's learned search scores its plans as the table does
+  // (tasks=placement): its last best is the table's figure.
+  auto table = ReadResultsFile(results);
+  auto convergence = ReadConvergenceFile(scratch.Path("placement.convergence.json"));
+  ASSERT_TRUE(table.ok() && convergence.ok());
+  ASSERT_EQ(convergence->size(), 1u);
+  ASSERT_FALSE(convergence->front().best_us.empty());
+  EXPECT_EQ(convergence->front().best_us.back(), table->FindRow("rnnlm-2")->methods.at("hdp").step_time_us);
   for (const char* ext : {".json", ".md", ".csv", ".svg", ".convergence.json", ".convergence.svg", ".convergence-plans.svg"}) {
     const std::string f = scratch.Path(std::string("placement") + ext);
     EXPECT_TRUE(std::ifstream(f).good()) << f;

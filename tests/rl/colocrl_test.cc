@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
+#include "baselines/baseline.h"
 #include "policy/go_policy.h"
 #include "rl/hdp_config.h"
 #include "rl/learned_search.h"
@@ -232,6 +234,33 @@ TEST(ColocRlTest, CheckpointRoundTripContinuesExactly) {
   EXPECT_EQ(sa.mean_reward, sb.mean_reward);
   EXPECT_EQ(sa.loss, sb.loss);
   ExpectSameParameters(*a->model(), *b->model());
+}
+
+// tasks=placement: every plan it scores runs in ready order with the default fusion
+// (as a placement table scores it), its checkpoint's best plan rebuilt the same way;
+// the published default keeps the critical-path priorities.
+TEST(ColocRlTest, PlacementAloneTakesTheFrameworksDefaults) {
+  ConfigureTorchThreads(1);
+  Toy toy(6);
+  auto plain = MakeTrainer(toy, 3);
+  plain->Step();
+  EXPECT_NE(plain->best_plan().priority, std::vector<double>(plain->best_plan().priority.size(), 0.0));
+  const std::string options = std::string(kSmall) + ",tasks=placement";
+  auto a = MakeTrainer(toy, 3, options);
+  a->Step();
+  a->Step();
+  EXPECT_EQ(a->best_plan().priority, std::vector<double>(a->best_plan().priority.size(), 0.0));
+  Plan fused = a->best_plan();
+  ApplyDefaultFusion(toy.graph, &fused);
+  EXPECT_EQ(a->best_plan().fuse_with_producer, fused.fuse_with_producer);
+  const testing::ScratchDir scratch("colocrl_placement_alone");
+  ASSERT_TRUE(a->SaveCheckpoint(scratch.path()).ok());
+  auto b = MakeTrainer(toy, 3, options);
+  const Status loaded = b->LoadCheckpoint(scratch.path());
+  ASSERT_TRUE(loaded.ok()) << loaded.message();
+  EXPECT_EQ(b->best_plan().priority, a->best_plan().priority);
+  EXPECT_EQ(b->best_score().step_time_us, a->best_score().step_time_us);
+  EXPECT_FALSE(ColocRlConfig::FromString("tasks=scheduling").ok());
 }
 
 TEST(ColocRlTest, LoadFailsClearly) {

@@ -26,7 +26,8 @@ bool Contains(const std::string& s, const std::string& part) { return s.find(par
 // network) and unit_stage (off unless given). PPO's
 // unit_bias and unit_bias_lr came later too: a search or pre-training checkpoint
 // saved before them is refused as another config's (the policy files are not: they
-// carry the network's config alone).
+// carry the network's config alone). ColocRL's and HDP's tasks came later too: their
+// checkpoints saved before it are refused the same way.
 TEST(ConfigOptionsTest, DefaultStringsAreUnchanged) {
   EXPECT_EQ(GoPolicyConfig{}.ToString(),
             "hidden=64,sage_layers=2,attention_layers=2,heads=4,segment=64,memory=64,ff_multiplier=2,"
@@ -42,12 +43,12 @@ TEST(ConfigOptionsTest, DefaultStringsAreUnchanged) {
   EXPECT_EQ(ColocRlConfig{}.ToString(),
             "max_groups=1000,hidden=256,type_embedding=32,attention=dot,attention_size=64,bidirectional=0,samples=8,"
             "lr=0.01,max_grad_norm=1,baseline_decay=0.9,reward=sqrt,oom_step_factor=10,logit_temperature=1,"
-            "tanh_constant=0,critical_path_priorities=1");
+            "tanh_constant=0,critical_path_priorities=1,tasks=all");
   EXPECT_EQ(HdpConfig{}.ToString(),
             "groups=0,hidden=512,grouper_hidden=64,type_embedding=16,attention=additive,attention_size=64,"
             "bidirectional=1,groupings=1,placements=4,lr=0.01,lr_decay=0.95,lr_decay_steps=50,lr_decay_start=400,"
             "max_grad_norm=1,baseline_decay=0.9,reward=sqrt,oom_step_factor=10,logit_temperature=10,"
-            "tanh_constant=5,logit_noise=0.5,noise_steps=750,critical_path_priorities=1");
+            "tanh_constant=5,logit_noise=0.5,noise_steps=750,critical_path_priorities=1,tasks=all");
 }
 
 TEST(ConfigOptionsTest, GoPolicyConfigRoundTrips) {

@@ -4,8 +4,10 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "../policy/policy_test_util.h"
+#include "baselines/baseline.h"
 #include "policy/go_policy.h"
 #include "rl_test_util.h"
 
@@ -174,6 +176,19 @@ TEST(HdpTest, SameSeedSameRun) {
   }
   EXPECT_EQ(a->best_plan().device, b->best_plan().device);
   ExpectSameParameters(*a->model(), *b->model());
+}
+
+// tasks=placement (as ColocRL's): its plans run in ready order with the default fusion.
+TEST(HdpTest, PlacementAloneTakesTheFrameworksDefaults) {
+  ConfigureTorchThreads(1);
+  HdpToy toy(6);
+  auto hdp = MakeHdp(toy, 3, std::string(kSmall) + ",tasks=placement");
+  hdp->Step();
+  EXPECT_TRUE(hdp->best_score().scored());
+  EXPECT_EQ(hdp->best_plan().priority, std::vector<double>(hdp->best_plan().priority.size(), 0.0));
+  Plan fused = hdp->best_plan();
+  ApplyDefaultFusion(toy.graph, &fused);
+  EXPECT_EQ(hdp->best_plan().fuse_with_producer, fused.fuse_with_producer);
 }
 
 TEST(HdpTest, CheckpointRoundTripContinuesExactly) {

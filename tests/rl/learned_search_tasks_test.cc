@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "baselines/baseline.h"
+#include "policy/go_policy.h"
 #include "rl/learned_search.h"
 #include "rl/task_defaults.h"
 #include "rl_test_util.h"
@@ -54,6 +55,42 @@ TEST(LearnedSearchTasksTest, PlacementAloneKeepsReadyOrderAndTheDefaultFusion) {
       EXPECT_LE(r.score.step_time_us, simulated->step_time_us) << name;
     }
   }
+}
+
+// A pre-trained policy of every task, searched with tasks=placement, learns placement
+// alone (its plans keep the defaults of the others); a policy of placement alone
+// cannot be asked for more, and the other network keys stay its file's.
+TEST(LearnedSearchTasksTest, APretrainedPolicyCanBeRestrictedToPlacement) {
+  const RnnToy toy;
+  const testing::ScratchDir scratch("search_restricted_tasks");
+  GoPolicy every(*GoPolicyConfig::FromString(testing::kSmallGoNetwork));
+  ASSERT_EQ(every->config().tasks, kAllTasks);
+  ASSERT_TRUE(SaveGoPolicy(every, scratch.Path("every.pt")).ok());
+  LearnedSearchConfig c = Search("placement");
+  c.pretrained = scratch.Path("every.pt");
+  c.policy = testing::PolicyConfig("tasks=placement");
+  c.baselines = false;
+  c.warm_start = false;
+  c.polish = false;
+  const LearnedSearchResult r = MustRun(toy.sim, c);
+  ASSERT_TRUE(r.score.scored());
+  EXPECT_EQ(r.plan.priority, std::vector<double>(r.plan.priority.size(), 0.0));
+  Plan fused = r.plan;
+  ApplyDefaultFusion(toy.graph, &fused);
+  EXPECT_EQ(r.plan.fuse_with_producer, fused.fuse_with_producer);
+
+  GoPolicy placement(*GoPolicyConfig::FromString(testing::kSmallGoPolicy));
+  ASSERT_TRUE(SaveGoPolicy(placement, scratch.Path("placement.pt")).ok());
+  c.pretrained = scratch.Path("placement.pt");
+  c.policy = testing::PolicyConfig("tasks=all");
+  auto more = LearnedSearch::Create(toy.sim, c);
+  ASSERT_FALSE(more.ok());
+  EXPECT_NE(more.status().message().find("can be restricted to a non-empty part of that only"), std::string::npos)
+      << more.status().message();
+  c.policy = testing::PolicyConfig("tasks=placement,hidden=32");
+  auto other = LearnedSearch::Create(toy.sim, c);
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("only tasks"), std::string::npos) << other.status().message();
 }
 
 TEST(LearnedSearchTasksTest, ScheduleAndFusionOnTheExpertsPlacement) {
