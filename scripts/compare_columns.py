@@ -1,35 +1,30 @@
 #!/usr/bin/env python3
 """One method's column from several bench results files, side by side (an ablation).
 
-Each COLUMN is LABEL=RESULTS.json (the label may hold "="): the bench results file of one variant (e.g. the full
-recipe, then each ingredient switched off alone). Per row of the first file (then the
-rows only later files have): the BASELINE's step time (expert by default, from the first
-file that has it) and each variant's step time of METHOD (go by default) with its
-speedup over the baseline. The last lines give each column's geometric mean of speedups
-over the rows where both the baseline and that variant fit, and how many of those rows
-are below FLOOR (0.95 by default) times the baseline.
+Each COLUMN is LABEL=RESULTS.json (the label may hold "="): the bench results file of
+one variant (e.g. the full recipe, then each ingredient switched off alone). Per row of
+the first file (then the rows only later files have): the BASELINE's step time (expert
+by default, from the first file that has it) and each variant's step time of METHOD (go
+by default) with its speedup over the baseline. The last lines give each column's
+geometric mean of speedups over the rows where both the baseline and that variant fit,
+and how many of those rows are below FLOOR (0.95 by default) times the baseline.
 
 Usage: scripts/compare_columns.py LABEL=RESULTS.json [LABEL=RESULTS.json ...]
            [--method go] [--baseline expert] [--floor 0.95]
 Prints a Markdown table.
 """
 import argparse
-import json
 import math
 import sys
+
+from result_files import read_versioned
 
 
 def load(path):
     """{row: (label, {method: step_us or None when it does not fit})}, rows in file order."""
-    try:
-        with open(path) as f:
-            data = json.load(f)
-    except (OSError, ValueError) as e:
-        sys.exit(f"error: {path}: {e}")
-    if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
-        sys.exit(f"error: {path}: not a bench results file (no list of rows)")
+    data = read_versioned(path, "graphopt-results", (1, 2), "a bench results file")
     rows = {}
-    for r in data["rows"]:
+    for r in data.get("rows", []):
         try:
             methods = {}
             for name, m in r["methods"].items():

@@ -11,19 +11,14 @@ Usage: scripts/convergence_table.py RESULTS.convergence.json [--fast go] [--slow
 Prints a Markdown table.
 """
 import argparse
-import json
 import math
 import sys
 
+from result_files import read_versioned
+
 
 def load(path):
-    try:
-        with open(path) as f:
-            data = json.load(f)
-    except (OSError, ValueError) as e:
-        sys.exit(f"error: {path}: {e}")
-    if data.get("format") != "graphopt-convergence-suite" or data.get("version") != 1:
-        sys.exit(f"error: {path}: not a convergence file (format graphopt-convergence-suite, version 1)")
+    data = read_versioned(path, "graphopt-convergence-suite", (1,), "a convergence file")
     runs = {}
     for run in data.get("runs", []):
         try:

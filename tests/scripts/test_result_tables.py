@@ -18,7 +18,7 @@ def run(script, *args):
 
 def results(path, rows):
     """rows: [(row, {method: step_ms or None for OOM})]."""
-    data = {"format": "graphopt-bench", "version": 1, "rows": [
+    data = {"format": "graphopt-results", "version": 2, "rows": [
         {"row": row, "label": row.upper(), "methods": {
             m: {"step_time_us": (t or 1.0) * 1e3, "oom": t is None, "error": ""} for m, t in methods.items()}}
         for row, methods in rows]}
@@ -46,9 +46,13 @@ def test_columns_refuse_a_malformed_column_naming_it(tmp_path):
     out = run("compare_columns.py", tmp_path / "no-label.json")
     assert out.returncode != 0 and "LABEL=RESULTS.json" in out.stderr
     bad = tmp_path / "bad.json"
-    bad.write_text('{"rows": [{"row": "a"}]}')
+    bad.write_text('{"format": "graphopt-results", "version": 2, "rows": [{"row": "a"}]}')
     out = run("compare_columns.py", f"v={bad}")
     assert out.returncode != 0 and str(bad) in out.stderr
+    other = tmp_path / "other.json"
+    other.write_text('{"format": "graphopt-convergence-suite", "version": 1, "runs": []}')
+    out = run("compare_columns.py", f"v={other}")
+    assert out.returncode != 0 and "not a bench results file" in out.stderr
 
 
 def convergence(path, runs):
@@ -78,7 +82,7 @@ def test_convergence_times_the_fast_method_to_the_slow_ones_final_plan(tmp_path)
 
 def test_convergence_refuses_another_format(tmp_path):
     other = tmp_path / "o.json"
-    other.write_text('{"format": "graphopt-bench", "version": 1}')
+    other.write_text('{"format": "graphopt-results", "version": 2}')
     out = run("convergence_table.py", other)
     assert out.returncode != 0 and "not a convergence file" in out.stderr
 
