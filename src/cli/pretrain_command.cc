@@ -47,6 +47,9 @@ const OptionTable<PretrainConfig> kPretrainFlags{
     {"steps", &PretrainConfig::max_steps, "stop after this many steps in all, 0 for no limit", InRange(0, 1e12)},
     {"time-limit", &PretrainConfig::time_limit_s, "stop this run after this many seconds, 0 for no limit", AtLeast(0)},
     {"seed", &PretrainConfig::seed, "random seed"},
+    {"init", &PretrainConfig::init_policy,
+     "start from this policy file (its network and weights, e.g. one pre-trained under another judge) "
+     "instead of a fresh network; --policy may then set PPO's options only"},
     {"checkpoint", &PretrainConfig::checkpoint_dir,
      "checkpoint folder: saved every " + std::to_string(PretrainConfig{}.checkpoint_every) +
          " steps and at the end; resumed from if it holds one"},
@@ -73,6 +76,7 @@ std::vector<FlagSpec> PretrainFlags() {
 std::string Usage() {
   return "usage: graphopt pretrain [--families F,...] [--holdout FAMILY] [--models M;...] [--clusters C,...]\n"
          "                         [--steps-per-task K] [--steps N] [--time-limit S] [--checkpoint DIR] [--out policy.pt]\n"
+         "                         [--init start.pt] [--policy key=value,...]\n"
          "  Pre-trains one GO policy with PPO over graphs of the built-in families at many sizes (and the given\n"
          "  model files) on varied clusters, switching graph every K steps, so that it plans unseen graphs:\n"
          "  'graphopt optimize MODEL --pretrained policy.pt --zero-shot'. Ctrl-C stops after the current step,\n"
@@ -134,6 +138,7 @@ int RunPretrainCommand(int argc, char** argv) {
   };
   auto pretrainer = Pretrainer::Create(config);
   if (!pretrainer.ok()) return fail_all(pretrainer.status().message());
+  config.policy = (*pretrainer)->policy_config();  // the init file's network, for the report
   if (!world.root()) {
     auto result = (*pretrainer)->Run();
     if (!result.ok()) return fail_all(result.status().message());
@@ -144,6 +149,9 @@ int RunPretrainCommand(int argc, char** argv) {
   std::printf("families  %s%s\n", families.empty() ? "(none)" : families.c_str(),
               args->Has("holdout") ? (" (held out: " + args->Get("holdout") + ")").c_str() : "");
   if (!config.stream.models.empty()) std::printf("models    %zu files\n", config.stream.models.size());
+  if (!config.init_policy.empty()) {
+    std::printf("init      %s (its network: %s)\n", config.init_policy.c_str(), config.policy.ToString().c_str());
+  }
   std::printf("clusters  %zu (", config.stream.clusters.size());
   for (size_t i = 0; i < config.stream.clusters.size(); ++i) std::printf("%s%s", i ? ", " : "", config.stream.clusters[i].c_str());
   std::printf(")\nlimits    %s, %s; %d steps per task; seed %llu\n",

@@ -32,6 +32,17 @@ uint64_t TrainerSeed(uint64_t seed, int64_t task) {
   return MixBits((seed + 0x2545F4914F6CDD1Dull) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(task));
 }
 
+// FNV-1a of every parameter's name and bytes.
+std::string ParameterFingerprint(const GoPolicy& policy) {
+  std::string bytes;
+  for (const auto& item : policy->named_parameters()) {
+    const torch::Tensor t = item.value().detach().contiguous();
+    bytes += item.key();
+    bytes.append(static_cast<const char*>(t.data_ptr()), static_cast<size_t>(t.numel()) * t.element_size());
+  }
+  return StrFormat("%016llx", static_cast<unsigned long long>(Fingerprint(bytes)));
+}
+
 // The fastest fitting sample of a step over the task's reference (0 if none fit).
 double Ratio(double us, double reference) { return us > 0 && reference > 0 ? us / reference : 0; }
 
@@ -46,6 +57,7 @@ CheckpointIdentity Pretrainer::Impl::Identity() const {
       .Add("sample_teacher_levels", std::to_string(config.sample_teacher_levels))
       .Add("policy", policy_config.ToString())
       .Add("ppo", config.ppo.ToString());
+  id.Add("init", init_fingerprint.empty() ? "none" : init_fingerprint);
   return id;
 }
 
@@ -213,10 +225,21 @@ StatusOr<std::unique_ptr<Pretrainer>> Pretrainer::Create(PretrainConfig config) 
   impl->policy_config = impl->config.policy;
   if (impl->policy_config.seed == GoPolicyConfig().seed) impl->policy_config.seed = impl->config.seed + 1;
   ConfigureTorchThreads(impl->config.threads);
-  try {
-    impl->policy = GoPolicy(impl->policy_config);
-  } catch (const std::exception& e) {
-    return InternalError(std::string("creating the GO policy: ") + e.what());
+  if (!impl->config.init_policy.empty()) {
+    if (impl->config.policy.ToString() != GoPolicyConfig().ToString()) {
+      return InvalidArgument("pre-training from " + impl->config.init_policy +
+                             ": the network is the file's; leave the network's options at their defaults");
+    }
+    GO_ASSIGN_OR_RETURN(impl->policy, LoadGoPolicy(impl->config.init_policy));
+    impl->policy_config = impl->policy->config();
+    impl->config.policy = impl->policy_config;
+    impl->init_fingerprint = ParameterFingerprint(impl->policy);
+  } else {
+    try {
+      impl->policy = GoPolicy(impl->policy_config);
+    } catch (const std::exception& e) {
+      return InternalError(std::string("creating the GO policy: ") + e.what());
+    }
   }
   impl->entropy_coef = impl->config.ppo.entropy;
   return std::unique_ptr<Pretrainer>(new Pretrainer(std::move(impl)));
@@ -230,6 +253,7 @@ StatusOr<PretrainResult> Pretrainer::Run(const std::atomic<bool>* stop,
   GO_ASSIGN_OR_RETURN(m.result.resumed, m.Load());
   m.result.graphs_per_step = m.graphs;
   m.result.ranks = world.size();
+  m.result.init_fingerprint = m.init_fingerprint;
   const Clock::time_point run_start = m.start;
   std::string reason;
   while (true) {
@@ -307,15 +331,9 @@ int64_t Pretrainer::ParameterCount() const {
   return n;
 }
 
-std::string Pretrainer::PolicyFingerprint() const {
-  std::string bytes;
-  for (const auto& item : impl_->policy->named_parameters()) {
-    const torch::Tensor t = item.value().detach().contiguous();
-    bytes += item.key();
-    bytes.append(static_cast<const char*>(t.data_ptr()), static_cast<size_t>(t.numel()) * t.element_size());
-  }
-  return StrFormat("%016llx", static_cast<unsigned long long>(Fingerprint(bytes)));
-}
+std::string Pretrainer::PolicyFingerprint() const { return ParameterFingerprint(impl_->policy); }
+
+const GoPolicyConfig& Pretrainer::policy_config() const { return impl_->policy_config; }
 
 std::string PretrainReportJson(const PretrainConfig& config, const PretrainResult& result, const std::string& fingerprint) {
   auto join = [](const std::vector<std::string>& v) {
@@ -347,6 +365,10 @@ std::string PretrainReportJson(const PretrainConfig& config, const PretrainResul
          {"stop_reason", result.stop_reason},
          {"policy_fingerprint", fingerprint},
          {"tasks", tasks}};
+  if (!config.init_policy.empty()) {
+    j["init"] = config.init_policy;
+    j["init_fingerprint"] = result.init_fingerprint;
+  }
   return j.dump(1) + "\n";
 }
 

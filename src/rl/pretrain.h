@@ -63,6 +63,11 @@ struct PretrainConfig {
   int64_t max_steps = 0;       // 0: no limit
   double time_limit_s = 1800;  // this run's wall time (<= 0: no limit)
   GoPolicyConfig policy;        // the network (policy/go_policy_config.h); its seed: seed + 1 if left at 1
+  // A policy file (SaveGoPolicy) to start from instead of a fresh network: its network
+  // and weights, trained on with a fresh optimizer and entropy schedule (e.g. a policy
+  // pre-trained under another simulator, or on fewer graphs). `policy` must then be
+  // left at its defaults: the network is the file's. "": a fresh network.
+  std::string init_policy;
   PpoConfig ppo;               // each task's PPO trainer (rl/ppo_config.h)
   int units_per_device = kDefaultUnitsPerDevice;  // decision units, as LearnedSearchConfig::units_per_device
   // Graphs trained together per step (G, above). 0: the checkpoint's when resuming,
@@ -119,6 +124,7 @@ struct PretrainResult {
   bool resumed = false;
   int graphs_per_step = 1;
   int ranks = 1;
+  std::string init_fingerprint;  // of PretrainConfig::init_policy's weights ("": none)
 };
 
 class Pretrainer {
@@ -138,6 +144,8 @@ class Pretrainer {
   // exactly when every parameter is bit for bit the same (policy files are not
   // byte-stable: the archive's layout varies from save to save).
   std::string PolicyFingerprint() const;
+  // The network trained: PretrainConfig::policy, or the init_policy file's.
+  const GoPolicyConfig& policy_config() const;
   // The policy's parameters (the floats every step sums over the ranks, plus one
   // flag per parameter tensor).
   int64_t ParameterCount() const;
@@ -148,8 +156,9 @@ class Pretrainer {
   std::unique_ptr<Impl> impl_;
 };
 
-// The report of a run as JSON ("graphopt-pretrain-report", version 1): the options,
-// the counters, the policy's fingerprint and the task records.
+// The report of a run as JSON ("graphopt-pretrain-report", version 1): the options
+// (with "init": the policy file started from, and its fingerprint), the counters, the
+// policy's fingerprint and the task records.
 std::string PretrainReportJson(const PretrainConfig& config, const PretrainResult& result,
                                const std::string& fingerprint);
 

@@ -47,6 +47,7 @@ struct Pretrainer::Impl {
   PretrainStream stream;
   GoPolicyConfig policy_config;
   GoPolicy policy{nullptr};
+  std::string init_fingerprint;  // of config.init_policy's weights ("": a fresh network)
   std::shared_ptr<torch::optim::Adam> optimizer;  // shared by every trainer; null before the first
   World* world = nullptr;
   int graphs = 1;             // G

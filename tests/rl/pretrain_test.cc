@@ -197,6 +197,59 @@ TEST(PretrainTest, ACheckpointOfOtherOptionsOrWithoutItsStateIsRefused) {
   EXPECT_NE(r.status().message().find("pretrain_state.json"), std::string::npos) << r.status().message();
 }
 
+// --init: a run starts from a policy file's network and weights (not the config's),
+// trains them on, reports where it started, and its checkpoint resumes only with the
+// same file.
+TEST(PretrainTest, StartsFromAPolicyFileAndResumesOnlyWithIt) {
+  ConfigureTorchThreads(1);
+  const ScratchDir scratch("pretrain_init");
+  const std::string dir = scratch.path();
+  ASSERT_TRUE(Pretrain(TinyPretrain("", 2), dir + "/start.pt").ok());
+  auto start = Pretrainer::Create(TinyPretrain("", 2));
+  ASSERT_TRUE(start.ok());
+  const std::string fresh = (*start)->PolicyFingerprint();
+
+  PretrainConfig c = TinyPretrain(dir + "/ckpt", 2);
+  c.policy = GoPolicyConfig();  // the network is the file's
+  c.init_policy = dir + "/start.pt";
+  auto p = Pretrainer::Create(c);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  const std::string initial = (*p)->PolicyFingerprint();
+  EXPECT_NE(initial, fresh);  // trained two steps from the fresh network
+  auto loaded = LoadGoPolicy(dir + "/start.pt");
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ((*p)->policy_config().ToString(), (*loaded)->config().ToString());
+  EXPECT_NE((*p)->policy_config().ToString(), GoPolicyConfig().ToString());
+  auto r = (*p)->Run();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->init_fingerprint, initial);
+  EXPECT_NE((*p)->PolicyFingerprint(), initial);
+  const std::string report = PretrainReportJson(c, *r, (*p)->PolicyFingerprint());
+  EXPECT_NE(report.find("\"init_fingerprint\": \"" + initial + "\""), std::string::npos) << report;
+
+  // The network's options with a file: refused.
+  PretrainConfig both = c;
+  both.policy = testing::PolicyConfig(testing::kSmallGoPolicy);
+  auto refused = Pretrainer::Create(both);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("the network is the file's"), std::string::npos)
+      << refused.status().message();
+  // Its checkpoint, resumed from a fresh network of the same options: refused.
+  PretrainConfig without = TinyPretrain(dir + "/ckpt", 4);
+  without.policy = (*loaded)->config();
+  auto resumed = Pretrain(without);
+  ASSERT_FALSE(resumed.ok());
+  EXPECT_NE(resumed.status().message().find("the checkpoint is for init"), std::string::npos)
+      << resumed.status().message();
+  // With the file: resumes.
+  PretrainConfig again = c;
+  again.max_steps = 3;
+  auto more = Pretrain(again);
+  ASSERT_TRUE(more.ok()) << more.status().message();
+  EXPECT_TRUE(more->resumed);
+  EXPECT_EQ(more->steps, 3);
+}
+
 // Devices are inputs: pre-trained on graphs of two families on a fast and a slow GPU
 // (in either order), the policy plans a graph of a third family, in one greedy pass,
 // as well as everything on the fast GPU (the K40 is 15x slower than the H100 here),
