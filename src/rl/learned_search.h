@@ -26,8 +26,8 @@
 //     descent that ends below the best plan replaces it (an iterated local search
 //     whose perturbations the policy samples).
 //  6. explore: for the first part of the budget (the fraction `explore` of this
-//     run's time limit, of max_steps, or, without either, of
-//     kExploreStepsWithoutLimit steps),
+//     run's time limit, of max_steps, of whichever is reached first with both, or,
+//     without either, of kExploreStepsWithoutLimit steps),
 //     the policy learns from its own samples alone, as it does without the search:
 //     no plan found by other means joins its batches, no warm start, no plan units.
 //     Once the polish of the best baseline has converged, the sample polish

@@ -50,8 +50,11 @@ Status LearnedSearch::Impl::PlanZeroShot() {
 }
 
 bool LearnedSearch::Impl::ExplorationOver(double run_seconds, int64_t steps_this_run) const {
-  if (config.max_steps > 0) return result.steps >= static_cast<int64_t>(config.explore * config.max_steps);
-  if (config.time_limit_s > 0) return run_seconds >= config.explore * config.time_limit_s;
+  // With both limits, the one that binds first: the run stops at whichever comes first.
+  const bool steps_over =
+      config.max_steps > 0 && result.steps >= static_cast<int64_t>(config.explore * config.max_steps);
+  const bool time_over = config.time_limit_s > 0 && run_seconds >= config.explore * config.time_limit_s;
+  if (config.max_steps > 0 || config.time_limit_s > 0) return steps_over || time_over;
   return steps_this_run >= static_cast<int64_t>(config.explore * kExploreStepsWithoutLimit);
 }
 

@@ -317,6 +317,21 @@ TEST(LearnedSearchTest, ExplorationHandsOverToImitation) {
   EXPECT_EQ(resumed->steps, 6);
 }
 
+// With a step and a time limit, exploration ends at the fraction of whichever binds
+// first: here the time limit, long before half of the steps.
+TEST(LearnedSearchTest, ExplorationEndsAtTheLimitThatBindsFirst) {
+  Toy toy;
+  LearnedSearchConfig c = ToySearch("", 1000000);
+  c.explore = 0.5;
+  c.time_limit_s = 0.6;
+  auto r = (*LearnedSearch::Create(toy.sim, c))->Run();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_LT(r->steps, 500000);
+  EXPECT_GE(r->explore_seconds, 0.3);
+  EXPECT_LT(r->explore_seconds, 0.6);
+  EXPECT_TRUE(r->units_split);
+}
+
 TEST(LearnedSearchOptionsTest, StepOpsGrowTheSamplesOnSmallGraphs) {
   EXPECT_EQ(StepSamples(32, 0, 10), 32);
   EXPECT_EQ(StepSamples(32, 1000, 100), 32);  // 32 x 100 ops hold 1,000 already
