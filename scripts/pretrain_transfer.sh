@@ -29,12 +29,15 @@ while [ $# -gt 0 ]; do
   fi
 done
 [ ${#families[@]} -gt 0 ] || families=(rnnlm gnmt transformer_xl inception_v3 amoebanet wavenet)
+# Every family's start is checked before the first one trains.
+if [ -n "$init_dir" ]; then
+  for f in "${families[@]}"; do
+    [ -f "$init_dir/no-$f.pt" ] || { echo "$0: no policy $init_dir/no-$f.pt to start $f from" >&2; exit 2; }
+  done
+fi
 for f in "${families[@]}"; do
   init=()
-  if [ -n "$init_dir" ]; then
-    [ -f "$init_dir/no-$f.pt" ] || { echo "$0: no policy $init_dir/no-$f.pt to start $f from" >&2; exit 2; }
-    init=(--init "$init_dir/no-$f.pt")
-  fi
+  [ -z "$init_dir" ] || init=(--init "$init_dir/no-$f.pt")
   scripts/pretrain_policy.sh "$out/no-$f.pt" "$seconds" "$ckpt/no-$f" --holdout "$f" \
     ${flags[@]+"${flags[@]}"} ${init[@]+"${init[@]}"}
 done

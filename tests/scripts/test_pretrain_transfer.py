@@ -48,7 +48,8 @@ def test_each_family_starts_from_its_own_policy_in_the_init_dir(tmp_path):
 
 
 def test_a_missing_init_policy_is_refused_before_any_training(tmp_path):
-    r, runs = run(tmp_path, tmp_path / "new", 60, tmp_path / "ckpt", "wavenet", "--", "--init-dir", tmp_path)
+    (tmp_path / "no-rnnlm.pt").write_text("old")  # the first family's start is there, the second's is not
+    r, runs = run(tmp_path, tmp_path / "new", 60, tmp_path / "ckpt", "rnnlm", "wavenet", "--", "--init-dir", tmp_path)
     assert r.returncode == 2
     assert f"no policy {tmp_path}/no-wavenet.pt to start wavenet from" in r.stderr
     assert runs == []
