@@ -7,6 +7,7 @@
 // includes (BaselineNames: the suite's default columns, the GO search's starting
 // plans); without it, it runs when named (`graphopt baseline --method NAME`,
 // `bench --methods NAME`).
+#include "baselines/baechi.h"
 #include "baselines/baseline.h"
 #include "baselines/planner.h"
 
@@ -67,6 +68,24 @@ void RegisterBaselines(PlannerRegistry* r) {
   add({"module-balanced", kBaseline,
        "the model's modules in order, split over the accelerators by parameter bytes (Accelerate's balanced map)", false,
        false, NewModuleBalancedPlanner});
+  // Baechi's memory-aware placers (baselines/baechi.h); ready order, no fusion.
+  auto baechi = [](BaechiMethod method) {
+    return Baseline([method](const PlanContext& c, const BaselineOptions&) {
+      return BaechiPlan(c.graph, c.cluster, c.cost_model, method);
+    });
+  };
+  add({"m-topo", kBaseline,
+       "Baechi's m-TOPO: the topological order filled onto the accelerators in turn, each up to its share of the "
+       "memory (the share alone if its static count fits nowhere)",
+       false, false, baechi(BaechiMethod::kTopo)});
+  add({"m-etf", kBaseline,
+       "Baechi's m-ETF: earliest-start list scheduling on the accelerators with memory left, one channel per device "
+       "(overflows least if nothing fits)",
+       false, false, baechi(BaechiMethod::kEtf)});
+  add({"m-sct", kBaseline,
+       "Baechi's m-SCT: m-ETF that keeps each op's favourite child (LP relaxation) on its device (overflows least if "
+       "nothing fits)",
+       false, false, baechi(BaechiMethod::kSct)});
 }
 
 }  // namespace graphopt

@@ -112,7 +112,8 @@ StatusOr<std::unique_ptr<Setup>> Prepare(const Args& args, const std::string& mo
 
 int RunBaselineCommand(int argc, char** argv) {
   const std::vector<FlagSpec> specs = CommonFlags({
-      {"method", true, "baseline: " + MethodList() + ", module-balanced or random; NAME+fusion+cp adds stages"},
+      {"method", true,
+       "baseline: " + MethodList() + ", module-balanced, random, m-topo, m-etf or m-sct; NAME+fusion+cp adds stages"},
       {"out", true, "write the plan to this .json file (for graphopt simulate --plan)"},
   });
   const std::string usage = "usage: graphopt baseline MODEL --method M [--cluster C] [--out plan.json]\n" + FlagsHelp(specs);
