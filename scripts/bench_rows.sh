@@ -6,7 +6,8 @@
 # or model files (a path with a `/`: each is a row of its own, named by its file, as
 # `bench --models` makes them).
 # GRAPHOPT_LAUNCH, if set, goes before the command: "mpirun -np 2" spreads the rows over
-# two ranks (docs/mpi.md, "Several processes").
+# two ranks (docs/mpi.md, "Several processes"). GRAPHOPT_BIN picks the program (default
+# ./build/graphopt).
 # Usage: scripts/bench_rows.sh RESULTS "ROW ROW ..." [BENCH_FLAG...]
 # e.g. the multi-task table, everything on, 60 s per learned configuration:
 #   scripts/bench_rows.sh docs/results/tasks/tasks-60s.json "rnnlm-2 gnmt-4" --tasks --time-limit 60
@@ -26,9 +27,9 @@ done
 [ ${#left[@]} -eq 0 ] || [ ${#models[@]} -eq 0 ] || { echo "error: give suite rows or model files, not both" >&2; exit 2; }
 if [ ${#left[@]} -gt 0 ]; then
   echo "=== ${left[*]} ($(date +%T))"
-  ${GRAPHOPT_LAUNCH:-} ./build/graphopt bench --rows "$(IFS=,; echo "${left[*]}")" --results "$results" "$@"
+  ${GRAPHOPT_LAUNCH:-} "${GRAPHOPT_BIN:-./build/graphopt}" bench --rows "$(IFS=,; echo "${left[*]}")" --results "$results" "$@"
 elif [ ${#models[@]} -gt 0 ]; then
   echo "=== ${models[*]} ($(date +%T))"
-  ${GRAPHOPT_LAUNCH:-} ./build/graphopt bench --models "$(IFS=';'; echo "${models[*]}")" --results "$results" "$@"
+  ${GRAPHOPT_LAUNCH:-} "${GRAPHOPT_BIN:-./build/graphopt}" bench --models "$(IFS=';'; echo "${models[*]}")" --results "$results" "$@"
 fi
 echo "=== done ($(date +%T))"
