@@ -120,7 +120,8 @@ int RunZeroShot(const Args& args, const Graph& graph, const Simulator& sim, cons
                        : z->from_coupled     ? "best coupled sampled"
                        : z->from_budgeted    ? "best memory-budgeted"
                                              : "best sampled";
-  // The later plans' scores are where their simulation stopped, when it did.
+  // The later plans' scores (coupled, single-device) are where their simulation
+  // stopped, when it did; the budgeted plans are among the first, simulated in full.
   auto later = [&](const PlanScore& s) {
     if (!s.scored()) return std::string("-");
     if (z->later_plans_stop_at_oom && !s.fits()) return std::string("OOM (simulation stopped at the overflow)");
@@ -139,7 +140,7 @@ int RunZeroShot(const Args& args, const Graph& graph, const Simulator& sim, cons
     const std::string lower =
         z->lower_rung_plans > 0 ? StrFormat(" (%d at lower budgets: no other plan fit)", z->lower_rung_plans) : "";
     std::printf(", best of %d memory-budgeted plans%s %s", options.budgeted_plans + z->lower_rung_plans,
-                lower.c_str(), later(z->best_budgeted_score).c_str());
+                lower.c_str(), z->best_budgeted_score.ToString().c_str());
   }
   if (z->best_single_device_score.scored()) {
     std::printf(", best of %d plans on the fastest accelerator alone %s", options.single_device_plans,
