@@ -287,6 +287,32 @@ Status ValidateBaechiProblem(const BaechiProblem& p) {
       }
     }
   }
+  if (!p.route.empty() && p.route.size() != np * np)
+    return InvalidArgument("Baechi problem: route must be processors^2 long");
+  for (const auto& r : p.route) {
+    for (int32_t x : r) {
+      if (x < 0) return InvalidArgument("Baechi problem: a route names a negative resource");
+    }
+  }
+  if (!p.pinned.empty() && p.pinned.size() != n)
+    return InvalidArgument("Baechi problem: pinned must have one entry per task");
+  std::vector<int32_t> group_pin(static_cast<size_t>(baechi_internal::NumGroups(p)), -1);
+  for (size_t v = 0; v < p.pinned.size(); ++v) {
+    const int32_t q = p.pinned[v];
+    if (q < -1 || q >= p.num_procs)
+      return InvalidArgument("Baechi problem: " + TaskName(static_cast<int>(v)) + " is pinned out of range");
+    const int32_t g = GroupOf(p, static_cast<int>(v));
+    if (q < 0 || g < 0) continue;
+    int32_t& gq = group_pin[static_cast<size_t>(g)];
+    if (gq >= 0 && gq != q)
+      return InvalidArgument("Baechi problem: " + TaskName(static_cast<int>(v)) + " is pinned apart from its group");
+    gq = q;
+  }
+  for (size_t v = 0; v < p.pinned.size(); ++v) {
+    const int32_t g = GroupOf(p, static_cast<int>(v));
+    if (p.pinned[v] < 0 && g >= 0 && group_pin[static_cast<size_t>(g)] >= 0)
+      return InvalidArgument("Baechi problem: " + TaskName(static_cast<int>(v)) + " is not pinned but its group is");
+  }
   const TaskDag dag = baechi_internal::BuildTaskDag(p);
   if (dag.order.size() != n) {
     for (size_t v = 0; v < n; ++v) {

@@ -54,9 +54,11 @@
 // and the schedule says it does not fit (fits = false): the placers always return a
 // complete placement. The list placers count memory in their own schedule; the
 // simulator runs the ops in ready order and sends tensors as soon as they are made,
-// so its peak can pass the placers' count (by 10% on a random training graph). What is left out of the paper: its
-// "reserve memory" variant, the operator fusion and forward-only co-placement modes of its code, and the non-uniform
-// m-TOPO.
+// so its peak can pass the placers' count (by 10% on a random training graph).
+// Two extensions serve the modes of baselines/baechi_modes.h: routes (transfers
+// that contend for the links and ports they cross, instead of one channel per
+// processor) and pinned tasks (the estimate of a given placement). Left out of the
+// paper: its "reserve memory" variant and the non-uniform m-TOPO.
 #pragma once
 
 #include <cstdint>
@@ -92,6 +94,12 @@ struct BaechiProblem {
   std::vector<int64_t> resident;      // per task, bytes kept all step; empty = 0
   std::vector<int32_t> group;         // per task, -1 for none; empty = no groups
   std::vector<uint8_t> deferred;      // per task; empty = none deferred
+  // The variant that sees the cluster's ports: per ordered pair of processors (row =
+  // from), the resources (ids >= 0: its link, the ports it crosses) a transfer from a
+  // to b holds for its whole duration; a resource carries one transfer at a time, as
+  // in the simulator. Empty = Baechi's model (one channel per processor).
+  std::vector<std::vector<int32_t>> route;
+  std::vector<int32_t> pinned;  // per task, the only processor it may run on, -1 for any; empty = none
 
   double Cost(int task, int proc) const {
     return cost[static_cast<size_t>(task) * static_cast<size_t>(num_procs) + static_cast<size_t>(proc)];
@@ -116,8 +124,9 @@ struct BaechiSchedule {
   bool lp_solved = false;            // m-SCT: the favourite children come from the LP
 };
 
-// Checks sizes, ranges, non-negative finite costs, acyclicity, and that deferred
-// tasks are entry tasks of zero cost. The error names the task or tensor.
+// Checks sizes, ranges, non-negative finite costs, acyclicity, that deferred
+// tasks are entry tasks of zero cost, and that the pins of a group agree. The error
+// names the task or tensor.
 Status ValidateBaechiProblem(const BaechiProblem& problem);
 // The favourite child of every task (-1 for none) from the LP relaxation, or from
 // the greedy rule if the LP fails; *lp_solved says which (may be null).

@@ -16,6 +16,14 @@
 // task once scheduled sends them one by one, which moves both channels. Estimates
 // are cached per task and processor and recomputed when a channel they read moves,
 // when a deferred producer is placed or when a group is decided.
+//
+// With routes (BaechiProblem::route, the variant that sees the cluster's ports), a
+// transfer from a to b holds every resource of route(a, b) for its whole duration
+// instead of the two processors' channels: it starts once the producer has ended and
+// all of them are free, and frees them all when it lands (the simulator's rule for
+// links and ports, sim/cluster.h). Pinned tasks (BaechiProblem::pinned) are allowed
+// on their processor only: with every task pinned, the scheduler is the estimate of
+// a given placement (the ready task that can start first runs first).
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -56,15 +64,29 @@ class ListScheduler {
     return g < 0 ? -1 : group_proc_[static_cast<size_t>(g)];
   }
   bool IsPlaced(int task) const { return proc_[static_cast<size_t>(task)] >= 0 || GroupProc(task) >= 0; }
+  int32_t PinOf(int task) const { return p_.pinned.empty() ? -1 : p_.pinned[static_cast<size_t>(task)]; }
   bool Allowed(int task, int proc) const {
+    const int32_t pin = PinOf(task);
+    if (pin >= 0 && pin != proc) return false;
     const int32_t gp = GroupProc(task);
     return gp < 0 || gp == proc;
   }
   // Where producer u is (or will be, if deferred and unplaced) when its reader goes to `proc`.
   int32_t EffectiveProc(int u, int proc) const {
     if (proc_[static_cast<size_t>(u)] >= 0) return proc_[static_cast<size_t>(u)];
+    if (PinOf(u) >= 0) return PinOf(u);
     const int32_t gp = GroupProc(u);
     return gp >= 0 ? gp : proc;
+  }
+  bool Routed() const { return !p_.route.empty(); }
+  const std::vector<int32_t>& Route(int a, int b) const {
+    return p_.route[static_cast<size_t>(a) * static_cast<size_t>(np_) + static_cast<size_t>(b)];
+  }
+  // When every resource of route(a, b) is free (routes only).
+  double RouteFree(int a, int b) const {
+    double t = 0;
+    for (int32_t r : Route(a, b)) t = std::max(t, resource_free_[static_cast<size_t>(r)]);
+    return t;
   }
   bool Feasible(int task, int proc) const {
     return usage_[static_cast<size_t>(proc)] + entries_[At(task, proc)].need <= CapacityOf(p_, proc);
@@ -111,7 +133,8 @@ class ListScheduler {
 
   std::vector<int32_t> proc_, group_proc_, pred_count_, last_op_, remaining_;
   std::vector<uint8_t> in_ready_, resident_counted_, awake_;
-  std::vector<double> start_, finish_, avail_, channel_, arrival_, last_use_;
+  std::vector<double> start_, finish_, avail_, channel_, arrival_, last_use_, resource_free_;
+  std::vector<uint8_t> pair_dirty_;  // routes: the pairs whose route a commit moved
   std::vector<int64_t> usage_, peak_, out_memory_, group_resident_;
   std::vector<std::map<double, int64_t>> pending_free_;
   std::vector<Entry> entries_;
@@ -165,7 +188,9 @@ void ListScheduler::Compute(int task, int proc) {
         send = true;
       }
     }
-    if (send) {
+    if (send && Routed()) {
+      ready = std::max(ready, std::max(end, RouteFree(pu, proc)) + cost);
+    } else if (send) {
       const double send_start = std::max(end, channel_[static_cast<size_t>(pu)]);
       const double recv_start = std::max(send_start, channel_[static_cast<size_t>(proc)]);
       ready = std::max(ready, recv_start + cost);
@@ -188,7 +213,9 @@ void ListScheduler::ComputeSenders(int task) {
 void ListScheduler::RefreshEntries() {
   for (int32_t w : ready_) {
     if (global_event_) ComputeSenders(w);
+    const int32_t pin = PinOf(w);
     for (int d = 0; d < np_; ++d) {
+      if (pin >= 0 && d != pin) continue;  // never read (not allowed)
       if (global_event_ || !entries_[At(w, d)].valid) Compute(w, d);
     }
   }
@@ -197,6 +224,33 @@ void ListScheduler::RefreshEntries() {
 
 void ListScheduler::Invalidate(const std::vector<int32_t>& changed) {
   if (changed.empty()) return;
+  if (Routed()) {  // `changed` lists resources: the entries reading a route through one
+    std::fill(pair_dirty_.begin(), pair_dirty_.end(), 0);
+    for (int a = 0; a < np_; ++a) {
+      for (int b = 0; b < np_; ++b) {
+        for (int32_t r : Route(a, b)) {
+          if (std::find(changed.begin(), changed.end(), r) != changed.end()) {
+            pair_dirty_[static_cast<size_t>(a * np_ + b)] = 1;
+            break;
+          }
+        }
+      }
+    }
+    for (int32_t w : ready_) {
+      const auto& s = senders_[static_cast<size_t>(w)];
+      for (int d = 0; d < np_; ++d) {
+        Entry& e = entries_[At(w, d)];
+        if (!e.transfers) continue;
+        for (int32_t q : s) {
+          if (pair_dirty_[static_cast<size_t>(q * np_ + d)]) {
+            e.valid = false;
+            break;
+          }
+        }
+      }
+    }
+    return;
+  }
   for (int32_t w : ready_) {
     const auto& s = senders_[static_cast<size_t>(w)];
     const bool sender_moved = std::any_of(
@@ -313,6 +367,19 @@ void ListScheduler::Commit(int task, int proc) {
       }
       const int64_t bytes = p_.tensors[static_cast<size_t>(t)].bytes;
       const double c = p_.TransferTime(bytes, pu, proc);
+      if (Routed()) {
+        const double begin = std::max(end, RouteFree(pu, proc));
+        for (int32_t r : Route(pu, proc)) {
+          resource_free_[static_cast<size_t>(r)] = begin + c;
+          if (std::find(changed.begin(), changed.end(), r) == changed.end()) changed.push_back(r);
+        }
+        arrived = begin + c;
+        double& sent = last_use_[TensorAt(t, pu)];
+        sent = std::max(sent, begin + c);
+        Allocate(proc, bytes);
+        ready = std::max(ready, arrived);
+        continue;
+      }
       const double send_start = std::max(end, channel_[static_cast<size_t>(pu)]);
       channel_[static_cast<size_t>(pu)] = send_start + c;
       const double recv_start = std::max(send_start, channel_[static_cast<size_t>(proc)]);
@@ -425,6 +492,12 @@ BaechiSchedule ListScheduler::Run() {
   finish_.assign(n, 0.0);
   avail_.assign(np, 0.0);
   channel_.assign(np, 0.0);
+  int32_t num_resources = 0;
+  for (const auto& r : p_.route) {
+    for (int32_t x : r) num_resources = std::max(num_resources, x + 1);
+  }
+  resource_free_.assign(static_cast<size_t>(num_resources), 0.0);
+  pair_dirty_.assign(Routed() ? np * np : 0, 0);
   arrival_.assign(nt * np, -1.0);
   last_use_.assign(nt * np, 0.0);
   usage_.assign(np, 0);
@@ -509,7 +582,7 @@ BaechiSchedule ListScheduler::Run() {
   for (int v = 0; v < n_; ++v) {
     if (proc_[static_cast<size_t>(v)] >= 0) continue;
     const int32_t gp = GroupProc(v);
-    const int q = gp >= 0 ? gp : 0;
+    const int q = PinOf(v) >= 0 ? PinOf(v) : gp >= 0 ? gp : 0;
     PlaceTask(v, q);
     Allocate(q, out_memory_[static_cast<size_t>(v)]);
   }

@@ -8,6 +8,7 @@
 // plans); without it, it runs when named (`graphopt baseline --method NAME`,
 // `bench --methods NAME`).
 #include "baselines/baechi.h"
+#include "baselines/baechi_modes.h"
 #include "baselines/baseline.h"
 #include "baselines/planner.h"
 
@@ -86,6 +87,42 @@ void RegisterBaselines(PlannerRegistry* r) {
        "Baechi's m-SCT: m-ETF that keeps each op's favourite child (LP relaxation) on its device (overflows least if "
        "nothing fits)",
        false, false, baechi(BaechiMethod::kSct)});
+  // Their modes (baselines/baechi_modes.h) and the best of the variants by their own estimate.
+  auto variant = [](BaechiVariant v) {
+    return Baseline([v](const PlanContext& c, const BaselineOptions&) -> StatusOr<Plan> {
+      GO_ASSIGN_OR_RETURN(BaechiVariantResult r, BaechiPlanVariant(c.graph, c.cluster, c.cost_model, v));
+      return std::move(r.plan);
+    });
+  };
+  struct Mode {
+    const char* suffix;
+    const char* summary;
+    bool forward, coplace, ports;
+  };
+  const Mode modes[] = {
+      {"-fwd", "on the forward graph alone, each backward and update op with its forward op (charged to it)", true,
+       false, false},
+      {"-coplace", "after co-placement (an op with one successor joins its group) and fusion of grouped neighbours",
+       false, true, false},
+      {"-fwd-coplace", "on the forward graph with co-placement and fusion (the mode Baechi's code recommends)", true,
+       true, false},
+      {"-ports", "with transfers that contend for the links and ports they cross (not one channel per device)", false,
+       false, true},
+  };
+  for (BaechiMethod m : {BaechiMethod::kEtf, BaechiMethod::kSct}) {
+    for (const Mode& mode : modes) {
+      add({std::string(BaechiMethodName(m)) + mode.suffix, kBaseline,
+           std::string(m == BaechiMethod::kEtf ? "Baechi's m-ETF " : "Baechi's m-SCT ") + mode.summary, false, false,
+           variant(BaechiVariant{m, mode.forward, mode.coplace, mode.ports})});
+    }
+  }
+  add({"baechi", kBaseline,
+       "the best of Baechi's m-ETF and m-SCT x whole / forward graph x co-placement off / on x channels / ports, by "
+       "their own estimate of the step",
+       false, false, Baseline([](const PlanContext& c, const BaselineOptions&) -> StatusOr<Plan> {
+         GO_ASSIGN_OR_RETURN(BaechiVariantResult r, BaechiBestPlan(c.graph, c.cluster, c.cost_model));
+         return std::move(r.plan);
+       })});
 }
 
 }  // namespace graphopt

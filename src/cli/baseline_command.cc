@@ -113,7 +113,9 @@ StatusOr<std::unique_ptr<Setup>> Prepare(const Args& args, const std::string& mo
 int RunBaselineCommand(int argc, char** argv) {
   const std::vector<FlagSpec> specs = CommonFlags({
       {"method", true,
-       "baseline: " + MethodList() + ", module-balanced, random, m-topo, m-etf or m-sct; NAME+fusion+cp adds stages"},
+       "baseline: " + MethodList() +
+           ", module-balanced, random, m-topo, m-etf, m-sct, their modes (m-etf-fwd, ...: graphopt methods) or "
+           "baechi; NAME+fusion+cp adds stages"},
       {"out", true, "write the plan to this .json file (for graphopt simulate --plan)"},
   });
   const std::string usage = "usage: graphopt baseline MODEL --method M [--cluster C] [--out plan.json]\n" + FlagsHelp(specs);
