@@ -10,6 +10,7 @@
 #include "baselines/baechi.h"
 #include "baselines/baechi_modes.h"
 #include "baselines/baseline.h"
+#include "baselines/contiguous_split.h"
 #include "baselines/planner.h"
 
 namespace graphopt {
@@ -116,6 +117,20 @@ void RegisterBaselines(PlannerRegistry* r) {
            variant(BaechiVariant{m, mode.forward, mode.coplace, mode.ports})});
     }
   }
+  // The optimal contiguous splits of the layers (baselines/contiguous_split.h); ready order, no fusion.
+  auto split = [](SplitObjective objective) {
+    return Baseline([objective](const PlanContext& c, const BaselineOptions&) {
+      return ContiguousSplitPlan(c.graph, c.cluster, c.cost_model, objective);
+    });
+  };
+  add({"contiguous-split", kBaseline,
+       "the optimal split (DP) of the layers, else the topological order, into contiguous blocks on the accelerators "
+       "in order: the least sum of blocks' compute and incoming transfers, within each device's memory",
+       false, false, split(SplitObjective::kSum)});
+  add({"contiguous-split-max", kBaseline,
+       "contiguous-split with the largest block's compute and incoming transfers as the objective (the balanced, "
+       "pipelined split)",
+       false, false, split(SplitObjective::kMax)});
   add({"baechi", kBaseline,
        "the best of Baechi's m-ETF and m-SCT x whole / forward graph x co-placement off / on x channels / ports, by "
        "their own estimate of the step",

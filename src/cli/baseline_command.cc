@@ -115,7 +115,7 @@ int RunBaselineCommand(int argc, char** argv) {
       {"method", true,
        "baseline: " + MethodList() +
            ", module-balanced, random, m-topo, m-etf, m-sct, their modes (m-etf-fwd, ...: graphopt methods) or "
-           "baechi; NAME+fusion+cp adds stages"},
+           "baechi, contiguous-split, contiguous-split-max; NAME+fusion+cp adds stages"},
       {"out", true, "write the plan to this .json file (for graphopt simulate --plan)"},
   });
   const std::string usage = "usage: graphopt baseline MODEL --method M [--cluster C] [--out plan.json]\n" + FlagsHelp(specs);
