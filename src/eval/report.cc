@@ -14,6 +14,8 @@ constexpr const char* kMissing = "–";
 
 std::string Ms(double us) { return StrFormat("%.1f", us / 1e3); }
 std::string Times(double ratio) { return StrFormat("%.2fx", ratio); }
+// A time to plan: two significant digits under 10 s, whole seconds above.
+std::string PlanSeconds(double s) { return s < 10 ? StrFormat("%.2g s", s) : StrFormat("%.0f s", s); }
 
 // Makes free text safe inside a Markdown table cell.
 std::string MarkdownCellText(const std::string& text) {
@@ -158,6 +160,16 @@ std::string ResultsMarkdown(const SuiteResults& results) {
   }
   out += " | |\n| plans that fit in memory | |";
   for (const MethodSummary& s : summaries) out += StrFormat(" %d/%d |", s.rows_fit, s.rows_run);
+  // Time to plan: the longest of the method's rows (a failed plan's time included).
+  out += " | |\n| time to plan, longest row | |";
+  for (const std::string& method : columns) {
+    double longest = -1;
+    for (const RowResult& row : results.rows) {
+      const auto it = row.methods.find(method);
+      if (it != row.methods.end()) longest = std::max(longest, it->second.plan_seconds);
+    }
+    out += " " + (longest < 0 ? std::string(kMissing) : PlanSeconds(longest)) + " |";
+  }
   out += " | |\n";
 
   if (!footnotes.empty()) {

@@ -140,6 +140,18 @@ TEST(ReportTest, MarkdownEndsWithGeometricMeansAndFitCounts) {
   EXPECT_TRUE(HasLine(md, "| plans that fit in memory | | 2/2 | 2/2 | 1/2 | 1/2 | 1/1 | | |")) << md;
 }
 
+TEST(ReportTest, MarkdownGivesEachMethodsLongestTimeToPlan) {
+  SuiteResults r = HandMade();
+  r.rows[0].methods["single"].plan_seconds = 0.004;
+  r.rows[1].methods["single"].plan_seconds = 0.0123;
+  r.rows[0].methods["metis"].plan_seconds = 1.5;
+  r.rows[1].methods["metis"].plan_seconds = 2.25;  // failed, but it took that long
+  r.rows[0].methods["heft"].plan_seconds = 148.7;
+  r.rows[0].methods["go"].plan_seconds = 60.2;
+  const std::string md = ResultsMarkdown(r);
+  EXPECT_TRUE(HasLine(md, "| time to plan, longest row | | 0.012 s | 0 s | 2.2 s | 149 s | 60 s | | |")) << md;
+}
+
 TEST(ReportTest, NoExpertMeansNoSpeedups) {
   SuiteResults r = HandMade();
   r.rows[0].methods["expert"] = Oom(1e6);
