@@ -144,7 +144,9 @@ void BindPlan(py::module_& m) {
       py::arg("graph"), py::arg("cluster"), py::arg("method"), py::arg("fusion") = false, py::arg("seed") = 0,
       py::arg("granularity") = "op", py::arg("depth") = 0,
       "A baseline's plan: 'single', 'tf-default', 'expert', 'metis', 'scotch', 'heft' or 'random'\n"
-      "(graphopt.baselines() lists them); fusion=True adds greedy legal fusion; `seed` drives the\n"
+      "(graphopt.baselines() lists them), any other baseline by name ('m-etf', 'baechi', ...), or\n"
+      "'plan:FILE' (a plan file's placement), each with stages ('metis+fusion+cp'); fusion=True adds\n"
+      "greedy legal fusion; `seed` drives the\n"
       "randomized partitioners; granularity='module' keeps every module of `depth` on one device\n"
       "(Plan.device_map).");
   m.def("baselines", &BaselineNames, "The baselines every comparison includes, in order.");

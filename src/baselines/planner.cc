@@ -16,6 +16,10 @@ const char* PlannerKindName(PlannerKind kind) {
   return "unknown";
 }
 
+std::string PlannerUsageName(const PlannerInfo& info) {
+  return info.argument.empty() ? info.name : info.name + ":" + info.argument;
+}
+
 PlannerRegistry& PlannerRegistry::Global() {
   static PlannerRegistry* registry = [] {
     auto* r = new PlannerRegistry();
@@ -30,8 +34,8 @@ namespace {
 
 Status CheckName(const std::string& name, const char* what) {
   if (name.empty()) return InvalidArgument(std::string(what) + " without a name");
-  if (name.find_first_of("+, ") != std::string::npos) {
-    return InvalidArgument(std::string(what) + " \"" + name + "\": a name has no '+', ',' or space");
+  if (name.find_first_of("+,: ") != std::string::npos) {
+    return InvalidArgument(std::string(what) + " \"" + name + "\": a name has no '+', ',', ':' or space");
   }
   return Status::Ok();
 }
@@ -71,13 +75,38 @@ const PlannerInfo* PlannerRegistry::Find(const std::string& name) const {
   for (const auto& p : planners_) {
     if (p->name == name) return p.get();
   }
+  // NAME:ARGUMENT: the entry made for it before, else a new one from NAME's.
+  const size_t colon = name.find(':');
+  if (colon == std::string::npos || colon + 1 == name.size()) return nullptr;
+  for (const auto& b : bound_) {
+    if (b->name == name) return b.get();
+  }
+  const std::string base = name.substr(0, colon);
+  for (const auto& p : planners_) {
+    if (p->name != base || p->argument.empty()) continue;
+    auto bound = std::make_unique<PlannerInfo>(*p);
+    bound->name = name;
+    bound->argument.clear();
+    bound->create = [create = p->create, argument = name.substr(colon + 1)](const PlannerSettings& settings) {
+      PlannerSettings with = settings;
+      with.argument = argument;
+      return create(with);
+    };
+    bound_.push_back(std::move(bound));
+    return bound_.back().get();
+  }
   return nullptr;
 }
 
 StatusOr<const PlannerInfo*> PlannerRegistry::Get(const std::string& name) const {
   const PlannerInfo* info = Find(name);
-  if (info == nullptr) return NotFound("unknown method \"" + name + "\" (known: " + KnownNames() + ")");
-  return info;
+  if (info != nullptr) return info;
+  const PlannerInfo* base = Find(name.substr(0, name.find(':')));
+  if (base != nullptr && !base->argument.empty()) {
+    return NotFound("method \"" + name + "\": " + base->name + " takes its " + base->argument + " after ':' (" +
+                    PlannerUsageName(*base) + ")");
+  }
+  return NotFound("unknown method \"" + name + "\" (known: " + KnownNames() + ")");
 }
 
 std::vector<const PlannerInfo*> PlannerRegistry::Planners() const {
@@ -104,7 +133,7 @@ const PlanStage* PlannerRegistry::FindStage(const std::string& name) const {
 
 std::string PlannerRegistry::KnownNames() const {
   std::vector<std::string> names;
-  for (const PlannerInfo* p : Planners()) names.push_back(p->name);
+  for (const PlannerInfo* p : Planners()) names.push_back(PlannerUsageName(*p));
   return Join(names, ", ");
 }
 

@@ -8,6 +8,13 @@
 // ("metis+fusion", "heft+fusion+cp"); RunPipeline checks the plan with ValidatePlan
 // after the planner and after every stage, naming the step that broke it.
 //
+// A planner may take an argument in its name, NAME:ARGUMENT (PlannerInfo::argument):
+// "plan:FILE" is the plan in a plan file (baselines/plan_file.cc), so that a placement
+// from anywhere takes the stages too ("plan:runs/mine.json+fusion+cp"). The argument is
+// everything after the first ':' up to the first '+' (a stage): it may hold ':', '/'
+// and '.', not '+'. Find resolves such a name to an entry of its own, made on the first
+// lookup and kept, whose factory sees the argument in PlannerSettings::argument.
+//
 // The baselines are registered by baselines/registry.cc (adding one is a new file and
 // one line there: docs/architecture.md, "Adding a planner"); the learned methods by
 // rl/planners.h RegisterLearnedPlanners, which the command line calls at start-up.
@@ -94,6 +101,9 @@ struct PlannerSettings {
   // LearnedSearchConfig), set by PlannerInfo::configure; empty: the planner's defaults for
   // the seed and budget above.
   std::any config;
+  // The argument of a planner named NAME:ARGUMENT (plan:FILE: the file), as the
+  // registry's entry for that name sets it; empty for the others.
+  std::string argument;
 };
 
 using PlannerFactory = std::function<StatusOr<std::unique_ptr<Planner>>(const PlannerSettings& settings)>;
@@ -121,7 +131,15 @@ struct PlannerInfo {
   // those first: a planner made with a config uses the config's); unknown keys and bad
   // values are errors naming them. Null: the planner takes no options.
   std::function<Status(const std::string& options, PlannerSettings* settings)> configure = nullptr;
+  // Non-empty: the planner is named NAME:ARGUMENT, and this says what the argument is
+  // ("FILE"); its factory finds the argument in PlannerSettings::argument, and fails
+  // without one (the bare NAME).
+  std::string argument = "";
 };
+
+// How the command line names a planner: "metis", or "plan:FILE" for one that takes an
+// argument.
+std::string PlannerUsageName(const PlannerInfo& info);
 
 // A step any plan can take after its planner; it keeps a valid plan valid.
 struct PlanStage {
@@ -138,24 +156,30 @@ class PlannerRegistry {
 
   // An empty registry (tests); Global() is this plus the baselines and the stages.
   PlannerRegistry() = default;
-  // Fails on an empty or repeated name, a name with '+' or ',', or no factory.
+  // Fails on an empty or repeated name, a name with '+', ',', ':' or a space, or no
+  // factory.
   Status Register(PlannerInfo info);
   Status RegisterStage(PlanStage stage);
 
-  // Null if unknown.
+  // Null if unknown. "NAME:ARGUMENT" for a planner that takes an argument is the entry
+  // of that name and argument (made on the first lookup, then the same): NAME's, with
+  // a factory that passes the argument on; with an empty argument, null.
   const PlannerInfo* Find(const std::string& name) const;
-  // NotFound naming the known planners.
+  // NotFound naming the known planners (and what a planner that takes an argument
+  // lacks without one).
   StatusOr<const PlannerInfo*> Get(const std::string& name) const;
-  // In the order registered.
+  // In the order registered (the entries of NAME:ARGUMENT names are not among them).
   std::vector<const PlannerInfo*> Planners() const;
   std::vector<const PlanStage*> Stages() const;
   const PlanStage* FindStage(const std::string& name) const;
-  // "single, tf-default, ..., go, colocrl, ...": every planner's name.
+  // "single, tf-default, ..., plan:FILE, go, colocrl, ...": every planner's
+  // PlannerUsageName.
   std::string KnownNames() const;
 
  private:
   mutable std::mutex mu_;
   std::vector<std::unique_ptr<PlannerInfo>> planners_;
+  mutable std::vector<std::unique_ptr<PlannerInfo>> bound_;  // the NAME:ARGUMENT entries Find made
   std::vector<std::unique_ptr<PlanStage>> stages_;
 };
 
@@ -170,8 +194,9 @@ struct Pipeline {
   std::vector<const PlanStage*> stages;
 };
 
-// Parses "planner[+stage...]". Unknown planners and stages, and a stage named twice,
-// are errors naming what is known.
+// Parses "planner[+stage...]" ("plan:FILE+fusion": the planner's argument ends at the
+// first '+'). Unknown planners and stages, and a stage named twice, are errors naming
+// what is known.
 StatusOr<Pipeline> ParsePipeline(const std::string& name, const PlannerRegistry& registry = PlannerRegistry::Global());
 
 // Runs `planner` (made from pipeline.planner) then the stages, with ValidatePlan

@@ -17,6 +17,7 @@ namespace graphopt {
 
 StatusOr<std::unique_ptr<Planner>> NewRandomPlanner(const PlannerSettings& settings);  // baselines/random.cc
 StatusOr<std::unique_ptr<Planner>> NewModuleBalancedPlanner(const PlannerSettings& settings);  // baselines/module_balanced.cc
+StatusOr<std::unique_ptr<Planner>> NewPlanFilePlanner(const PlannerSettings& settings);  // baselines/plan_file.cc
 
 namespace {
 
@@ -138,6 +139,13 @@ void RegisterBaselines(PlannerRegistry* r) {
          GO_ASSIGN_OR_RETURN(BaechiVariantResult r, BaechiBestPlan(c.graph, c.cluster, c.cost_model));
          return std::move(r.plan);
        })});
+  // A plan file (baselines/plan_file.cc), named plan:FILE.
+  PlannerInfo plan_file{"plan", kBaseline,
+                        "the plan in FILE (as graphopt baseline --out writes it), checked against the graph and the "
+                        "cluster; FILE has no '+' (stages follow it: plan:FILE+fusion+cp)",
+                        false, false, NewPlanFilePlanner};
+  plan_file.argument = "FILE";
+  add(std::move(plan_file));
 }
 
 }  // namespace graphopt

@@ -25,9 +25,14 @@ StatusOr<Plan> RunBaseline(const std::string& method, const Graph& graph, const 
   const std::string planner = method.substr(0, method.find('+'));
   const PlannerInfo* info = registry.Find(planner);
   if (info == nullptr || info->kind != PlannerKind::kBaseline) {
+    // "plan:" without its FILE: what it lacks, not the list.
+    const PlannerInfo* base = registry.Find(planner.substr(0, planner.find(':')));
+    if (info == nullptr && base != nullptr && !base->argument.empty()) {
+      return registry.Get(planner).status().WithContext("baseline " + method);
+    }
     std::vector<std::string> known;
     for (const PlannerInfo* p : registry.Planners()) {
-      if (p->kind == PlannerKind::kBaseline) known.push_back(p->name);
+      if (p->kind == PlannerKind::kBaseline) known.push_back(PlannerUsageName(*p));
     }
     return NotFound("baseline " + method + ": unknown baseline \"" + planner + "\" (known: " + Join(known, ", ") + ")");
   }

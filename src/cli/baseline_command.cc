@@ -115,7 +115,8 @@ int RunBaselineCommand(int argc, char** argv) {
       {"method", true,
        "baseline: " + MethodList() +
            ", module-balanced, random, m-topo, m-etf, m-sct, their modes (m-etf-fwd, ...: graphopt methods) or "
-           "baechi, contiguous-split, contiguous-split-max; NAME+fusion+cp adds stages"},
+           "baechi, contiguous-split, contiguous-split-max; plan:FILE, the plan in a plan file (--out's; FILE without "
+           "'+'); NAME+fusion+cp adds stages (plan:FILE+fusion+cp scores a plan on the baselines' defaults)"},
       {"out", true, "write the plan to this .json file (for graphopt simulate --plan)"},
   });
   const std::string usage = "usage: graphopt baseline MODEL --method M [--cluster C] [--out plan.json]\n" + FlagsHelp(specs);

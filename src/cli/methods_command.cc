@@ -43,7 +43,7 @@ std::string PlainList() {
     out += std::string(kind == PlannerKind::kBaseline ? "baselines" : "learned methods") + ":\n";
     for (const PlannerInfo* p : registry.Planners()) {
       if (p->kind != kind) continue;
-      out += StrFormat("  %-12s %s%s\n", p->name.c_str(), p->summary.c_str(),
+      out += StrFormat("  %-12s %s%s\n", PlannerUsageName(*p).c_str(), p->summary.c_str(),
                        kind == PlannerKind::kBaseline && !p->standard ? " (only when named)" : "");
     }
   }
@@ -66,7 +66,7 @@ std::string Markdown() {
       "this file with the program's output, so every default here is the one in the code.\n\n"
       "## Methods\n\n| method | kind | in every comparison | what it does |\n|---|---|---|---|\n";
   for (const PlannerInfo* p : registry.Planners()) {
-    out += "| `" + p->name + "` | " + PlannerKindName(p->kind) + " | " +
+    out += "| `" + PlannerUsageName(*p) + "` | " + PlannerKindName(p->kind) + " | " +
            (p->kind == PlannerKind::kBaseline ? (p->standard ? "yes" : "no: only when named") : "no") + " | " +
            p->summary + " |\n";
   }
