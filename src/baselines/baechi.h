@@ -54,7 +54,8 @@
 // and the schedule says it does not fit (fits = false): the placers always return a
 // complete placement. The list placers count memory in their own schedule; the
 // simulator runs the ops in ready order and sends tensors as soon as they are made,
-// so its peak can pass the placers' count (by 10% on a random training graph).
+// so its peak can pass the placers' count (by up to 31% on one GPU of a random
+// 300-op training graph given 40-60% of its single-GPU peak per GPU: docs/baselines.md).
 // Two extensions serve the modes of baselines/baechi_modes.h: routes (transfers
 // that contend for the links and ports they cross, instead of one channel per
 // processor) and pinned tasks (the estimate of a given placement). Left out of the
