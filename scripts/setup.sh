@@ -32,6 +32,8 @@ PACKAGES=(
   libmetis-dev libscotch-dev zlib1g-dev
   # m-SCT's favourite-child LP (baselines/baechi_lp.cc): COIN-OR CLP.
   coinor-libclp-dev
+  # The exact program of placement and order (baselines/milp_model.cc): COIN-OR CBC.
+  coinor-libcbc-dev
   # The learned optimizer: LibTorch (CPU), the OpenMP build of OpenBLAS (the
   # reference BLAS is ~10x slower), the BLAS link library, tcmalloc.
   libtorch-dev libopenblas0-openmp libblas-dev libtcmalloc-minimal4

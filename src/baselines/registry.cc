@@ -11,6 +11,7 @@
 #include "baselines/baechi_modes.h"
 #include "baselines/baseline.h"
 #include "baselines/contiguous_split.h"
+#include "baselines/milp.h"
 #include "baselines/planner.h"
 
 namespace graphopt {
@@ -137,6 +138,14 @@ void RegisterBaselines(PlannerRegistry* r) {
        "their own estimate of the step",
        false, false, Baseline([](const PlanContext& c, const BaselineOptions&) -> StatusOr<Plan> {
          GO_ASSIGN_OR_RETURN(BaechiVariantResult r, BaechiBestPlan(c.graph, c.cluster, c.cost_model));
+         return std::move(r.plan);
+       })});
+  // The exact program of placement and order on the coarsened graph (baselines/milp.h).
+  add({"milp", kBaseline,
+       "placement and order as one mixed-integer program on at most 64 groups of ops, solved by CBC from the m-ETF "
+       "placement for up to 60 s (its gap logged)",
+       false, false, Baseline([](const PlanContext& c, const BaselineOptions&) -> StatusOr<Plan> {
+         GO_ASSIGN_OR_RETURN(MilpPlanResult r, MilpPlan(c.graph, c.cluster, c.cost_model));
          return std::move(r.plan);
        })});
   // A plan file (baselines/plan_file.cc), named plan:FILE.

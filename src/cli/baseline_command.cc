@@ -115,7 +115,7 @@ int RunBaselineCommand(int argc, char** argv) {
       {"method", true,
        "baseline: " + MethodList() +
            ", module-balanced, random, m-topo, m-etf, m-sct, their modes (m-etf-fwd, ...: graphopt methods) or "
-           "baechi, contiguous-split, contiguous-split-max; plan:FILE, the plan in a plan file (--out's; FILE without "
+           "baechi, contiguous-split, contiguous-split-max, milp; plan:FILE, the plan in a plan file (--out's; FILE without "
            "'+'); NAME+fusion+cp adds stages (plan:FILE+fusion+cp scores a plan on the baselines' defaults)"},
       {"out", true, "write the plan to this .json file (for graphopt simulate --plan)"},
   });
