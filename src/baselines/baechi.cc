@@ -20,8 +20,8 @@
 #include <string>
 
 #include "baselines/baechi_dag.h"
+#include "baselines/baseline.h"
 #include "core/logging.h"
-#include "graph/verifier.h"
 
 namespace graphopt {
 
@@ -351,30 +351,21 @@ StatusOr<BaechiSchedule> ScheduleBaechi(const BaechiProblem& problem, BaechiMeth
 
 StatusOr<BaechiProblem> BaechiProblemFromGraph(const Graph& graph, const Cluster& cluster, const CostModel& cost_model,
                                                std::vector<DeviceId>* devices) {
-  if (cluster.num_devices() == 0) return InvalidArgument("Baechi: cluster " + cluster.name() + " has no devices");
-  GO_RETURN_IF_ERROR(TopologicalOrder(graph).status().WithContext("Baechi on graph " + graph.name()));
-  std::vector<DeviceId>& procs = *devices;
-  procs = cluster.Accelerators();
-  if (procs.empty()) procs.push_back(cluster.FirstAccelerator());
+  GO_ASSIGN_OR_RETURN(*devices, ListPlacerDevices(graph, cluster, "Baechi"));
+  const std::vector<DeviceId>& procs = *devices;
   const int n = graph.num_ops();
   const int np = static_cast<int>(procs.size());
   BaechiProblem p;
   p.num_tasks = n;
   p.num_procs = np;
-  p.cost.resize(static_cast<size_t>(n) * static_cast<size_t>(np));
+  p.cost = OpCostTable(graph, cluster, cost_model, procs);
   p.resident.resize(static_cast<size_t>(n));
   p.group.resize(static_cast<size_t>(n));
   p.deferred.assign(static_cast<size_t>(n), 0);
   std::vector<uint8_t> has_producer(static_cast<size_t>(n), 0);
   for (OpId o = 0; o < n; ++o) {
-    const Op& op = graph.op(o);
-    const bool instant = cost_model.IsInstant(op);
-    for (int q = 0; q < np; ++q) {
-      p.cost[static_cast<size_t>(o) * static_cast<size_t>(np) + static_cast<size_t>(q)] =
-          instant ? 0.0 : cost_model.OpTimeUs(op, cluster.device(procs[static_cast<size_t>(q)]));
-    }
     p.resident[static_cast<size_t>(o)] = OpResidentBytes(graph, o);
-    p.group[static_cast<size_t>(o)] = op.colocation_group;
+    p.group[static_cast<size_t>(o)] = graph.op(o).colocation_group;
   }
   p.tensors.resize(static_cast<size_t>(graph.num_tensors()));
   for (TensorId t = 0; t < graph.num_tensors(); ++t) {

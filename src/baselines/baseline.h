@@ -53,6 +53,13 @@ StatusOr<Plan> MetisPlan(const Graph& graph, const Cluster& cluster, const CostM
                          const BaselineOptions& options = {});
 StatusOr<Plan> ScotchPlan(const Graph& graph, const Cluster& cluster, const CostModel& cost_model,
                           const BaselineOptions& options = {});
+// What the list placers (HEFT, Baechi's, the exact program) start from: the devices
+// they place on, the cluster's accelerators or else its first device (an error names
+// `who` if the cluster has no devices or the graph a cycle), and every op's kernel time
+// on each of them (row major, op x device; an instant op costs 0).
+StatusOr<std::vector<DeviceId>> ListPlacerDevices(const Graph& graph, const Cluster& cluster, const std::string& who);
+std::vector<double> OpCostTable(const Graph& graph, const Cluster& cluster, const CostModel& cost_model,
+                                const std::vector<DeviceId>& devices);
 // HEFT: upward rank with average computation and communication costs, then each op
 // (in decreasing rank) on the device giving the earliest finish time (insertion
 // based); the rank becomes the plan's priority.

@@ -79,26 +79,15 @@ double TransferUs(const Cluster& cluster, const HeftEdge& e, DeviceId a, DeviceI
 
 StatusOr<HeftSchedule> ScheduleGraphHeft(const Graph& graph, const Cluster& cluster, const CostModel& cost_model,
                                          std::vector<DeviceId>* devices) {
-  if (cluster.num_devices() == 0) return InvalidArgument("HEFT: cluster " + cluster.name() + " has no devices");
-  GO_RETURN_IF_ERROR(TopologicalOrder(graph).status().WithContext("HEFT on graph " + graph.name()));
-  std::vector<DeviceId>& procs = *devices;
-  procs = cluster.Accelerators();
-  if (procs.empty()) procs.push_back(cluster.FirstAccelerator());
+  GO_ASSIGN_OR_RETURN(*devices, ListPlacerDevices(graph, cluster, "HEFT"));
+  const std::vector<DeviceId>& procs = *devices;
   const int n = graph.num_ops();
   const int np = static_cast<int>(procs.size());
 
   HeftProblem problem;
   problem.num_tasks = n;
   problem.num_procs = np;
-  problem.cost.resize(static_cast<size_t>(n) * static_cast<size_t>(np));
-  for (OpId o = 0; o < n; ++o) {
-    const Op& op = graph.op(o);
-    const bool instant = cost_model.IsInstant(op);
-    for (int q = 0; q < np; ++q) {
-      problem.cost[static_cast<size_t>(o) * static_cast<size_t>(np) + static_cast<size_t>(q)] =
-          instant ? 0.0 : cost_model.OpTimeUs(op, cluster.device(procs[static_cast<size_t>(q)]));
-    }
-  }
+  problem.cost = OpCostTable(graph, cluster, cost_model, procs);
   problem.edges = BuildOpEdges(graph).edges;
   problem.latency.assign(static_cast<size_t>(np * np), 0.0);
   problem.time_per_unit.assign(static_cast<size_t>(np * np), 0.0);
