@@ -22,7 +22,7 @@ StatusOr<MilpPlanResult> MilpPlan(const Graph& graph, const Cluster& cluster, co
   StatusOr<BaechiSchedule> etf = ScheduleBaechi(*problem, BaechiMethod::kEtf);
   if (!etf.ok()) return etf.status().WithContext(context);
 
-  // Labels: the layers (built-in graphs), else the m-ETF processor.
+  // Labels: the layers (built-in graphs), else the m-ETF processor, else none.
   const int n = graph.num_ops();
   std::vector<std::vector<int32_t>> label_sets;
   std::vector<int32_t> layer(static_cast<size_t>(n));
@@ -34,7 +34,18 @@ StatusOr<MilpPlanResult> MilpPlan(const Graph& graph, const Cluster& cluster, co
     if (layer[static_cast<size_t>(o)] > 0 && !seen) ++layers;
     seen = 1;
   }
-  if (layers >= 2) label_sets.push_back(layer);
+  // Then runs of consecutive layers, halving their number: a recurrent model's layers
+  // feed each other back (attention, input feeding), so per-layer groups that keep
+  // acyclic can be too many for max_groups.
+  const int num_layer_tags = static_cast<int>(graph.layer_names().size());
+  for (int buckets = num_layer_tags; layers >= 2 && buckets >= 2; buckets /= 2) {
+    std::vector<int32_t> bucket(static_cast<size_t>(n));
+    for (OpId o = 0; o < n; ++o) {
+      const int32_t l = layer[static_cast<size_t>(o)];
+      bucket[static_cast<size_t>(o)] = l == 0 ? 0 : 1 + (l - 1) * buckets / num_layer_tags;
+    }
+    label_sets.push_back(std::move(bucket));
+  }
   label_sets.push_back(etf->proc);
   StatusOr<MilpCoarsening> coarse = CoarsenForMilp(*problem, label_sets, options.max_groups);
   if (!coarse.ok()) return coarse.status().WithContext(context);

@@ -39,9 +39,9 @@
 // predecessors sits in a later group, else it opens a new group. Every edge then goes
 // from a group to the same or a later one, so the coarsened graph is acyclic. The
 // number of bands is the largest that keeps at most max_groups groups. Labels are the
-// caller's, finest first (MilpPlan: the layer and the m-ETF placement's processor, then
-// the processor alone, so the warm start is a placement of the groups); the first set
-// that fits max_groups in one band is used, and without labels one band is one group. A deferred task (a parameter, an input) goes to the
+// caller's, finest first (MilpPlan: the layers, then runs of consecutive layers, then
+// the m-ETF placement's processor); the first set that fits max_groups in one band is
+// used, and without labels one band is one group. A deferred task (a parameter, an input) goes to the
 // earliest group of its readers (so the coarsened graph stays acyclic), else to its
 // colocation group's, else to the first group.
 #pragma once
@@ -113,11 +113,12 @@ struct MilpPlanResult {
   int num_groups = 0;
   int num_bands = 0;
 };
-// The graph's problem (BaechiProblemFromGraph), coarsened with the labels layer x the
-// m-ETF processor, solved from the m-ETF placement and from every group on each single
-// processor; the plan places each op with its group and gives the groups priorities in
-// the order of their starts (no fusion). A plan that fits nowhere by the model's count
-// is logged and still returned (the least overflowing start's).
+// The graph's problem (BaechiProblemFromGraph), coarsened with the labels above, solved
+// from the placements of m-ETF, the expert and contiguous-split-max (each group where
+// most of its ops' cost is) and from every group on each single processor. The plan
+// places each op with its group and gives the groups priorities in the order of their
+// starts (no fusion). A plan that fits nowhere by the model's count is logged and still
+// returned (the least overflowing start's).
 StatusOr<MilpPlanResult> MilpPlan(const Graph& graph, const Cluster& cluster, const CostModel& cost_model,
                                   const MilpOptions& options = {});
 
