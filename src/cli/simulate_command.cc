@@ -108,10 +108,17 @@ int RunSimulateCommand(int argc, char** argv) {
   std::printf("cluster      %s\n", cluster->Summary().c_str());
   std::printf("plan         %s\n", DescribePlan(*graph, *cluster, plan, plan_path).c_str());
   std::printf("step time    %s\n", HumanTime(r.step_time_us).c_str());
-  std::printf("lower bound  %s (critical path %s, work %s); step time = %.2f x bound\n",
-              HumanTime(r.lower_bound_us).c_str(), HumanTime(sim->lower_bound().critical_path_us).c_str(),
-              HumanTime(sim->lower_bound().work_us).c_str(),
+  const LowerBound& lb = sim->lower_bound();
+  std::printf("lower bound  %s (critical path %s, work %s, interval %s); step time = %.2f x bound\n",
+              HumanTime(r.lower_bound_us).c_str(), HumanTime(lb.critical_path_us).c_str(),
+              HumanTime(lb.work_us).c_str(), HumanTime(lb.interval_us).c_str(),
               r.lower_bound_us > 0 ? r.step_time_us / r.lower_bound_us : 1.0);
+  if (lb.no_plan_fits) {
+    std::printf("             no plan fits in memory (parameters and optimizer state alone)\n");
+  } else {
+    std::printf("             plans that fit in memory: %s (memory cut %s)\n", HumanTime(lb.fitting_value_us()).c_str(),
+                HumanTime(lb.memory_cut_us).c_str());
+  }
   std::printf("memory       %s\n", r.OomVerdict(*cluster).c_str());
   std::printf("kernels      %lld, transfers %lld\n\n", static_cast<long long>(r.num_kernels),
               static_cast<long long>(r.num_transfers));

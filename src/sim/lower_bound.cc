@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "sim/lower_bound_parts.h"
 #include "sim/plan.h"
 
 namespace graphopt {
@@ -193,6 +194,25 @@ StatusOr<LowerBound> ComputeLowerBound(const Graph& graph, const Cluster& cluste
     }
   }
   bound.work_us = BestWeightedWork(lb_by_class, class_size);
+
+  // tail(o): the longest path out of o, in reverse topological order.
+  std::vector<double> tail(static_cast<size_t>(n), 0);
+  for (size_t i = queue.size(); i-- > 0;) {
+    const OpId u = queue[i];
+    double t_u = 0;
+    for (TensorId t : graph.op(u).outputs) {
+      for (OpId v : graph.tensor(t).consumers) {
+        if (IsFree(graph.op(v).kind)) continue;
+        t_u = std::max(t_u, lb_min[static_cast<size_t>(v)] + tail[static_cast<size_t>(v)]);
+      }
+    }
+    tail[static_cast<size_t>(u)] = t_u;
+  }
+  bound.interval_us = lower_bound_internal::IntervalBound(lb_min, start, tail, num_devices,
+                                                          std::max(bound.critical_path_us, bound.work_us));
+  const lower_bound_internal::MemoryCut cut = lower_bound_internal::MemoryCutBound(graph, cluster, lb_min, start, tail);
+  bound.memory_cut_us = cut.bound_us;
+  bound.no_plan_fits = cut.no_plan_fits;
   return bound;
 }
 
