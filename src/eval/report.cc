@@ -119,13 +119,22 @@ std::string ResultsMarkdown(const SuiteResults& results) {
   std::string out = TableCaption(results) +
       " Simulated time of one training step in ms, with the speedup over the human expert placement in parentheses "
       "(higher is better). **Bold**: the fastest plan of the row. OOM: the plan does not fit in device memory. "
-      "Lower bound: no plan can be faster on that cluster; best / bound: the fastest plan's step time over the lower "
-      "bound. Geometric means run over the rows where both the method and the expert fit.\n\n";
+      "Lower bound: no plan can be faster on that cluster (critical path, work); best / bound: the fastest plan's "
+      "step time over the lower bound.";
+  const bool fitting = std::any_of(results.rows.begin(), results.rows.end(),
+                                   [](const RowResult& r) { return r.fitting_bound_us > 0; });
+  if (fitting) {
+    out += " Tighter bound: no plan that fits in memory can be faster (the interval bound and the memory-forced cut "
+           "as well, sim/lower_bound.h).";
+  }
+  out += " Geometric means run over the rows where both the method and the expert fit.\n\n";
   out += "| graph (devices) | cluster |";
   for (const std::string& c : columns) out += " " + MarkdownCellText(c) + " |";
-  out += " lower bound | best / bound |\n|---|---|";
+  out += " lower bound | best / bound |";
+  if (fitting) out += " tighter bound | best / tighter |";
+  out += "\n|---|---|";
   for (size_t i = 0; i < columns.size(); ++i) out += "---:|";
-  out += "---:|---:|\n";
+  out += fitting ? "---:|---:|---:|---:|\n" : "---:|---:|\n";
 
   std::vector<std::string> footnotes;
   for (const RowResult& row : results.rows) {
@@ -150,7 +159,12 @@ std::string ResultsMarkdown(const SuiteResults& results) {
       out += " " + cell + " |";
     }
     out += " " + (row.lower_bound_us > 0 ? Ms(row.lower_bound_us) : std::string(kMissing)) + " |";
-    out += " " + (best > 0 && row.lower_bound_us > 0 ? Times(best / row.lower_bound_us) : std::string(kMissing)) + " |\n";
+    out += " " + (best > 0 && row.lower_bound_us > 0 ? Times(best / row.lower_bound_us) : std::string(kMissing)) + " |";
+    if (fitting) {
+      out += " " + (row.fitting_bound_us > 0 ? Ms(row.fitting_bound_us) : std::string(kMissing)) + " |";
+      out += " " + (best > 0 && row.fitting_bound_us > 0 ? Times(best / row.fitting_bound_us) : std::string(kMissing)) + " |";
+    }
+    out += "\n";
   }
 
   const std::vector<MethodSummary> summaries = SummarizeMethods(results);
@@ -158,10 +172,11 @@ std::string ResultsMarkdown(const SuiteResults& results) {
   for (const MethodSummary& s : summaries) {
     out += " " + (s.rows_compared > 0 ? Times(s.geomean_speedup) : std::string(kMissing)) + " |";
   }
-  out += " | |\n| plans that fit in memory | |";
+  const std::string trailing = fitting ? " | | | |\n" : " | |\n";
+  out += trailing + "| plans that fit in memory | |";
   for (const MethodSummary& s : summaries) out += StrFormat(" %d/%d |", s.rows_fit, s.rows_run);
   // Time to plan: the longest of the method's rows (a failed plan's time included).
-  out += " | |\n| time to plan, longest row | |";
+  out += trailing + "| time to plan, longest row | |";
   for (const std::string& method : columns) {
     double longest = -1;
     for (const RowResult& row : results.rows) {
@@ -170,7 +185,7 @@ std::string ResultsMarkdown(const SuiteResults& results) {
     }
     out += " " + (longest < 0 ? std::string(kMissing) : PlanSeconds(longest)) + " |";
   }
-  out += " | |\n";
+  out += trailing;
 
   if (!footnotes.empty()) {
     out += "\n";
@@ -182,7 +197,7 @@ std::string ResultsMarkdown(const SuiteResults& results) {
 std::string ResultsCsv(const SuiteResults& results) {
   std::string out =
       "row,label,model,cluster,devices,ops,method,status,step_time_us,speedup_vs_expert,lower_bound_us,step_over_bound,"
-      "plan_seconds,max_peak_memory_bytes,error\n";
+      "plan_seconds,max_peak_memory_bytes,error,fitting_bound_us\n";
   const std::vector<std::string> columns = MethodColumns(results);
   for (const RowResult& row : results.rows) {
     for (const std::string& method : columns) {
@@ -209,6 +224,7 @@ std::string ResultsCsv(const SuiteResults& results) {
           StrFormat("%.6f", m.plan_seconds),
           m.failed() ? "" : std::to_string(max_peak),
           CsvField(m.error),
+          row.fitting_bound_us > 0 ? CsvNumber(row.fitting_bound_us) : "",
       };
       for (size_t i = 0; i < fields.size(); ++i) out += (i == 0 ? "" : ",") + fields[i];
       out += "\n";

@@ -39,8 +39,9 @@ std::vector<MethodSummary> SummarizeMethods(const SuiteResults& results);
 // The Markdown table: a row per suite row with each method's step time in ms and
 // its speedup over the expert ("OOM" if it does not fit, "error" with a footnote if
 // it failed, "–" if it did not run), the best of the row in bold, the lower bound and
-// the best plan's distance to it; then the geometric mean of the speedups and the
-// number of plans that fit. A legend line precedes the table; footnotes follow it.
+// the best plan's distance to it (and the tighter bound for plans that fit, with the
+// best plan's distance to it, where the rows have one); then the geometric mean of the
+// speedups and the number of plans that fit. A legend line precedes the table; footnotes follow it.
 std::string ResultsMarkdown(const SuiteResults& results);
 // The first sentences of a table: which decisions its columns kept and which judge
 // (the simulator's rules) measured it.
@@ -48,7 +49,8 @@ std::string TableCaption(const SuiteResults& results);
 
 // CSV, one line per (row, method) with a header:
 //   row,label,model,cluster,devices,ops,method,status,step_time_us,speedup_vs_expert,
-//   lower_bound_us,step_over_bound,plan_seconds,max_peak_memory_bytes,error
+//   lower_bound_us,step_over_bound,plan_seconds,max_peak_memory_bytes,error,
+//   fitting_bound_us
 // status is ok, oom or error; numbers a method does not have are empty.
 std::string ResultsCsv(const SuiteResults& results);
 

@@ -135,6 +135,7 @@ StatusOr<RowResult> RowFromJson(const Json& j, const Reader& reader, size_t inde
   GO_RETURN_IF_ERROR(reader.Integer(j, "devices", where, &row.devices, 0));
   GO_RETURN_IF_ERROR(reader.Integer(j, "ops", where, &row.ops, 0));
   GO_RETURN_IF_ERROR(reader.Number(j, "lower_bound_us", where, &row.lower_bound_us));
+  GO_RETURN_IF_ERROR(reader.Number(j, "fitting_bound_us", where, &row.fitting_bound_us));
   GO_RETURN_IF_ERROR(reader.Number(j, "setup_seconds", where, &row.setup_seconds));
   GO_RETURN_IF_ERROR(reader.Number(j, "seconds", where, &row.seconds));
   if (!j.contains("methods") || !j["methods"].is_object()) return reader.Fail(where, "\"methods\" must be an object");
@@ -225,6 +226,7 @@ std::string ResultsToJson(const SuiteResults& results) {
     r["devices"] = row.devices;
     r["ops"] = row.ops;
     r["lower_bound_us"] = row.lower_bound_us;
+    if (row.fitting_bound_us > 0) r["fitting_bound_us"] = row.fitting_bound_us;
     r["setup_seconds"] = row.setup_seconds;
     r["seconds"] = row.seconds;
     Json methods = Json::object();

@@ -16,13 +16,18 @@
 //   {"format": "graphopt-results", "version": 2, "decisions": "placement", "judge": 2,
 //    "rows": [{"row": "gnmt-4", "label": "GNMT 4-layer", "model": "gnmt:layers=4",
 //              "cluster": "4xV100", "devices": 4, "ops": 24185,
-//              "lower_bound_us": 105600.0, "setup_seconds": 0.41, "seconds": 1.2,
+//              "lower_bound_us": 105600.0, "fitting_bound_us": 131200.0,
+//              "setup_seconds": 0.41, "seconds": 1.2,
 //              "methods": {"expert": {"step_time_us": 408900.0, "oom": false,
 //                                     "peak_memory": [9.1e9, ...], "plan_seconds": 0.02,
 //                                     "error": ""}, ...}}]}
 // peak_memory is in bytes per device of the cluster (host CPU included); error is
 // non-empty when the method could not produce or simulate a plan (the other fields
-// are then meaningless). Rows keep their order in the file.
+// are then meaningless). lower_bound_us is the critical-path and work bound (no plan is
+// faster); fitting_bound_us (absent in older files: 0) the tighter bound of
+// sim/lower_bound.h fitting_value_us (no plan that fits in memory is faster: the
+// critical path, work, the interval bound and the memory-forced cut). Rows keep their
+// order in the file.
 #pragma once
 
 #include <cstdint>
@@ -59,7 +64,8 @@ struct RowResult {
   std::string cluster;  // preset name or cluster file
   int devices = 0;      // accelerators of the cluster
   int64_t ops = 0;      // ops of the training-step graph
-  double lower_bound_us = 0;
+  double lower_bound_us = 0;    // critical path and work: no plan is faster
+  double fitting_bound_us = 0;  // the tighter bound for plans that fit (0: not measured, or none fits)
   double setup_seconds = 0;  // time to build the graph and the simulator
   double seconds = 0;        // wall-clock time of the whole row (setup and every method run)
   std::map<std::string, MethodResult> methods;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <map>
 #include <memory>
@@ -276,7 +277,9 @@ StatusOr<SuiteResults> RunSuite(const SuiteOptions& options, const RowDoneCallba
     result.cluster = cluster_spec;
     result.devices = static_cast<int>(cluster.Accelerators().size());
     result.ops = graph->num_ops();
-    result.lower_bound_us = sim->lower_bound().value_us();
+    const LowerBound& bound = sim->lower_bound();
+    result.lower_bound_us = std::max(bound.critical_path_us, bound.work_us);
+    if (std::isfinite(bound.fitting_value_us())) result.fitting_bound_us = bound.fitting_value_us();
     result.setup_seconds = SecondsSince(row_start);
     for (const MethodSpec& method : methods) {
       if (progress) progress->Update(done, where + ": " + method.name);

@@ -127,6 +127,20 @@ TEST(ReportTest, MarkdownRowShowsSpeedupsOomAndBoldBest) {
       << md;
 }
 
+TEST(ReportTest, TheTighterBoundForPlansThatFitGetsItsColumnsWhereRowsHaveIt) {
+  SuiteResults r = HandMade();
+  r.rows[0].fitting_bound_us = 64000;  // best 80 ms: 1.25x the tighter bound
+  const std::string md = ResultsMarkdown(r);
+  EXPECT_TRUE(HasLine(md, "| graph (devices) | cluster | single | expert | metis | heft | go | lower bound | best / bound "
+                          "| tighter bound | best / tighter |"))
+      << md;
+  EXPECT_TRUE(HasLine(md, "| Model A (2) | 2xP100 | 400.0 (0.50x) | 200.0 (1.00x) | 100.0 (2.00x) | OOM | **80.0** (2.50x) "
+                          "| 50.0 | 1.60x | 64.0 | 1.25x |"))
+      << md;
+  EXPECT_NE(md.find("| 100.0 | 1.50x | – | – |"), std::string::npos) << md;  // row b has none
+  EXPECT_EQ(Lines(ResultsCsv(r))[1], "a,Model A,m-a,2xP100,2,10,single,ok,400000,0.5,50000,8,0.000000,2000,,64000");
+}
+
 TEST(ReportTest, MarkdownRowShowsErrorsWithFootnoteAndMissingRuns) {
   const std::string md = ResultsMarkdown(HandMade());
   EXPECT_TRUE(HasLine(md, "| Model B (2) | 2xP100 | **150.0** (2.00x) | 300.0 (1.00x) | error [1] | 600.0 (0.50x) | – | 100.0 | 1.50x |"))
@@ -165,10 +179,10 @@ TEST(ReportTest, CsvHasOneLinePerRowAndMethod) {
   ASSERT_EQ(lines.size(), 10u) << csv;  // header + 5 + 4
   EXPECT_EQ(lines[0],
             "row,label,model,cluster,devices,ops,method,status,step_time_us,speedup_vs_expert,lower_bound_us,"
-            "step_over_bound,plan_seconds,max_peak_memory_bytes,error");
-  EXPECT_EQ(lines[1], "a,Model A,m-a,2xP100,2,10,single,ok,400000,0.5,50000,8,0.000000,2000,");
-  EXPECT_EQ(lines[4], "a,Model A,m-a,2xP100,2,10,heft,oom,900000,,50000,18,0.000000,21474836480,");
-  EXPECT_EQ(lines[8], "b,Model B,m-b,2xP100,2,10,metis,error,,,100000,,0.000000,,\"metis failed: bad, \"\"really\"\" | bad\"");
+            "step_over_bound,plan_seconds,max_peak_memory_bytes,error,fitting_bound_us");
+  EXPECT_EQ(lines[1], "a,Model A,m-a,2xP100,2,10,single,ok,400000,0.5,50000,8,0.000000,2000,,");
+  EXPECT_EQ(lines[4], "a,Model A,m-a,2xP100,2,10,heft,oom,900000,,50000,18,0.000000,21474836480,,");
+  EXPECT_EQ(lines[8], "b,Model B,m-b,2xP100,2,10,metis,error,,,100000,,0.000000,,\"metis failed: bad, \"\"really\"\" | bad\",");
 }
 
 TEST(ReportTest, ReportPathsSitNextToTheJson) {

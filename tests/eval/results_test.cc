@@ -55,6 +55,7 @@ TEST(ResultsTest, JsonRoundTripKeepsEveryField) {
   SuiteResults results;
   results.rows = {Row("gnmt-4", "4xV100", {{"expert", Fits(123456.789)}, {"single", oom}, {"metis", failed}}),
                   Row("wavenet-2", "2xP100", {{"go", Fits(1.0 / 3.0)}})};
+  results.rows[0].fitting_bound_us = 2000.25;  // the second row has none (an older file's)
 
   auto parsed = ResultsFromJson(ResultsToJson(results), "test.json");
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
@@ -67,6 +68,8 @@ TEST(ResultsTest, JsonRoundTripKeepsEveryField) {
   EXPECT_EQ(a.devices, 2);
   EXPECT_EQ(a.ops, 1234);
   EXPECT_DOUBLE_EQ(a.lower_bound_us, 1000.5);
+  EXPECT_DOUBLE_EQ(a.fitting_bound_us, 2000.25);
+  EXPECT_DOUBLE_EQ(parsed->rows[1].fitting_bound_us, 0);
   EXPECT_DOUBLE_EQ(a.setup_seconds, 0.125);
   EXPECT_DOUBLE_EQ(a.seconds, 1.5);
   EXPECT_DOUBLE_EQ(a.methods.at("expert").step_time_us, 123456.789);
