@@ -97,6 +97,17 @@ bool FitsModel(const BaechiProblem& p, const std::vector<int32_t>& proc) {
 double BruteForceOptimum(const BaechiProblem& p) {
   const int n = p.num_tasks, np = p.num_procs;
   double best = std::numeric_limits<double>::infinity();
+  // Who reads whom, and the transfer times per edge and pair of processors, once.
+  std::vector<std::vector<bool>> reads(static_cast<size_t>(n), std::vector<bool>(static_cast<size_t>(n)));
+  std::vector<double> delay(static_cast<size_t>(n * n * np * np), 0);
+  for (int u = 0; u < n; ++u) {
+    for (int v = 0; v < n; ++v) {
+      reads[static_cast<size_t>(u)][static_cast<size_t>(v)] = Reads(p, u, v);
+      for (int a = 0; a < np; ++a) {
+        for (int b = 0; b < np; ++b) delay[static_cast<size_t>(((u * n + v) * np + a) * np + b)] = Delay(p, u, v, a, b);
+      }
+    }
+  }
   std::vector<int32_t> proc(static_cast<size_t>(n), 0);
   int placements = 1;
   for (int v = 0; v < n; ++v) placements *= np;
@@ -113,7 +124,9 @@ double BruteForceOptimum(const BaechiProblem& p) {
       bool topological = true;
       for (int i = 0; i < n && topological; ++i) {
         for (int j = 0; j < n && topological; ++j) {
-          if (Reads(p, i, j) && position[static_cast<size_t>(i)] > position[static_cast<size_t>(j)]) topological = false;
+          if (reads[static_cast<size_t>(i)][static_cast<size_t>(j)] &&
+              position[static_cast<size_t>(i)] > position[static_cast<size_t>(j)])
+            topological = false;
         }
       }
       if (!topological) continue;
@@ -123,7 +136,10 @@ double BruteForceOptimum(const BaechiProblem& p) {
         const int b = proc[static_cast<size_t>(v)];
         double t = free_at[static_cast<size_t>(b)];
         for (int u = 0; u < n; ++u) {
-          if (Reads(p, u, v)) t = std::max(t, finish[static_cast<size_t>(u)] + Delay(p, u, v, proc[static_cast<size_t>(u)], b));
+          if (reads[static_cast<size_t>(u)][static_cast<size_t>(v)]) {
+            const int a = proc[static_cast<size_t>(u)];
+            t = std::max(t, finish[static_cast<size_t>(u)] + delay[static_cast<size_t>(((u * n + v) * np + a) * np + b)]);
+          }
         }
         finish[static_cast<size_t>(v)] = t + p.Cost(v, b);
         free_at[static_cast<size_t>(b)] = finish[static_cast<size_t>(v)];
