@@ -22,9 +22,9 @@ using testing::PaperGraph;
 using testing::PerfectCostModel;
 
 TEST(IntervalBoundTest, ThreeOpsBeforeAJoinOnTwoDevices) {
-  // a, b, c (10 us each) feed d (10 us): two of them run by 10, the third ends by
-  // 20 at best... but all three must end by T - 10, so 30 us of work fits in
-  // [0, T - 10] on two devices only if T - 10 >= 15.
+  // a, b, c (10 us each) feed d (10 us): critical path and work are 20 us, but all
+  // three must end by T - 10, and 30 us of them fit in [0, T - 10] on two devices
+  // only if T - 10 >= 15 (the best plan takes 30: the third waits for a device).
   PaperGraph g;
   const TensorId in = g.Input("input", 1000);
   const TensorId a = g.Compute("a", {in}, 9, 100);
