@@ -102,9 +102,55 @@ struct Simulator::Run {
     }
   }
 
-  // Allocates the outputs of kernel r that leave it; for a fused kernel also returns
-  // its boundary bytes, compute time and measured bodies through the pointers.
-  int64_t AllocateOutputs(OpId r, DeviceId d, double* compute_us, double* boundary_bytes, double* measured_us) {
+  // What the event loop needs of the plan, in passes in op order before it (their
+  // memory reads in a row, not scattered over the simulated time): each consumer's
+  // kernel, device and priority; each kernel's time, allocation and steps at its end;
+  // the bytes of each tensor copy its producer allocates.
+  void PrepareKernels() {
+    const size_t ud = static_cast<size_t>(num_devices);
+    for (size_t j = 0; j < sim.cons_.size(); ++j) {
+      const OpState& c = ops[sim.cons_[j].op];
+      st.consumers[j] = ConsumerState{ops[c.root].priority, c.root, c.device};
+    }
+    // Each kernel's steps at its end, in its members' order: a member releases its
+    // inputs from outside the kernel (a lone instant view not its first: its output
+    // keeps it alive), then publishes its outputs.
+    st.finish.clear();
+    for (OpId r = 0; r < sim.num_ops_; ++r) {
+      st.finish_begin[static_cast<size_t>(r)] = static_cast<int32_t>(st.finish.size());
+      if (ops[r].root != r) continue;
+      const DeviceId d = ops[r].device;
+      const bool singleton = IsSingleton(r);
+      for (const OpId* m = MembersBegin(r); m != MembersEnd(r); ++m) {
+        const OpInfo& mi = info[*m];
+        const int32_t first = singleton && mi.alias_input != kNoId ? mi.in_begin + 1 : mi.in_begin;
+        for (int32_t i = first; i < mi.in_end; ++i) {
+          const TensorId t = sim.in_[static_cast<size_t>(i)];
+          const OpId p = tensors[t].producer;
+          if (p == kNoId || ops[p].device != d) {
+            st.finish.push_back({i, FinishStep::kReleaseReceived});
+          } else if (ops[p].root != r) {
+            st.finish.push_back({t, FinishStep::kReleaseLocal});
+          }
+        }
+        for (int32_t i = mi.out_begin; i < mi.out_end; ++i) {
+          st.finish.push_back({sim.out_[static_cast<size_t>(i)], FinishStep::kPublish});
+        }
+      }
+      OpState& op = ops[r];
+      double compute = 0, bytes = 0, body = 0;
+      op.alloc_bytes = AllocateOutputs(r, &compute, &bytes, &body);
+      op.duration_us = IsSingleton(r) ? sim.op_time_[static_cast<size_t>(r) * ud + static_cast<size_t>(op.device)]
+                                      : CostModel::FusedKernelTimeUs(compute, bytes, body, sim.cluster_.device(op.device));
+    }
+    st.finish_begin[static_cast<size_t>(sim.num_ops_)] = static_cast<int32_t>(st.finish.size());
+  }
+
+  // Sets the bytes of the outputs of kernel r that leave it and returns their sum;
+  // for a fused kernel also returns its boundary bytes, compute time and measured
+  // bodies through the pointers.
+  int64_t AllocateOutputs(OpId r, double* compute_us, double* boundary_bytes, double* measured_us) {
+    const DeviceId d = ops[r].device;
     int64_t alloc = 0;
     const size_t ud = static_cast<size_t>(num_devices);
     if (IsSingleton(r)) {
@@ -176,13 +222,10 @@ struct Simulator::Run {
   }
 
   void StartKernel(OpId r, DeviceId d, double now) {
-    double compute = 0, bytes = 0, body = 0;
-    const int64_t alloc = AllocateOutputs(r, d, &compute, &bytes, &body);
-    const double duration =
-        IsSingleton(r)
-            ? sim.op_time_[static_cast<size_t>(r) * static_cast<size_t>(num_devices) + static_cast<size_t>(d)]
-            : CostModel::FusedKernelTimeUs(compute, bytes, body, sim.cluster_.device(d));
-    Alloc(d, alloc, now);
+    // Its steps at its end, read then: fetched while it runs.
+    __builtin_prefetch(st.finish.data() + st.finish_begin[static_cast<size_t>(r)]);
+    const double duration = ops[r].duration_us;
+    Alloc(d, ops[r].alloc_bytes, now);
     st.busy[static_cast<size_t>(d)] = 1;
     result.device_busy_us[static_cast<size_t>(d)] += duration;
     ++result.num_kernels;
@@ -208,8 +251,7 @@ struct Simulator::Run {
     const int32_t stamp = ++st.stamp_counter;
     const TensorInfo& ti = tensors[t];
     for (int32_t j = ti.cons_begin; j < ti.cons_end; ++j) {
-      const ConsumerRef& ref = sim.cons_[static_cast<size_t>(j)];
-      const OpState& c = ops[ref.op];
+      const ConsumerState& c = st.consumers[static_cast<size_t>(j)];
       const DeviceId dc = c.device;
       const OpId rc = c.root;
       if (dc == d) {
@@ -230,8 +272,8 @@ struct Simulator::Run {
       }
       const int32_t k = st.dest_copy[udc];
       ++copies[k].refs;
-      st.in_copy[static_cast<size_t>(ref.slot)] = k;
-      st.dest_priority[udc] = std::max(st.dest_priority[udc], ops[rc].priority);
+      st.in_copy[static_cast<size_t>(sim.cons_[static_cast<size_t>(j)].slot)] = k;
+      st.dest_priority[udc] = std::max(st.dest_priority[udc], c.priority);
       st.remote_readers.emplace_back(dc, rc);
     }
     if (st.dest_list.empty()) {
@@ -264,24 +306,22 @@ struct Simulator::Run {
     copies[t].refs += holds + 1;  // + the producer's own hold, dropped by the caller
   }
 
-  // Kernel r on device d ends: its members release their inputs and publish outputs.
+  // Kernel r on device d ends: its members release their inputs and publish outputs
+  // (the steps PrepareKernels listed).
   void FinishKernel(OpId r, DeviceId d, double now) {
-    const OpId* mb = MembersBegin(r);
-    const OpId* me = MembersEnd(r);
-    const bool singleton = me - mb == 1;
-    for (const OpId* m = mb; m != me; ++m) {
-      const OpInfo& mi = info[*m];
-      // A lone instant view keeps its first input alive through its output instead.
-      const int32_t first = singleton && mi.alias_input != kNoId ? mi.in_begin + 1 : mi.in_begin;
-      for (int32_t i = first; i < mi.in_end; ++i) {
-        const TensorId t = sim.in_[static_cast<size_t>(i)];
-        if (!singleton && ops[tensors[t].producer].root == r) continue;
-        Release(copies[t].device == d ? t : st.in_copy[static_cast<size_t>(i)], now);
-      }
-      for (int32_t i = mi.out_begin; i < mi.out_end; ++i) {
-        const TensorId t = sim.out_[static_cast<size_t>(i)];
-        Publish(t, r, d, now);
-        Release(t, now);
+    const FinishStep* end = st.finish.data() + st.finish_begin[static_cast<size_t>(r) + 1];
+    for (const FinishStep* f = st.finish.data() + st.finish_begin[static_cast<size_t>(r)]; f != end; ++f) {
+      switch (f->kind) {
+        case FinishStep::kReleaseLocal:
+          Release(f->index, now);
+          break;
+        case FinishStep::kReleaseReceived:
+          Release(st.in_copy[static_cast<size_t>(f->index)], now);
+          break;
+        case FinishStep::kPublish:
+          Publish(f->index, r, d, now);
+          Release(f->index, now);
+          break;
       }
     }
     ++completed;
@@ -296,8 +336,7 @@ struct Simulator::Run {
       copies[y].bytes = 0;
       copies[y].alias = copies[aliased].device == d ? aliased : st.in_copy[static_cast<size_t>(info[r].in_begin)];
     } else {
-      double compute, bytes, body;
-      Alloc(d, AllocateOutputs(r, d, &compute, &bytes, &body), now);
+      Alloc(d, ops[r].alloc_bytes, now);
     }
     FinishKernel(r, d, now);
   }
@@ -320,6 +359,11 @@ struct Simulator::Run {
     const size_t ul = static_cast<size_t>(link);
     const DeviceId to = link % num_devices;
     const double duration = sim.link_latency_us_[ul] + static_cast<double>(bytes) * sim.link_us_per_byte_[ul];
+    // The kernels waiting for the copy, read when it arrives: fetched while it travels.
+    const CopyState& copy = copies[k];
+    for (int32_t i = copy.readers_begin; i < copy.readers_end; ++i) {
+      __builtin_prefetch(&ops[st.readers[static_cast<size_t>(i)]]);
+    }
     Alloc(to, bytes, now);
     if (sim.has_ports_) {
       ports.Take(ul);
@@ -583,6 +627,7 @@ StatusOr<SimResult> Simulator::Simulate(const Plan& plan, const SimOptions& opti
   if (options.record_timeline) {
     for (size_t d = 0; d < ud; ++d) run.Sample(static_cast<DeviceId>(d), 0);
   }
+  run.PrepareKernels();
   for (size_t o = 0; o < un; ++o) {
     if (ops[o].root == static_cast<OpId>(o) && ops[o].pending == 0) run.MakeReady(static_cast<OpId>(o));
   }

@@ -74,10 +74,34 @@ struct EventLater {
 // a slot whose tensor is produced on the reader's device reads copy in_[i].
 struct OpState {
   double priority;  // at roots: the kernel's priority (max over its members)
+  // At roots, set before the event loop: the kernel's time on its device and the
+  // bytes it allocates when it starts (its outputs that leave it).
+  double duration_us;
+  int64_t alloc_bytes;
   DeviceId device;
   OpId root;               // the fused group's root (the op itself if unfused)
   int32_t pending;         // at roots: inputs from outside the group not yet present
   uint8_t instant_kernel;  // at roots: a lone instant op, run off the stream
+};
+
+// A consumer of a tensor as the plan places it (one per entry of Simulator::cons_,
+// set before the event loop so that publishing a tensor reads them in order).
+struct ConsumerState {
+  double priority;  // its kernel's priority
+  OpId root;        // its kernel
+  DeviceId device;
+};
+
+// One step of what a kernel does when it ends, in its members' order (set before
+// the event loop, so that a kernel's end reads its steps in a row).
+struct FinishStep {
+  enum Kind : int32_t {
+    kReleaseLocal,     // an input whose producer is on the kernel's device: its copy `index`
+    kReleaseReceived,  // an input received from another device: the copy in_copy[index]
+    kPublish,          // an output leaving the kernel: tensor `index`, then its own hold
+  };
+  int32_t index;
+  Kind kind;
 };
 
 struct CopyState {
@@ -100,6 +124,9 @@ struct SimScratchState {
   std::vector<FusionGroupSummary> groups;  // per fused group root: its kernel's summary
   std::vector<sim_internal::CopyState> copies;
   std::vector<int32_t> in_copy;
+  std::vector<sim_internal::ConsumerState> consumers;  // per entry of Simulator::cons_
+  std::vector<int32_t> finish_begin;                   // per op: its kernel's steps (roots only)
+  std::vector<sim_internal::FinishStep> finish;
   std::vector<OpId> readers;
   int32_t num_copies = 0;
   int32_t num_readers = 0;
@@ -151,6 +178,10 @@ struct SimScratchState {
     members.assign(un, 0);
     copies.assign(num_copies_max, sim_internal::CopyState{});
     in_copy.assign(num_inputs, -1);
+    consumers.assign(static_cast<size_t>(num_edges), sim_internal::ConsumerState{});
+    finish_begin.assign(un + 1, 0);
+    finish.clear();
+    finish.reserve(num_inputs + static_cast<size_t>(nt));
     readers.assign(static_cast<size_t>(num_edges), 0);
     ready.assign(ud, {});
     busy.assign(ud, 0);
