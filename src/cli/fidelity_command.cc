@@ -27,6 +27,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/flag_table.h"
+#include "core/median.h"
 #include "core/strings.h"
 
 #ifdef GRAPHOPT_HAVE_EXEC
@@ -130,13 +131,6 @@ struct PlanRun {
   double spread() const;
   double half_gap() const;  // |median(odd rounds) - median(even rounds)| / median
 };
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // (max - min) / median of a series; 0 if empty.
 double Spread(const std::vector<double>& v) {

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "core/logging.h"
+#include "core/median.h"
 #include "core/strings.h"
 #include "exec/pin.h"
 
@@ -46,12 +47,6 @@ double TimeOnce(F&& f) {
   const Clock::time_point start = Clock::now();
   f();
   return SecondsSince(start);
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // N of "local:N", 0 for "local"; an error naming `name` otherwise.

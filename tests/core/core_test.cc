@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "core/files.h"
+#include "core/median.h"
 #include "core/rng.h"
 #include "core/status.h"
 #include "core/strings.h"
@@ -107,6 +108,13 @@ TEST(FilesTest, ExtensionIsLowerCased) {
   EXPECT_EQ(FileStem("a.d/b.tar.gz"), "b.tar");
   EXPECT_EQ(FileStem("a/.hidden"), ".hidden");
   EXPECT_EQ(FileStem("model"), "model");
+}
+
+TEST(MedianTest, MiddleValueOrMeanOfTheTwoMiddleOnes) {
+  EXPECT_EQ(Median({}), 0.0);
+  EXPECT_EQ(Median({3.0}), 3.0);
+  EXPECT_EQ(Median({5.0, 1.0, 3.0}), 3.0);
+  EXPECT_EQ(Median({4.0, 1.0, 3.0, 10.0}), 3.5);
 }
 
 }  // namespace
