@@ -286,7 +286,17 @@ LocalSearchStats LocalSearch::Polish(Plan* plan, PlanScore* score, Rng& rng, int
     candidates.reserve(static_cast<size_t>(take));
     for (int i = 0; i < take; ++i) candidates.push_back(Apply(*plan, pending_[static_cast<size_t>(position_ + i)]));
     position_ += take;
-    std::vector<StatusOr<SimResult>> results = batch_->Run(candidates);
+    // A candidate is kept only if it beats the current plan by the margin: once the
+    // current plan fits, a candidate's simulation stops as soon as it runs out of
+    // memory or its clock passes that mark (SimOptions), as it then cannot be kept.
+    // The kept candidate ran to its end, so the decisions and the accepted plan's
+    // result are those of full simulations.
+    SimOptions options;
+    if (config_.stop_hopeless && score->fits()) {
+      options.stop_at_oom = true;
+      options.stop_after_us = score->step_time_us * (1 - config_.min_improvement);
+    }
+    std::vector<StatusOr<SimResult>> results = batch_->Run(candidates, options);
     stats.evaluations += take;
     int best = -1;
     PlanScore best_score = *score;

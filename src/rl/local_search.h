@@ -17,7 +17,8 @@
 //  - fusion: greedy fusion of every fusible op, of elementwise ops only, or none.
 //  - priorities: critical-path-first priorities for the current placement, or none.
 // Candidates are simulated in batches (BatchSimulator, every core); the best of a
-// batch is accepted if it beats the current plan by a relative margin. A scale
+// batch is accepted if it beats the current plan by a relative margin (a candidate's
+// simulation stops once it cannot: SimOptions' stop_after_us, stop_at_oom). A scale
 // whose every move was tried without success hands over to the next finer one;
 // when every scale fails in a row the search has converged (until the plan is
 // replaced). The search state (scale, position) persists across Polish calls, so
@@ -63,6 +64,10 @@ struct LocalSearchConfig {
   bool placement_moves = true;
   bool fusion_moves = true;
   bool priority_moves = true;
+  // Once the current plan fits, stop a candidate's simulation when it runs out of
+  // memory or passes the step time it must beat (it cannot be kept then). The same
+  // moves are kept either way; off only to measure what it saves.
+  bool stop_hopeless = true;
 };
 
 struct LocalSearchStats {
