@@ -1,11 +1,12 @@
 // Local-search moves scored per second (rl/local_search.h) on rows of the placement
-// suite: from the expert's placement with greedy fusion and critical-path
-// priorities (after --warmup untimed evaluations), Polish runs a fixed number of evaluations, once with hopeless
-// candidates simulated to their end and once with their simulations stopped early
-// (LocalSearchConfig::stop_hopeless), ROUNDS times in turn; one line per row with the
-// median plans per second of each and whether both kept the same plan (they must).
+// suite: from the expert's placement with greedy fusion and critical-path priorities
+// (after --warmup untimed evaluations), Polish runs a fixed number of evaluations,
+// once with hopeless candidates simulated to their end and once with their
+// simulations stopped early (LocalSearchConfig::stop_hopeless), ROUNDS times in turn;
+// one line per row with the median plans per second of each and whether both kept
+// the same plan (they must).
 //
-//   local_search_bench [--rows gnmt-4,gnmt-8] [--evaluations 400] [--rounds 3] [--threads 2]
+//   local_search_bench [--rows gnmt-4,gnmt-8] [--evaluations 400] [--warmup 0] [--rounds 3] [--threads 2]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -90,8 +91,7 @@ int Main(int argc, char** argv) {
                       kept[0].fuse_with_producer == kept[1].fuse_with_producer;
     const double full = Median(rate[0]), stopped = Median(rate[1]);
     std::printf("| %s | %lld | %lld | %.1f | %.1f | %.2fx | %s |\n", row.name.c_str(), static_cast<long long>(evaluated),
-                static_cast<long long>(accepted), full,
-                stopped, stopped / full, same ? "yes" : "NO");
+                static_cast<long long>(accepted), full, stopped, stopped / full, same ? "yes" : "NO");
     std::fflush(stdout);
     if (!same) return CommandError("local_search_bench", row.name + ": the two settings kept different plans");
   }

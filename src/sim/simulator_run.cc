@@ -119,7 +119,8 @@ struct Simulator::Run {
     for (OpId r = 0; r < sim.num_ops_; ++r) {
       st.finish_begin[static_cast<size_t>(r)] = static_cast<int32_t>(st.finish.size());
       if (ops[r].root != r) continue;
-      const DeviceId d = ops[r].device;
+      OpState& op = ops[r];
+      const DeviceId d = op.device;
       const bool singleton = IsSingleton(r);
       for (const OpId* m = MembersBegin(r); m != MembersEnd(r); ++m) {
         const OpInfo& mi = info[*m];
@@ -137,11 +138,10 @@ struct Simulator::Run {
           st.finish.push_back({sim.out_[static_cast<size_t>(i)], FinishStep::kPublish});
         }
       }
-      OpState& op = ops[r];
       double compute = 0, bytes = 0, body = 0;
       op.alloc_bytes = AllocateOutputs(r, &compute, &bytes, &body);
-      op.duration_us = IsSingleton(r) ? sim.op_time_[static_cast<size_t>(r) * ud + static_cast<size_t>(op.device)]
-                                      : CostModel::FusedKernelTimeUs(compute, bytes, body, sim.cluster_.device(op.device));
+      op.duration_us = singleton ? sim.op_time_[static_cast<size_t>(r) * ud + static_cast<size_t>(d)]
+                                 : CostModel::FusedKernelTimeUs(compute, bytes, body, sim.cluster_.device(d));
     }
     st.finish_begin[static_cast<size_t>(sim.num_ops_)] = static_cast<int32_t>(st.finish.size());
   }
