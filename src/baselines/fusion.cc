@@ -30,43 +30,65 @@
 // the joined group total at most kMaxFusionOperandsAndOutputs. v's readers all come
 // later, so its outputs are all outside ones; a tensor of the group that only v read
 // outside becomes internal. The lists stay that short, so they are plain vectors.
+#include "baselines/fusion.h"
+
 #include <algorithm>
 
 #include "baselines/baseline.h"
 #include "graph/verifier.h"
 
 namespace graphopt {
-namespace {
 
+GreedyFusion::GreedyFusion(const Graph& graph, const std::function<bool(OpKind)>& fusible)
+    : graph_(&graph), adj_(graph.BuildAdjacency()), rules_(graph) {
+  StatusOr<std::vector<OpId>> topo = TopologicalOrder(graph);
+  GO_CHECK_MSG(topo.ok(), topo.status().message());
+  topo_ = std::move(*topo);
+  const size_t n = static_cast<size_t>(graph.num_ops());
+  producer_.assign(n, kNoId);
+  free_.resize(n);
+  start_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const OpId v = static_cast<OpId>(i);
+    const OpKind kind = graph.op(v).kind;
+    if (fusible(kind) && CanFuseIntoProducer(graph, v)) producer_[i] = FusionProducer(graph, v);
+    free_[i] = IsFree(kind) ? 1 : 0;
+    start_[i] = rules_.Start(v);
+  }
+}
+
+GreedyFusion GreedyFusion::Default(const Graph& graph) {
+  return GreedyFusion(graph, [](OpKind kind) { return CategoryOf(kind) == OpCategory::kElementwise; });
+}
+
+// One greedy pass over one plan, on the fusion's graph-wide parts.
 class GreedyFuser {
  public:
-  GreedyFuser(const Graph& graph, Plan* plan)
-      : graph_(graph), plan_(plan), adj_(graph.BuildAdjacency()), rules_(graph) {
-    const size_t n = static_cast<size_t>(graph.num_ops());
+  GreedyFuser(const GreedyFusion& fusion, Plan* plan)
+      : graph_(*fusion.graph_),
+        plan_(plan),
+        adj_(fusion.adj_),
+        rules_(fusion.rules_),
+        summary_(fusion.start_),
+        free_(fusion.free_),
+        topo_(fusion.topo_),
+        producer_(fusion.producer_) {
+    const size_t n = static_cast<size_t>(graph_.num_ops());
     root_.resize(n);
     io_.resize(n);
     next_member_.assign(n, kNoId);
     ord_.resize(n);
-    free_.resize(n);
     stamp_.assign(n, 0);
     target_stamp_.assign(n, 0);
-    summary_.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      summary_[i] = rules_.Start(static_cast<OpId>(i));
-      root_[i] = static_cast<OpId>(i);
-      free_[i] = IsFree(graph.op(static_cast<OpId>(i)).kind) ? 1 : 0;
-    }
+    for (size_t i = 0; i < n; ++i) root_[i] = static_cast<OpId>(i);
   }
 
-  int Run(const std::function<bool(OpKind)>& fusible) {
-    StatusOr<std::vector<OpId>> topo = TopologicalOrder(graph_);
-    GO_CHECK_MSG(topo.ok(), topo.status().message());
-    for (size_t i = 0; i < topo->size(); ++i) ord_[static_cast<size_t>((*topo)[i])] = static_cast<int32_t>(i);
+  int Run() {
+    for (size_t i = 0; i < topo_.size(); ++i) ord_[static_cast<size_t>(topo_[i])] = static_cast<int32_t>(i);
     int fused = 0;
-    for (OpId v : *topo) {
-      const Op& op = graph_.op(v);
-      if (!fusible(op.kind) || !CanFuseIntoProducer(graph_, v)) continue;
-      const OpId p = FusionProducer(graph_, v);
+    for (OpId v : topo_) {
+      const OpId p = producer_[static_cast<size_t>(v)];
+      if (p == kNoId) continue;
       if (plan_->device[static_cast<size_t>(p)] != plan_->device[static_cast<size_t>(v)]) continue;
       if (SharedScalar(v)) continue;
       const OpId g = root_[static_cast<size_t>(p)];
@@ -229,34 +251,35 @@ class GreedyFuser {
 
   const Graph& graph_;
   Plan* plan_;
-  const Adjacency adj_;
-  const FusionRules rules_;
+  const Adjacency& adj_;
+  const FusionRules& rules_;
   std::vector<FusionGroupSummary> summary_;  // by group root: what the kernel rules read
+  const std::vector<uint8_t>& free_;
+  const std::vector<OpId>& topo_;
+  const std::vector<OpId>& producer_;
   std::vector<OpId> root_;         // group root of every op (a group never merges into another)
   std::vector<OpId> next_member_;  // members of a group: a list starting at its root
   std::vector<GroupIo> io_;        // by group root, filled when the group first grows
   GroupIo joined_;
   std::vector<int32_t> ord_;       // topological position of every group root
-  std::vector<uint8_t> free_;
   std::vector<uint32_t> stamp_, target_stamp_;
   uint32_t round_ = 0, target_round_ = 0;
   std::vector<OpId> later_, forward_, backward_, stack_;
   std::vector<int32_t> slots_;
 };
 
-}  // namespace
-
-int ApplyGreedyFusionOfKinds(const Graph& graph, const std::function<bool(OpKind)>& fusible, Plan* plan) {
-  const Status complete = CompletePlan(graph, plan);
+int GreedyFusion::Apply(Plan* plan) const {
+  const Status complete = CompletePlan(*graph_, plan);
   GO_CHECK_MSG(complete.ok(), complete.message());
   std::fill(plan->fuse_with_producer.begin(), plan->fuse_with_producer.end(), 0);
-  return GreedyFuser(graph, plan).Run(fusible);
+  return GreedyFuser(*this, plan).Run();
 }
 
-int ApplyDefaultFusion(const Graph& graph, Plan* plan) {
-  return ApplyGreedyFusionOfKinds(
-      graph, [](OpKind kind) { return CategoryOf(kind) == OpCategory::kElementwise; }, plan);
+int ApplyGreedyFusionOfKinds(const Graph& graph, const std::function<bool(OpKind)>& fusible, Plan* plan) {
+  return GreedyFusion(graph, fusible).Apply(plan);
 }
+
+int ApplyDefaultFusion(const Graph& graph, Plan* plan) { return GreedyFusion::Default(graph).Apply(plan); }
 
 int ApplyGreedyFusion(const Graph& graph, Plan* plan) {
   return ApplyGreedyFusionOfKinds(

@@ -120,33 +120,31 @@ int RunZeroShot(const Args& args, const Graph& graph, const Simulator& sim, cons
                        : z->from_coupled     ? "best coupled sampled"
                        : z->from_budgeted    ? "best memory-budgeted"
                                              : "best sampled";
-  // The later plans' scores (coupled, single-device) are where their simulation
-  // stopped, when it did; the budgeted plans are among the first, simulated in full.
-  auto later = [&](const PlanScore& s) {
+  // A group's best is where its simulation stopped when it did: no plan of the group
+  // beats the plan chosen.
+  auto group = [&](const PlanScore& s, bool stopped) {
     if (!s.scored()) return std::string("-");
-    if (z->later_plans_stop_at_oom && !s.fits()) return std::string("OOM (simulation stopped at the overflow)");
-    if (z->later_plans_stop_after_us > 0 && s.step_time_us > z->later_plans_stop_after_us) {
-      return StrFormat("over %.4f s (simulation stopped there)", s.step_time_us / 1e6);
-    }
+    if (stopped && !s.fits()) return std::string("OOM (simulation stopped at the overflow)");
+    if (stopped) return StrFormat("over %.4f s (simulation stopped there)", s.step_time_us / 1e6);
     return s.ToString();
   };
   std::printf("\nzero-shot plan of %s in %.2f s of wall time (forward passes and decoding %.2f s; %d units): the %s plan; "
               "greedy %s, best of %d samples %s, best of %d coupled samples %s",
               config.pretrained.c_str(), z->seconds, z->forward_seconds, z->num_units, source,
               z->greedy_score.ToString().c_str(), options.samples,
-              z->best_sample_score.scored() ? z->best_sample_score.ToString().c_str() : "-", options.coupled_samples,
-              later(z->best_coupled_score).c_str());
+              group(z->best_sample_score, z->best_sample_stopped).c_str(), options.coupled_samples,
+              group(z->best_coupled_score, z->best_coupled_stopped).c_str());
   if (z->best_budgeted_score.scored()) {
     const std::string lower =
         z->lower_rung_plans > 0 ? StrFormat(" (%d at lower budgets: no other plan fit)", z->lower_rung_plans) : "";
     std::printf(", best of %d memory-budgeted plans%s %s", options.budgeted_plans + z->lower_rung_plans,
-                lower.c_str(), z->best_budgeted_score.ToString().c_str());
+                lower.c_str(), group(z->best_budgeted_score, z->best_budgeted_stopped).c_str());
   }
   if (z->best_single_device_score.scored()) {
     std::printf(", best of %d plans on the fastest accelerator alone %s", options.single_device_plans,
-                later(z->best_single_device_score).c_str());
+                group(z->best_single_device_score, z->best_single_device_stopped).c_str());
   }
-  std::printf("\n");
+  std::printf("; %d of %d simulations stopped early (they could not win)\n", z->stopped_plans, z->num_plans);
   return WriteOutputs(args, graph, sim, z->plan);
 }
 

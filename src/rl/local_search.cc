@@ -33,7 +33,12 @@ std::string PlanScore::ToString() const {
 }
 
 LocalSearch::LocalSearch(const Simulator& simulator, BatchSimulator* batch, LocalSearchConfig config)
-    : sim_(simulator), legalizer_(simulator.graph()), batch_(batch), config_(config) {
+    : sim_(simulator),
+      legalizer_(simulator.graph()),
+      greedy_fusion_(simulator.graph(), [](OpKind) { return true; }),
+      default_fusion_(GreedyFusion::Default(simulator.graph())),
+      batch_(batch),
+      config_(config) {
   GO_CHECK(batch_ != nullptr);
   config_.batch = std::max(1, config_.batch);
   devices_ = sim_.cluster().Accelerators();
@@ -229,11 +234,10 @@ Plan LocalSearch::Apply(const Plan& plan, const Move& move) const {
       break;
     }
     case 1:
-      std::fill(p.fuse_with_producer.begin(), p.fuse_with_producer.end(), 0);
-      ApplyGreedyFusion(g, &p);
+      greedy_fusion_.Apply(&p);  // clears the flags first
       break;
     case 2:
-      ApplyDefaultFusion(g, &p);
+      default_fusion_.Apply(&p);
       break;
     case 3:
       std::fill(p.fuse_with_producer.begin(), p.fuse_with_producer.end(), 0);

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "baselines/fusion.h"
 #include "core/rng.h"
 #include "graph/graph.h"
 #include "sim/batch.h"
@@ -128,6 +129,7 @@ class LocalSearch {
 
   const Simulator& sim_;
   PlanLegalizer legalizer_;
+  GreedyFusion greedy_fusion_, default_fusion_;  // of every fusible kind; TensorFlow's default
   BatchSimulator* batch_;
   LocalSearchConfig config_;
   std::vector<DeviceId> devices_;                 // accelerators (all devices if none)

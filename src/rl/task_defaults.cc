@@ -13,6 +13,7 @@ StatusOr<TaskDefaults> TaskDefaults::Create(uint32_t tasks, const std::string& f
   }
   TaskDefaults d;
   d.tasks_ = tasks;
+  if (!(tasks & kTaskFusion)) d.default_fusion_ = std::make_shared<const GreedyFusion>(GreedyFusion::Default(graph));
   if (tasks & kTaskPlacement) {
     if (!fixed_placement.empty()) {
       return InvalidArgument("a fixed placement (" + fixed_placement + ") needs placement left out of the tasks");
@@ -36,7 +37,11 @@ void TaskDefaults::Apply(const Graph& graph, Plan* plan, const PlanLegalizer* le
   if (all()) return;
   if (!decides(kTaskPlacement)) plan->device = fixed_device_;
   if (!decides(kTaskFusion)) {
-    ApplyDefaultFusion(graph, plan);
+    if (default_fusion_ != nullptr && &default_fusion_->graph() == &graph) {
+      default_fusion_->Apply(plan);
+    } else {
+      ApplyDefaultFusion(graph, plan);
+    }
   } else if (!decides(kTaskPlacement)) {  // the decided fusion, on the fixed devices
     if (legalizer != nullptr) {
       legalizer->DropIllegalFusions(plan);

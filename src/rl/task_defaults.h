@@ -15,9 +15,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "baselines/fusion.h"
 #include "core/status.h"
 #include "graph/graph.h"
 #include "policy/go_policy_config.h"
@@ -46,13 +48,15 @@ class TaskDefaults {
 
   // Puts the defaults into the tasks not decided (placement, then fusion on the
   // resulting devices, then priorities). The plan must be complete and valid; it
-  // stays valid. `legalizer`, if given, must be built for `graph` (faster).
+  // stays valid. `legalizer`, if given, must be built for `graph` (faster); the
+  // default fusion is built once by Create for Create's graph.
   void Apply(const Graph& graph, Plan* plan, const PlanLegalizer* legalizer = nullptr) const;
 
  private:
   uint32_t tasks_ = kAllTasks;
   std::string fixed_name_;
   std::vector<DeviceId> fixed_device_;
+  std::shared_ptr<const GreedyFusion> default_fusion_;  // fusion not decided: Create's graph's
 };
 
 }  // namespace graphopt

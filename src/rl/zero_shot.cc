@@ -43,6 +43,11 @@ enum class Source { kGreedy, kSample, kCoupled, kBudgeted, kSingleDevice };
 // this many lower rungs (0.59 down to 0.28 of each device's memory from 0.9).
 constexpr int kLowerRungs = 8;
 
+// Plans simulated together between two updates of where the later ones stop: a
+// multiple of the threads of a small machine, and few enough that the best step time
+// so far tightens often.
+constexpr size_t kStopChunk = 16;
+
 // The greedy budgeted placements at rungs [first, first + count) of options.memory_budget.
 std::vector<Actions> GreedyBudgeted(const PolicyInput& input, const float* probs, const UnitMemory& unit_memory,
                                     const ZeroShotOptions& options, int first, int count) {
@@ -212,36 +217,35 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
     for (DeviceId& d : p.device) d = kept[static_cast<size_t>(d)];
     return p;
   };
-  // The greedy plan, the independent samples and the memory-budgeted plans first; if
-  // one of them fits, every later plan (coupled, single-device) that runs out of
-  // memory loses to it, and so does one still running past its step time: those stop
-  // at their overflow or at that time. The results keep the plans' order, so ties are
-  // broken as with every plan simulated in full.
-  std::vector<size_t> first_index, later_index;
+  // The lead plans first, in full: the greedy plan and the memory-budgeted ones (the
+  // likeliest to win, and on a machine the graph barely fits the likeliest to fit). Then the others in their order, kStopChunk at a time: once a plan so far
+  // fits, every later plan that runs out of memory loses to it, and so does one still
+  // running past its step time: with stop_early, those stop at their overflow or at
+  // that time. The results keep the plans' order, so ties are broken as with every plan
+  // simulated in full, and the chunks make the stops the same on every run.
+  std::vector<size_t> lead, rest;
   for (size_t i = 0; i < sources.size(); ++i) {
-    const bool first = sources[i] == Source::kGreedy || sources[i] == Source::kSample || sources[i] == Source::kBudgeted;
-    (first ? first_index : later_index).push_back(i);
+    (sources[i] == Source::kGreedy || sources[i] == Source::kBudgeted ? lead : rest).push_back(i);
   }
-  auto run = [&](const std::vector<size_t>& index, const SimOptions& sim_options) {
-    return batch.RunMade(index.size(), [&](size_t k) { return make(index[k]); }, sim_options);
-  };
   std::vector<StatusOr<SimResult>> results(sources.size(), StatusOr<SimResult>(InternalError("not simulated")));
-  std::vector<StatusOr<SimResult>> first_results = run(first_index, SimOptions());
-  SimOptions later;
-  for (const StatusOr<SimResult>& r : first_results) {
-    if (!r.ok() || r->oom) continue;
-    later.stop_at_oom = true;
-    if (options.stop_slower && (later.stop_after_us == 0 || r->step_time_us < later.stop_after_us)) {
-      later.stop_after_us = r->step_time_us;
+  SimOptions stops;
+  auto run = [&](const size_t* index, size_t count) {
+    std::vector<StatusOr<SimResult>> chunk =
+        batch.RunMade(count, [&](size_t k) { return make(index[k]); }, stops);
+    for (size_t k = 0; k < count; ++k) {
+      StatusOr<SimResult>& r = results[index[k]] = std::move(chunk[k]);
+      if (!r.ok()) continue;
+      if (r->stopped_at_oom || r->stopped_slower) ++result.stopped_plans;
+      if (r->oom || !options.stop_early) continue;
+      stops.stop_at_oom = true;
+      if (stops.stop_after_us == 0 || r->step_time_us < stops.stop_after_us) {
+        stops.stop_after_us = r->step_time_us;
+      }
     }
-  }
-  for (size_t k = 0; k < first_index.size(); ++k) results[first_index[k]] = std::move(first_results[k]);
-  if (!later_index.empty()) {
-    result.later_plans_stop_at_oom = later.stop_at_oom;
-    result.later_plans_stop_after_us = later.stop_after_us;
-    std::vector<StatusOr<SimResult>> later_results = run(later_index, later);
-    for (size_t k = 0; k < later_index.size(); ++k) results[later_index[k]] = std::move(later_results[k]);
-  }
+  };
+  run(lead.data(), lead.size());
+  for (size_t k = 0; k < rest.size(); k += kStopChunk) run(rest.data() + k, std::min(kStopChunk, rest.size() - k));
+  result.stop_after_us = stops.stop_after_us;
   result.num_plans = static_cast<int>(sources.size());
   size_t best = sources.size();
   for (size_t i = 0; i < sources.size(); ++i) {
@@ -253,7 +257,15 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
                                 : source == Source::kBudgeted     ? &result.best_budgeted_score
                                 : source == Source::kSingleDevice ? &result.best_single_device_score
                                                                   : &result.greedy_score;
-    if (score.BetterThan(*best_of_source)) *best_of_source = score;
+    bool* stopped = source == Source::kSample         ? &result.best_sample_stopped
+                    : source == Source::kCoupled      ? &result.best_coupled_stopped
+                    : source == Source::kBudgeted     ? &result.best_budgeted_stopped
+                    : source == Source::kSingleDevice ? &result.best_single_device_stopped
+                                                      : nullptr;
+    if (score.BetterThan(*best_of_source)) {
+      *best_of_source = score;
+      if (stopped != nullptr) *stopped = results[i]->stopped_at_oom || results[i]->stopped_slower;
+    }
     if (score.BetterThan(result.score)) {
       result.score = score;
       best = i;

@@ -43,12 +43,13 @@ struct ZeroShotOptions {
   // of each device's memory from 0.9) are decoded and scored too. 0: none.
   int budgeted_plans = 16;
   double memory_budget = 0.9;
-  // Once the greedy plan, an independent sample or a memory-budgeted plan fits, every
-  // later plan (coupled, single-device) stops at its first overflow and, with
-  // stop_slower, once its simulated clock passes the best of those plans' step time: it
-  // could not beat it, so the plan chosen is the one a full simulation of every plan
-  // chooses.
-  bool stop_slower = true;
+  // The greedy plan and the memory-budgeted ones are simulated in full first,
+  // then the others in their order, a few at a time. Once a plan so far fits, every
+  // later plan stops at its first overflow or once its simulated clock passes the best
+  // step time so far: it could not beat that plan, so the plan chosen is the one a
+  // full simulation of every plan chooses. Off: every plan simulated in full (to
+  // measure what the stops save).
+  bool stop_early = true;
   double temperature = 1.0;  // of the samples
   int units_per_device = kDefaultUnitsPerDevice;  // decision units (policy/features.h UnitsPerDeviceOptions)
   int threads = 0;           // simulator and LibTorch threads (<= 0: every core)
@@ -68,14 +69,16 @@ struct ZeroShotResult {
   int lower_rung_plans = 0;       // plans of the lower rungs (0 unless no other plan fit)
   bool from_single_device = false;      // the plan is one of the fastest accelerator alone
   PlanScore best_single_device_score;   // the best of those (unscored without any)
-  // A plan of the greedy one, the independent samples and the budgeted ones fits, so
-  // the coupled and single-device plans were simulated with SimOptions::stop_at_oom:
-  // where those two scores are OOM, their overflow and time are where the simulation
-  // stopped.
-  bool later_plans_stop_at_oom = false;
-  // With stop_slower: the step time past which those plans stopped (0: none); a later
-  // group's best score above it is where its simulations stopped, a lower bound.
-  double later_plans_stop_after_us = 0;
+  // The simulations stopped early (see ZeroShotOptions::stop_early), and the step
+  // time past which the last plans stopped (0: none). A group's best marked stopped is
+  // where that plan's simulation stopped (at its overflow, or past the step time of a
+  // plan simulated before it): no plan of the group beats the plan chosen.
+  int stopped_plans = 0;
+  double stop_after_us = 0;
+  bool best_sample_stopped = false;
+  bool best_coupled_stopped = false;
+  bool best_budgeted_stopped = false;
+  bool best_single_device_stopped = false;
   int num_units = 0;
   int num_plans = 0;           // simulated
   double seconds = 0;          // wall time in all

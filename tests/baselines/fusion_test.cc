@@ -1,7 +1,11 @@
 // Greedy fusion: which ops fuse on hand graphs, and that the result is always legal.
 #include <gtest/gtest.h>
 
+#include <thread>
+#include <vector>
+
 #include "baselines/baseline.h"
+#include "baselines/fusion.h"
 #include "graph/builder.h"
 #include "sim/random_graph.h"
 
@@ -239,6 +243,45 @@ TEST(FusionTest, GreedyFusionFollowsTheKernelRules) {
   EXPECT_EQ(Flag(plan, Producer(g, n)), 0);
   EXPECT_EQ(Flag(plan, Producer(g, r)), 1);
   EXPECT_EQ(Flag(plan, Producer(g, s)), 0);
+}
+
+// One fusion built for a graph and applied to many plans, from two threads at once,
+// gives each plan the flags of a fusion built for that plan alone: nothing of one
+// plan's pass leaks into the next.
+TEST(FusionTest, OneFusionForManyPlansFusesEachAsAFreshOne) {
+  const Cluster cluster = *ClusterPreset("4xV100");
+  RandomGraphOptions options;
+  options.num_ops = 600;
+  options.width = 4;
+  const Graph g = RandomLayeredGraph(options, 3);
+  const GreedyFusion every(g, [](OpKind) { return true; });
+  const GreedyFusion elementwise = GreedyFusion::Default(g);
+  std::vector<Plan> plans;
+  Rng rng(5);
+  RandomPlanOptions plan_options;
+  plan_options.fuse_probability = 0.5;  // flags the fusion must clear first
+  for (int i = 0; i < 16; ++i) plans.push_back(i % 4 == 0 ? DefaultPlan(g) : RandomPlan(g, cluster, plan_options, rng));
+  std::vector<Plan> shared = plans, shared_default = plans;
+  std::vector<int> counts(plans.size()), default_counts(plans.size());
+  auto work = [&](size_t first) {
+    for (size_t i = first; i < plans.size(); i += 2) {
+      counts[i] = every.Apply(&shared[i]);
+      default_counts[i] = elementwise.Apply(&shared_default[i]);
+    }
+  };
+  std::thread other(work, 1);
+  work(0);
+  other.join();
+  int fused = 0;
+  for (size_t i = 0; i < plans.size(); ++i) {
+    Plan fresh = plans[i], fresh_default = plans[i];
+    EXPECT_EQ(counts[i], ApplyGreedyFusion(g, &fresh)) << "plan " << i;
+    EXPECT_EQ(shared[i].fuse_with_producer, fresh.fuse_with_producer) << "plan " << i;
+    EXPECT_EQ(default_counts[i], ApplyDefaultFusion(g, &fresh_default)) << "plan " << i;
+    EXPECT_EQ(shared_default[i].fuse_with_producer, fresh_default.fuse_with_producer) << "plan " << i;
+    fused += counts[i];
+  }
+  EXPECT_GT(fused, 0);
 }
 
 TEST(FusionTest, LargeGraphFusesLegally) {

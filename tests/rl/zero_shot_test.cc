@@ -40,6 +40,44 @@ class ZeroShotCoupledTest : public ::testing::Test {
   const ScratchDir dir_{"zero_shot_coupled"};
 };
 
+// A group's best as the full simulations score it, or marked stopped and no better
+// than the plan chosen.
+void ExpectGroupAsFull(const char* group, const PlanScore& score, bool stopped, const PlanScore& full,
+                       const PlanScore& chosen) {
+  SCOPED_TRACE(group);
+  EXPECT_EQ(score.scored(), full.scored());
+  if (stopped) {
+    EXPECT_FALSE(score.BetterThan(chosen)) << score.ToString() << " vs " << chosen.ToString();
+  } else {
+    EXPECT_EQ(score.step_time_us, full.step_time_us);
+    EXPECT_EQ(score.oom, full.oom);
+  }
+}
+
+// A run that stops simulations early against the same run with every plan simulated
+// in full: the same plan and score, the greedy plan's score the same, and each group's
+// best the same or stopped.
+void ExpectSameChoiceAsFull(const ZeroShotResult& z, const ZeroShotResult& full) {
+  EXPECT_EQ(full.stopped_plans, 0);
+  EXPECT_EQ(z.plan.device, full.plan.device);
+  EXPECT_EQ(z.plan.priority, full.plan.priority);
+  EXPECT_EQ(z.plan.fuse_with_producer, full.plan.fuse_with_producer);
+  EXPECT_EQ(z.score.step_time_us, full.score.step_time_us);
+  EXPECT_EQ(z.score.oom, full.score.oom);
+  EXPECT_EQ(z.num_plans, full.num_plans);
+  EXPECT_EQ(z.greedy_score.step_time_us, full.greedy_score.step_time_us);
+  ExpectGroupAsFull("samples", z.best_sample_score, z.best_sample_stopped, full.best_sample_score, z.score);
+  ExpectGroupAsFull("coupled", z.best_coupled_score, z.best_coupled_stopped, full.best_coupled_score, z.score);
+  ExpectGroupAsFull("budgeted", z.best_budgeted_score, z.best_budgeted_stopped, full.best_budgeted_score, z.score);
+  ExpectGroupAsFull("single device", z.best_single_device_score, z.best_single_device_stopped,
+                    full.best_single_device_score, z.score);
+}
+
+ZeroShotOptions InFull(ZeroShotOptions o) {
+  o.stop_early = false;
+  return o;
+}
+
 TEST_F(ZeroShotCoupledTest, CoupledSamplesComeOnTopOfTheOthers) {
   auto plain = ZeroShotPlan(toy_.sim, path(), Options(8, 0));
   auto both = ZeroShotPlan(toy_.sim, path(), Options(8, 8));
@@ -60,6 +98,8 @@ TEST_F(ZeroShotCoupledTest, SameOptionsSamePlanAndBadCountsRefused) {
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(a->plan.device, b->plan.device);
   EXPECT_EQ(a->score.step_time_us, b->score.step_time_us);
+  EXPECT_EQ(a->stopped_plans, b->stopped_plans);  // the stops are the same on every run
+  EXPECT_EQ(a->best_coupled_score.step_time_us, b->best_coupled_score.step_time_us);
   // Coupled samples alone (no independent ones) are allowed; a negative count is not.
   EXPECT_TRUE(ZeroShotPlan(toy_.sim, path(), Options(0, 4)).ok());
   auto bad = ZeroShotPlan(toy_.sim, path(), Options(4, -1));
@@ -145,16 +185,10 @@ TEST_F(ZeroShotCoupledTest, BudgetedPlansComeOnTopOfTheOthers) {
   ASSERT_TRUE(budgeted->best_budgeted_score.scored());
   EXPECT_EQ(budgeted->num_plans, plain->num_plans + 8);
   EXPECT_EQ(budgeted->greedy_score.step_time_us, plain->greedy_score.step_time_us);
-  EXPECT_EQ(budgeted->best_sample_score.step_time_us, plain->best_sample_score.step_time_us);
-  // The coupled samples stop once past the best first plan, budgeted ones included:
-  // the same best, or one stopped past that time (a lower bound of its own).
-  const double stop = budgeted->later_plans_stop_after_us;
-  if (plain->best_coupled_score.step_time_us <= stop) {
-    EXPECT_EQ(budgeted->best_coupled_score.step_time_us, plain->best_coupled_score.step_time_us);
-  } else {
-    EXPECT_GT(budgeted->best_coupled_score.step_time_us, stop);
-    EXPECT_LE(budgeted->best_coupled_score.step_time_us, plain->best_coupled_score.step_time_us);
-  }
+  // The budgeted plans run first, so the samples may stop where they did not.
+  auto full = ZeroShotPlan(toy_.sim, path(), InFull(o));
+  ASSERT_TRUE(full.ok()) << full.status().message();
+  ExpectSameChoiceAsFull(*budgeted, *full);
   EXPECT_LE(budgeted->score.step_time_us, plain->score.step_time_us);
   EXPECT_EQ(budgeted->from_budgeted, budgeted->best_budgeted_score.BetterThan(plain->score));
   // The greedy budgeted plan is among them and is the greedy plan here.
@@ -169,24 +203,29 @@ TEST_F(ZeroShotCoupledTest, BudgetedPlansComeOnTopOfTheOthers) {
   }
 }
 
-// The toy fits, so the plans after the independent samples stop at their overflow;
-// the plan chosen is scored as a full simulation scores it. With too little memory
-// for any plan, every plan runs in full.
-TEST_F(ZeroShotCoupledTest, LaterPlansStopAtTheirOverflowOnlyOnceAPlanFits) {
+// The toy fits, so the plans after the first that fits stop at their overflow or
+// past its time, and the plan chosen is scored as a full simulation scores it. With
+// too little memory for any plan, every plan runs in full.
+TEST_F(ZeroShotCoupledTest, LaterPlansStopOnlyOnceAPlanFits) {
   auto z = ZeroShotPlan(toy_.sim, path(), Options(4, 12));
-  ASSERT_TRUE(z.ok()) << z.status().message();
-  EXPECT_TRUE(z->later_plans_stop_at_oom);
+  auto z_full = ZeroShotPlan(toy_.sim, path(), InFull(Options(4, 12)));
+  ASSERT_TRUE(z.ok() && z_full.ok()) << z.status().message();
+  EXPECT_GT(z->stop_after_us, 0);
+  ExpectSameChoiceAsFull(*z, *z_full);
   auto full = toy_.sim.Simulate(z->plan);
   ASSERT_TRUE(full.ok());
   EXPECT_EQ(PlanScore::Of(*full).step_time_us, z->score.step_time_us);
   auto tiny = Simulator::Create(toy_.graph, testing::PaperCluster(2, /*memory_bytes=*/1), testing::PerfectCostModel());
   ASSERT_TRUE(tiny.ok()) << tiny.status().message();
   auto oom = ZeroShotPlan(*tiny, path(), Options(4, 12));
-  ASSERT_TRUE(oom.ok()) << oom.status().message();
-  EXPECT_FALSE(oom->later_plans_stop_at_oom);
+  auto oom_full = ZeroShotPlan(*tiny, path(), InFull(Options(4, 12)));
+  ASSERT_TRUE(oom.ok() && oom_full.ok()) << oom.status().message();
+  EXPECT_EQ(oom->stopped_plans, 0);
+  EXPECT_EQ(oom->stop_after_us, 0);
   EXPECT_TRUE(oom->score.oom);
   ASSERT_TRUE(oom->best_coupled_score.scored());
-  EXPECT_GT(oom->best_coupled_score.step_time_us, 0);
+  EXPECT_EQ(oom->best_coupled_score.overflow_bytes, oom_full->best_coupled_score.overflow_bytes);
+  ExpectSameChoiceAsFull(*oom, *oom_full);
 }
 
 // The lower rungs are decoded only when no plan fits: none on the toy that fits, eight
@@ -212,53 +251,32 @@ TEST_F(ZeroShotCoupledTest, LowerBudgetRungsOnlyWhenNoPlanFits) {
   EXPECT_FALSE(unbudgeted->score.BetterThan(none->score));
 }
 
-// Stopping the later plans once they run past the best first plan's time changes no
-// choice: the same plan and score as simulating every plan in full, the first plans'
-// scores unchanged, and a later group's best either the same or stopped past that time.
+// Stopping plans once they run past the best time so far changes no choice: the same
+// plan and score as simulating every plan in full, and each group's best either the
+// same or stopped. Budgeted plans among them: they run first, and the best of them is
+// the best plan here, so the others stop past its time.
 TEST_F(ZeroShotCoupledTest, StoppingSlowerPlansChoosesWhatFullSimulationsChoose) {
-  ZeroShotOptions full_options = Options(4, 24);
-  full_options.stop_slower = false;
-  auto full = ZeroShotPlan(toy_.sim, path(), full_options);
   auto stopped = ZeroShotPlan(toy_.sim, path(), Options(4, 24));
+  auto full = ZeroShotPlan(toy_.sim, path(), InFull(Options(4, 24)));
   ASSERT_TRUE(full.ok() && stopped.ok());
-  EXPECT_EQ(full->later_plans_stop_after_us, 0);
-  ASSERT_GT(stopped->later_plans_stop_after_us, 0);
-  const double first_best = std::min(stopped->greedy_score.step_time_us, stopped->best_sample_score.step_time_us);
-  EXPECT_EQ(stopped->later_plans_stop_after_us, first_best);
-  EXPECT_EQ(stopped->plan.device, full->plan.device);
-  EXPECT_EQ(stopped->score.step_time_us, full->score.step_time_us);
-  EXPECT_EQ(stopped->greedy_score.step_time_us, full->greedy_score.step_time_us);
-  EXPECT_EQ(stopped->best_sample_score.step_time_us, full->best_sample_score.step_time_us);
-  const double full_coupled = full->best_coupled_score.step_time_us;
-  const double stopped_coupled = stopped->best_coupled_score.step_time_us;
-  if (full_coupled <= first_best) {
-    EXPECT_EQ(stopped_coupled, full_coupled);
-  } else {
-    EXPECT_GT(stopped_coupled, first_best);
-    EXPECT_LE(stopped_coupled, full_coupled);
-  }
+  EXPECT_EQ(full->stop_after_us, 0);
+  EXPECT_GT(stopped->stopped_plans, 0);
+  ASSERT_GT(stopped->stop_after_us, 0);
+  EXPECT_GE(stopped->stop_after_us, stopped->score.step_time_us);  // a fitting plan's time
+  ExpectSameChoiceAsFull(*stopped, *full);
 }
 
-// The memory-budgeted plans count among the first plans: the later ones (coupled,
-// single-device) stop past the best of the greedy plan, the samples and the budgeted
-// plans (on Transformer-XL-8 only budgeted plans fit, and every other plan ran in full
-// before), and the plan chosen is still the one full simulations choose.
 TEST_F(ZeroShotCoupledTest, BudgetedPlansAreAmongTheFirstPlans) {
   ZeroShotOptions o = Options(4, 24);
   o.budgeted_plans = 8;
-  ZeroShotOptions full_options = o;
-  full_options.stop_slower = false;
   auto z = ZeroShotPlan(toy_.sim, path(), o);
-  auto full = ZeroShotPlan(toy_.sim, path(), full_options);
+  auto full = ZeroShotPlan(toy_.sim, path(), InFull(o));
   ASSERT_TRUE(z.ok() && full.ok());
   const double budgeted = z->best_budgeted_score.step_time_us;
-  ASSERT_LT(budgeted, std::min(z->greedy_score.step_time_us, z->best_sample_score.step_time_us));  // the case of interest
-  EXPECT_TRUE(z->later_plans_stop_at_oom);
-  EXPECT_EQ(z->later_plans_stop_after_us, budgeted);
+  ASSERT_LT(budgeted, std::min(z->greedy_score.step_time_us, full->best_sample_score.step_time_us));  // the case of interest
   EXPECT_TRUE(z->from_budgeted);
-  EXPECT_EQ(z->plan.device, full->plan.device);
-  EXPECT_EQ(z->score.step_time_us, full->score.step_time_us);
-  EXPECT_EQ(z->best_coupled_score.step_time_us > budgeted, full->best_coupled_score.step_time_us > budgeted);
+  EXPECT_GT(z->stopped_plans, 0);
+  ExpectSameChoiceAsFull(*z, *full);
 }
 
 }  // namespace
