@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Self time of a `perf record` profile of graphopt, summed into the parts of a
-search: the network (LibTorch, BLAS, the policy's own kernels), simulating, making
-plans (fusion, legalizing, priorities), memory allocation, and the rest.
+search: the network (LibTorch, BLAS, the policy's own kernels; sampling and
+decoding are inlined there), simulating, making plans (fusion, legalizing,
+priorities), memory allocation, and the rest.
 
   perf record -o run.data -F 499 ./build/graphopt optimize ...
   bench/profile_buckets.py run.data [--top 8]
@@ -12,7 +13,6 @@ import sys
 from collections import defaultdict
 
 BUCKETS = [  # (bucket, pattern on "dso symbol"), first match wins
-    ("sampling", r"::Sample|Categorical|multinomial"),
     ("network", r"libopenblas|libtorch|libc10|libpthreadpool|libgomp|libomp|Attention|NeighborMax|NeighborMean|"
                 r"at::|c10::|torch::|GoPolicy|Segment|Sage"),
     ("simulation", r"Simulator|BatchSimulator|Ports|SimScratch"),

@@ -124,7 +124,7 @@ int RunZeroShot(const Args& args, const Graph& graph, const Simulator& sim, cons
   // beats the plan chosen.
   auto group = [&](const PlanScore& s, bool stopped) {
     if (!s.scored()) return std::string("-");
-    if (stopped && !s.fits()) return std::string("OOM (simulation stopped at the overflow)");
+    if (stopped && !s.fits()) return std::string("OOM (simulation stopped at an overflow: it could not win)");
     if (stopped) return StrFormat("over %.4f s (simulation stopped there)", s.step_time_us / 1e6);
     return s.ToString();
   };

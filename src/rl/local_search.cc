@@ -299,6 +299,8 @@ LocalSearchStats LocalSearch::Polish(Plan* plan, PlanScore* score, Rng& rng, int
     if (config_.stop_hopeless && score->fits()) {
       options.stop_at_oom = true;
       options.stop_after_us = score->step_time_us * (1 - config_.min_improvement);
+    } else if (config_.stop_hopeless && score->scored()) {
+      options.stop_above_overflow = score->overflow_bytes;  // a plan overflowing more cannot be kept
     }
     std::vector<StatusOr<SimResult>> results = batch_->Run(candidates, options);
     stats.evaluations += take;

@@ -66,8 +66,9 @@ struct LocalSearchConfig {
   bool fusion_moves = true;
   bool priority_moves = true;
   // Once the current plan fits, stop a candidate's simulation when it runs out of
-  // memory or passes the step time it must beat (it cannot be kept then). The same
-  // moves are kept either way; off only to measure what it saves.
+  // memory or passes the step time it must beat; while it does not, when the
+  // candidate overflows by more than it (it cannot be kept then). The same moves are
+  // kept either way; off only to measure what it saves.
   bool stop_hopeless = true;
 };
 

@@ -218,11 +218,13 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
     return p;
   };
   // The lead plans first, in full: the greedy plan and the memory-budgeted ones (the
-  // likeliest to win, and on a machine the graph barely fits the likeliest to fit). Then the others in their order, kStopChunk at a time: once a plan so far
-  // fits, every later plan that runs out of memory loses to it, and so does one still
-  // running past its step time: with stop_early, those stop at their overflow or at
-  // that time. The results keep the plans' order, so ties are broken as with every plan
-  // simulated in full, and the chunks make the stops the same on every run.
+  // likeliest to win, and on a machine the graph barely fits the likeliest to fit).
+  // Then the others in their order, kStopChunk at a time: once a plan so far fits,
+  // every later plan that runs out of memory loses to it, and so does one still
+  // running past its step time; while none fits, so does one whose overflow passes
+  // the least overflow so far. With stop_early, those stop there. The results keep
+  // the plans' order, so ties are broken as with every plan simulated in full, and
+  // the chunks make the stops the same on every run.
   std::vector<size_t> lead, rest;
   for (size_t i = 0; i < sources.size(); ++i) {
     (sources[i] == Source::kGreedy || sources[i] == Source::kBudgeted ? lead : rest).push_back(i);
@@ -235,8 +237,15 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
     for (size_t k = 0; k < count; ++k) {
       StatusOr<SimResult>& r = results[index[k]] = std::move(chunk[k]);
       if (!r.ok()) continue;
-      if (r->stopped_at_oom || r->stopped_slower) ++result.stopped_plans;
-      if (r->oom || !options.stop_early) continue;
+      const bool stopped = r->stopped_at_oom || r->stopped_slower;
+      if (stopped) ++result.stopped_plans;
+      if (!options.stop_early || stopped) continue;
+      if (r->oom) {  // while no plan fits: the least overflow of a plan simulated in full
+        if (!stops.stop_at_oom && (stops.stop_above_overflow < 0 || r->oom_overflow_bytes < stops.stop_above_overflow)) {
+          stops.stop_above_overflow = r->oom_overflow_bytes;
+        }
+        continue;
+      }
       stops.stop_at_oom = true;
       if (stops.stop_after_us == 0 || r->step_time_us < stops.stop_after_us) {
         stops.stop_after_us = r->step_time_us;
@@ -283,14 +292,19 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
     GO_ASSIGN_OR_RETURN(const std::unique_ptr<Decoded> lower,
                         LowerRungActions(policy, sim, options, &result.forward_seconds));
     const std::vector<StatusOr<SimResult>> lower_results =
-        batch.RunMade(lower->actions.size(), [&](size_t i) { return lower->Build(i); });
+        batch.RunMade(lower->actions.size(), [&](size_t i) { return lower->Build(i); }, stops);
     result.lower_rung_plans = static_cast<int>(lower->actions.size());
     result.num_plans += result.lower_rung_plans;
     size_t lower_best = lower->actions.size();
     for (size_t i = 0; i < lower->actions.size(); ++i) {
       if (!lower_results[i].ok()) continue;
       const PlanScore score = PlanScore::Of(*lower_results[i]);
-      if (score.BetterThan(result.best_budgeted_score)) result.best_budgeted_score = score;
+      const bool stopped = lower_results[i]->stopped_at_oom;
+      result.stopped_plans += stopped ? 1 : 0;
+      if (score.BetterThan(result.best_budgeted_score)) {
+        result.best_budgeted_score = score;
+        result.best_budgeted_stopped = stopped;
+      }
       if (score.BetterThan(result.score)) {
         result.score = score;
         lower_best = i;

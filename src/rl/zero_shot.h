@@ -46,8 +46,9 @@ struct ZeroShotOptions {
   // The greedy plan and the memory-budgeted ones are simulated in full first,
   // then the others in their order, a few at a time. Once a plan so far fits, every
   // later plan stops at its first overflow or once its simulated clock passes the best
-  // step time so far: it could not beat that plan, so the plan chosen is the one a
-  // full simulation of every plan chooses. Off: every plan simulated in full (to
+  // step time so far; while none fits, once its overflow passes the least overflow so
+  // far (of a plan simulated to its end): it could not beat that plan, so the plan
+  // chosen is the one a full simulation of every plan chooses. Off: every plan simulated in full (to
   // measure what the stops save).
   bool stop_early = true;
   double temperature = 1.0;  // of the samples
@@ -71,8 +72,8 @@ struct ZeroShotResult {
   PlanScore best_single_device_score;   // the best of those (unscored without any)
   // The simulations stopped early (see ZeroShotOptions::stop_early), and the step
   // time past which the last plans stopped (0: none). A group's best marked stopped is
-  // where that plan's simulation stopped (at its overflow, or past the step time of a
-  // plan simulated before it): no plan of the group beats the plan chosen.
+  // where that plan's simulation stopped (at its overflow or past another plan's
+  // overflow or step time): no plan of the group beats the plan chosen.
   int stopped_plans = 0;
   double stop_after_us = 0;
   bool best_sample_stopped = false;

@@ -86,6 +86,11 @@ struct SimOptions {
   // fits, which any OOM plan loses to, at a fraction of the cost. A plan that stops
   // is not checked for a stalled loop (a cycle through fused groups).
   bool stop_at_oom = false;
+  // Stop once a device's memory exceeds its capacity by more than this many bytes
+  // (>= 0; -1: never), as stop_at_oom does (stop_at_oom is this at 0): the plan's
+  // overflow is then above it. For ranking plans against an OOM plan of that
+  // overflow, which such a plan then cannot beat.
+  int64_t stop_above_overflow = -1;
   // Stop once the simulated clock passes this time (> 0; 0: never): the plan is
   // slower than it, stopped_slower is set, step_time_us is the clock reached (a lower
   // bound of the plan's, above stop_after_us) and the peaks are those reached so far.
@@ -129,7 +134,7 @@ struct SimResult {
   bool oom = false;
   DeviceId oom_device = kNoId;
   int64_t oom_overflow_bytes = 0;
-  bool stopped_at_oom = false;  // SimOptions::stop_at_oom stopped it
+  bool stopped_at_oom = false;  // SimOptions::stop_at_oom or stop_above_overflow stopped it
   bool stopped_slower = false;  // SimOptions::stop_after_us stopped it
 
   bool has_timeline = false;

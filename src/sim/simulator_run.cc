@@ -23,8 +23,10 @@ struct Simulator::Run {
   const bool record;
   const int num_devices;
   bool fused = false;
-  // SimOptions::stop_at_oom: set when a device's memory first exceeds its capacity.
+  // SimOptions::stop_at_oom and stop_above_overflow: set when a device's memory
+  // first exceeds its capacity by more than stop_margin.
   bool stop_at_oom = false;
+  int64_t stop_margin = 0;
   bool stopped = false;
   // SimOptions::stop_after_us: the loop ends at the first event after it.
   double stop_after_us = 0;
@@ -69,7 +71,7 @@ struct Simulator::Run {
     m += bytes;
     int64_t& peak = result.device_peak_memory[static_cast<size_t>(d)];
     if (m > peak) peak = m;
-    if (stop_at_oom && m > sim.cluster_.device(d).memory_bytes) stopped = true;
+    if (stop_at_oom && m - sim.cluster_.device(d).memory_bytes > stop_margin) stopped = true;
     Sample(d, time);
   }
 
@@ -619,10 +621,11 @@ StatusOr<SimResult> Simulator::Simulate(const Plan& plan, const SimOptions& opti
 
   Run run(*this, st, result, options.record_timeline);
   run.fused = fused;
-  run.stop_at_oom = options.stop_at_oom;
+  run.stop_at_oom = options.stop_at_oom || options.stop_above_overflow >= 0;
+  run.stop_margin = options.stop_at_oom ? 0 : options.stop_above_overflow;
   run.stop_after_us = options.stop_after_us;
-  for (size_t d = 0; d < ud && options.stop_at_oom; ++d) {
-    run.stopped |= result.device_peak_memory[d] > cluster_.device(static_cast<DeviceId>(d)).memory_bytes;
+  for (size_t d = 0; d < ud && run.stop_at_oom; ++d) {
+    run.stopped |= result.device_peak_memory[d] - cluster_.device(static_cast<DeviceId>(d)).memory_bytes > run.stop_margin;
   }
   if (options.record_timeline) {
     for (size_t d = 0; d < ud; ++d) run.Sample(static_cast<DeviceId>(d), 0);

@@ -98,6 +98,7 @@ TEST(LocalSearchTest, IsDeterministic) {
 // search keeps: the same moves, evaluations and plans as full simulations give, on
 // random graphs whose memory makes some candidates OOM.
 TEST(LocalSearchTest, StoppingHopelessCandidatesKeepsTheSameMoves) {
+  int oom_starts = 0;
   for (uint64_t seed = 0; seed < 6; ++seed) {
     RandomGraphOptions go;
     go.num_ops = 120;
@@ -118,6 +119,7 @@ TEST(LocalSearchTest, StoppingHopelessCandidatesKeepsTheSameMoves) {
       LocalSearch search(sim, &batch, config);
       plans[stop] = DefaultPlan(graph);
       scores[stop] = Score(sim, plans[stop]);
+      oom_starts += stop == 1 && scores[stop].oom ? 1 : 0;
       Rng rng(seed);
       stats[stop] = search.Polish(&plans[stop], &scores[stop], rng, 400);
     }
@@ -131,6 +133,7 @@ TEST(LocalSearchTest, StoppingHopelessCandidatesKeepsTheSameMoves) {
     EXPECT_EQ(fresh.step_time_us, scores[1].step_time_us) << "seed " << seed;
     EXPECT_EQ(fresh.oom, scores[1].oom) << "seed " << seed;
   }
+  EXPECT_GT(oom_starts, 0);  // candidates of an OOM plan stop past its overflow
 }
 
 }  // namespace

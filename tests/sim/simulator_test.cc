@@ -274,6 +274,28 @@ TEST(SimulatorTest, StopAtOomEndsAtTheFirstOverflow) {
   EXPECT_DOUBLE_EQ(full->step_time_us, 38);
 }
 
+// The chain on 5,000 bytes overflows by 2,000 in all: told to stop above 1,999 bytes it
+// stops where stop_at_oom does; above 2,000 it runs to its end, as without the option;
+// at 0 it is stop_at_oom.
+TEST(SimulatorTest, StopAboveOverflowEndsOncePastTheGivenOverflow) {
+  Chain chain;
+  auto sim = Simulator::Create(chain.g.graph(), PaperCluster(1, /*memory_bytes=*/5000), PerfectCostModel());
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  auto full = sim->Simulate(Plan());
+  ASSERT_TRUE(full.ok());
+  for (const int64_t above : {int64_t{0}, int64_t{1999}, int64_t{2000}, int64_t{5000}}) {
+    SimOptions stop;
+    stop.stop_above_overflow = above;
+    auto r = sim->Simulate(Plan(), stop);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    const bool stops = above < 2000;
+    EXPECT_EQ(r->stopped_at_oom, stops) << above;
+    EXPECT_TRUE(r->oom) << above;
+    EXPECT_EQ(r->oom_overflow_bytes, 2000) << above;
+    EXPECT_DOUBLE_EQ(r->step_time_us, stops ? 32 : full->step_time_us) << above;
+  }
+}
+
 // A plan that fits runs to its end with or without the option, with the same result.
 TEST(SimulatorTest, StopAtOomLeavesAPlanThatFitsAlone) {
   Chain chain;
