@@ -2,11 +2,14 @@
 // in a process of its own so that its peak memory is that measurement's, printed as
 // one JSON line (bench/scaling.sh runs the sizes and bench/scaling_chart.py fits them).
 //
-//   scaling_bench --model transformer_xl:layers=11 --measure simulate|local-search|zero-shot|ppo-step
+//   scaling_bench --model transformer_xl:layers=11 --measure simulate|fusion|local-search|zero-shot|ppo-step
 //                 [--cluster 8xV100] [--repeats 5] [--threads 0] [--policy policies/default.pt]
 //
 //   simulate      one simulation of the expert's placement with greedy fusion and
 //                 critical-path priorities: the median of --repeats
+//   fusion        TensorFlow's default fusion of that placement (baselines/fusion.h,
+//                 built once), as every plan of a search that leaves fusion at its
+//                 default gets it: the median of --repeats
 //   local-search  one move of the local search from that plan (rl/local_search.h):
 //                 seconds per plan scored over 8 x --repeats evaluations
 //   zero-shot     the zero-shot pass of the pre-trained policy --policy (rl/zero_shot.h),
@@ -25,6 +28,7 @@
 #include <vector>
 
 #include "baselines/baseline.h"
+#include "baselines/fusion.h"
 #include "cli/args.h"
 #include "core/median.h"
 #include "core/strings.h"
@@ -60,7 +64,7 @@ double PeakResidentMb() {
 std::vector<FlagSpec> Flags() {
   return {{"model", true, "the model (a built-in name with parameters, or a file)"},
           {"cluster", true, "cluster (default 8xV100)"},
-          {"measure", true, "simulate, local-search, zero-shot or ppo-step"},
+          {"measure", true, "simulate, fusion, local-search, zero-shot or ppo-step"},
           {"repeats", true, "repetitions of the measurement (default 5)"},
           {"threads", true, "threads (default: every core)"},
           {"policy", true, "the pre-trained policy of zero-shot (default policies/default.pt)"},
@@ -82,6 +86,17 @@ StatusOr<Measured> Measure(const std::string& what, const Simulator& sim, const 
     for (int i = 0; i < repeats; ++i) {
       const Clock::time_point t = Clock::now();
       GO_RETURN_IF_ERROR(sim.Simulate(start, SimOptions(), &scratch).status());
+      times.push_back(SecondsSince(t));
+    }
+    m.seconds = Median(times);
+    m.count = repeats;
+  } else if (what == "fusion") {
+    const GreedyFusion fusion = GreedyFusion::Default(sim.graph());
+    std::vector<double> times;
+    for (int i = 0; i < repeats; ++i) {
+      Plan plan = start;
+      const Clock::time_point t = Clock::now();
+      fusion.Apply(&plan);
       times.push_back(SecondsSince(t));
     }
     m.seconds = Median(times);
@@ -119,7 +134,8 @@ StatusOr<Measured> Measure(const std::string& what, const Simulator& sim, const 
     m.seconds = Median(steps);
     m.count = static_cast<int64_t>(steps.size());
   } else {
-    return InvalidArgument("--measure must be simulate, local-search, zero-shot or ppo-step, not \"" + what + "\"");
+    return InvalidArgument("--measure must be simulate, fusion, local-search, zero-shot or ppo-step, not \"" + what +
+                           "\"");
   }
   return m;
 }
