@@ -27,6 +27,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "baselines/baseline.h"
 #include "baselines/fusion.h"
 #include "cli/args.h"
@@ -140,16 +142,6 @@ StatusOr<Measured> Measure(const std::string& what, const Simulator& sim, const 
   return m;
 }
 
-// A JSON string's contents.
-std::string Escaped(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 int Main(int argc, char** argv) {
   auto args = Args::Parse("", argc, argv, 1, Flags(), "scaling_bench");
   if (!args.ok()) return CommandError("scaling_bench", args.status().message());
@@ -182,12 +174,17 @@ int Main(int argc, char** argv) {
   if (!measured.ok()) return CommandError("scaling_bench", model + ": " + measured.status().message());
   int64_t edges = 0;
   for (OpId o = 0; o < graph->num_ops(); ++o) edges += static_cast<int64_t>(graph->op(o).inputs.size());
-  std::printf(
-      "{\"model\": \"%s\", \"cluster\": \"%s\", \"measure\": \"%s\", \"ops\": %d, \"edges\": %lld, "
-      "\"seconds\": %.6g, \"count\": %lld, \"setup_seconds\": %.4g, \"rss_before_mb\": %.1f, \"peak_rss_mb\": %.1f}\n",
-      Escaped(model).c_str(), Escaped(args->Get("cluster", "8xV100")).c_str(), what.c_str(), graph->num_ops(),
-      static_cast<long long>(edges), measured->seconds, static_cast<long long>(measured->count), setup_seconds,
-      before_mb, PeakResidentMb());
+  const nlohmann::json line = {{"model", model},
+                               {"cluster", args->Get("cluster", "8xV100")},
+                               {"measure", what},
+                               {"ops", graph->num_ops()},
+                               {"edges", edges},
+                               {"seconds", measured->seconds},
+                               {"count", measured->count},
+                               {"setup_seconds", setup_seconds},
+                               {"rss_before_mb", before_mb},
+                               {"peak_rss_mb", PeakResidentMb()}};
+  std::printf("%s\n", line.dump().c_str());
   return 0;
 }
 
