@@ -35,7 +35,8 @@ class TaskDefaults {
   // Every task decided.
   TaskDefaults() = default;
   // `fixed_placement` names the baseline whose placement is used when placement is
-  // not decided ("" is tf-default); it is an error when placement is decided.
+  // not decided ("" is tf-default); it is an error when placement is decided. When
+  // fusion is not decided, `graph` must outlive the defaults (their fusion reads it).
   static StatusOr<TaskDefaults> Create(uint32_t tasks, const std::string& fixed_placement, const Graph& graph,
                                        const Cluster& cluster, const CostModel& cost_model);
 
