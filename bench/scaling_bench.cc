@@ -129,7 +129,8 @@ StatusOr<Measured> Measure(const std::string& what, const Simulator& sim, const 
     GO_ASSIGN_OR_RETURN(const LearnedSearchConfig config, ParseLearnedSearchOptions("preset=go-one", base));
     GO_ASSIGN_OR_RETURN(std::unique_ptr<LearnedSearch> search, LearnedSearch::Create(sim, config));
     std::vector<double> ends;
-    GO_RETURN_IF_ERROR(search->Run(nullptr, [&](const LearnedSearchProgress& p) { ends.push_back(p.seconds); }).status());
+    GO_RETURN_IF_ERROR(
+        search->Run(nullptr, [&](const LearnedSearchProgress& p) { ends.push_back(p.seconds); }).status());
     std::vector<double> steps;
     for (size_t i = 1; i < ends.size(); ++i) steps.push_back(ends[i] - ends[i - 1]);
     if (steps.empty()) return FailedPrecondition("the search made fewer than two steps");
@@ -149,7 +150,9 @@ int Main(int argc, char** argv) {
     std::printf("usage: scaling_bench --model M --measure WHAT [flags]\n%s", FlagsHelp(Flags()).c_str());
     return 0;
   }
-  if (!args->Has("model") || !args->Has("measure")) return CommandError("scaling_bench", "--model and --measure are required");
+  if (!args->Has("model") || !args->Has("measure")) {
+    return CommandError("scaling_bench", "--model and --measure are required");
+  }
   auto repeats = args->GetIntInRange("repeats", 5, 1, 1000);
   auto threads = ThreadsFlag(*args, 0);
   for (const Status& s : {repeats.status(), threads.status()}) {

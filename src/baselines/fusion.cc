@@ -181,7 +181,7 @@ class GreedyFuser {
     if (!later_.empty()) {
       if (!SearchForward(g, bound)) return false;
       // The backward search costs more per group than moving a position does: past a
-      // quarter of the region's positions, the forward groups move behind it instead.
+      // 64th of the region's positions, the forward groups move behind it instead.
       const int32_t lower = ord_[static_cast<size_t>(g)];
       if (SearchBackward(lower, (bound - lower) / 64 + 1)) {
         Reorder();
@@ -249,13 +249,17 @@ class GreedyFuser {
     return true;
   }
 
+  int32_t Ord(OpId x) const { return ord_[static_cast<size_t>(x)]; }
+  void SortByOrd(std::vector<OpId>* groups) const {
+    std::sort(groups->begin(), groups->end(), [&](OpId a, OpId b) { return Ord(a) < Ord(b); });
+  }
+
   // The other way to the same end: the forward groups (all at positions lower..bound,
   // g first) move behind position `bound`, keeping their order, and the positions
   // between close up. Valid: a group reached from a forward one within the region
   // is a forward one, and the others keep their order.
   void MoveForwardBehind(int32_t lower, int32_t bound) {
-    auto by_ord = [&](OpId a, OpId b) { return ord_[static_cast<size_t>(a)] < ord_[static_cast<size_t>(b)]; };
-    std::sort(forward_.begin(), forward_.end(), by_ord);
+    SortByOrd(&forward_);
     int32_t to = lower;
     size_t f = 0;
     for (int32_t p = lower; p <= bound; ++p) {
@@ -276,17 +280,14 @@ class GreedyFuser {
   // Gives the backward groups the lowest slots of the region, then the forward ones,
   // each keeping its relative order.
   void Reorder() {
-    auto by_ord = [&](OpId a, OpId b) { return ord_[static_cast<size_t>(a)] < ord_[static_cast<size_t>(b)]; };
-    std::sort(backward_.begin(), backward_.end(), by_ord);
-    std::sort(forward_.begin(), forward_.end(), by_ord);
+    SortByOrd(&backward_);
+    SortByOrd(&forward_);
     // The slots in order: the two sorted lists of positions merged.
     slots_.resize(backward_.size() + forward_.size());
-    auto ord_of = [&](OpId x) { return ord_[static_cast<size_t>(x)]; };
     size_t a = 0, b = 0, k = 0;
     while (a < backward_.size() || b < forward_.size()) {
-      const bool take_backward =
-          b == forward_.size() || (a < backward_.size() && ord_of(backward_[a]) < ord_of(forward_[b]));
-      slots_[k++] = take_backward ? ord_of(backward_[a++]) : ord_of(forward_[b++]);
+      const bool take_backward = b == forward_.size() || (a < backward_.size() && Ord(backward_[a]) < Ord(forward_[b]));
+      slots_[k++] = take_backward ? Ord(backward_[a++]) : Ord(forward_[b++]);
     }
     size_t i = 0;
     for (OpId x : backward_) at_[static_cast<size_t>(ord_[static_cast<size_t>(x)] = slots_[i++])] = x;

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <limits>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "policy/features.h"
@@ -47,6 +48,27 @@ constexpr int kLowerRungs = 8;
 // multiple of the threads of a small machine, and few enough that the best step time
 // so far tightens often.
 constexpr size_t kStopChunk = 16;
+
+// Whether a simulation stopped before the plan's end (SimOptions' stops).
+bool StoppedEarly(const SimResult& r) { return r.stopped_at_oom || r.stopped_slower; }
+
+// The best score of a group of plans in the result, and whether it stopped early
+// (null for the greedy plan, simulated in full).
+std::pair<PlanScore*, bool*> GroupBest(Source source, ZeroShotResult* r) {
+  switch (source) {
+    case Source::kSample:
+      return {&r->best_sample_score, &r->best_sample_stopped};
+    case Source::kCoupled:
+      return {&r->best_coupled_score, &r->best_coupled_stopped};
+    case Source::kBudgeted:
+      return {&r->best_budgeted_score, &r->best_budgeted_stopped};
+    case Source::kSingleDevice:
+      return {&r->best_single_device_score, &r->best_single_device_stopped};
+    case Source::kGreedy:
+      break;
+  }
+  return {&r->greedy_score, nullptr};
+}
 
 // The greedy budgeted placements at rungs [first, first + count) of options.memory_budget.
 std::vector<Actions> GreedyBudgeted(const PolicyInput& input, const float* probs, const UnitMemory& unit_memory,
@@ -237,11 +259,12 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
     for (size_t k = 0; k < count; ++k) {
       StatusOr<SimResult>& r = results[index[k]] = std::move(chunk[k]);
       if (!r.ok()) continue;
-      const bool stopped = r->stopped_at_oom || r->stopped_slower;
+      const bool stopped = StoppedEarly(*r);
       if (stopped) ++result.stopped_plans;
       if (!options.stop_early || stopped) continue;
       if (r->oom) {  // while no plan fits: the least overflow of a plan simulated in full
-        if (!stops.stop_at_oom && (stops.stop_above_overflow < 0 || r->oom_overflow_bytes < stops.stop_above_overflow)) {
+        const int64_t least = stops.stop_above_overflow;
+        if (!stops.stop_at_oom && (least < 0 || r->oom_overflow_bytes < least)) {
           stops.stop_above_overflow = r->oom_overflow_bytes;
         }
         continue;
@@ -261,19 +284,10 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
     if (!results[i].ok()) continue;
     const PlanScore score = PlanScore::Of(*results[i]);
     const Source source = sources[i];
-    PlanScore* best_of_source = source == Source::kSample         ? &result.best_sample_score
-                                : source == Source::kCoupled      ? &result.best_coupled_score
-                                : source == Source::kBudgeted     ? &result.best_budgeted_score
-                                : source == Source::kSingleDevice ? &result.best_single_device_score
-                                                                  : &result.greedy_score;
-    bool* stopped = source == Source::kSample         ? &result.best_sample_stopped
-                    : source == Source::kCoupled      ? &result.best_coupled_stopped
-                    : source == Source::kBudgeted     ? &result.best_budgeted_stopped
-                    : source == Source::kSingleDevice ? &result.best_single_device_stopped
-                                                      : nullptr;
+    const auto [best_of_source, stopped] = GroupBest(source, &result);
     if (score.BetterThan(*best_of_source)) {
       *best_of_source = score;
-      if (stopped != nullptr) *stopped = results[i]->stopped_at_oom || results[i]->stopped_slower;
+      if (stopped != nullptr) *stopped = StoppedEarly(*results[i]);
     }
     if (score.BetterThan(result.score)) {
       result.score = score;
@@ -299,7 +313,7 @@ StatusOr<ZeroShotResult> ZeroShotPlan(const Simulator& sim, const std::string& p
     for (size_t i = 0; i < lower->actions.size(); ++i) {
       if (!lower_results[i].ok()) continue;
       const PlanScore score = PlanScore::Of(*lower_results[i]);
-      const bool stopped = lower_results[i]->stopped_at_oom;
+      const bool stopped = StoppedEarly(*lower_results[i]);
       result.stopped_plans += stopped ? 1 : 0;
       if (score.BetterThan(result.best_budgeted_score)) {
         result.best_budgeted_score = score;

@@ -279,7 +279,8 @@ TEST_F(ZeroShotCoupledTest, BudgetedPlansAreAmongTheFirstPlans) {
   auto full = ZeroShotPlan(toy_.sim, path(), InFull(o));
   ASSERT_TRUE(z.ok() && full.ok());
   const double budgeted = z->best_budgeted_score.step_time_us;
-  ASSERT_LT(budgeted, std::min(z->greedy_score.step_time_us, full->best_sample_score.step_time_us));  // the case of interest
+  // The case of interest: a budgeted plan beats the others.
+  ASSERT_LT(budgeted, std::min(z->greedy_score.step_time_us, full->best_sample_score.step_time_us));
   EXPECT_TRUE(z->from_budgeted);
   EXPECT_GT(z->stopped_plans, 0);
   ExpectSameChoiceAsFull(*z, *full);
