@@ -1,9 +1,5 @@
-// Plan scores and the local-search polish of plans (no LibTorch here).
-//
-// PlanScore orders plans the way every part of the optimizer compares them: a plan
-// that fits in memory beats any plan that does not; among fitting plans the lower
-// step time wins; among out-of-memory plans the smaller overflow wins (so a search
-// that starts from an OOM plan is pulled towards plans that fit).
+// The local-search polish of plans (no LibTorch here); plans are compared by their
+// PlanScore (sim/plan_score.h).
 //
 // LocalSearch improves a plan by moves scored with the simulator, never accepting a
 // worse plan: it returns its input if nothing helps. Moves:
@@ -40,23 +36,10 @@
 #include "sim/plan.h"
 #include "rl/task_defaults.h"
 #include "sim/plan_legalizer.h"
+#include "sim/plan_score.h"
 #include "sim/simulator.h"
 
 namespace graphopt {
-
-struct PlanScore {
-  double step_time_us = std::numeric_limits<double>::infinity();
-  bool oom = true;
-  int64_t overflow_bytes = std::numeric_limits<int64_t>::max();
-
-  static PlanScore Of(const SimResult& result);
-  // A valid plan was scored (the default score is worse than any scored plan).
-  bool scored() const { return step_time_us < std::numeric_limits<double>::infinity(); }
-  bool fits() const { return scored() && !oom; }
-  // Strictly better by the order above; step times must improve by `margin` (relative).
-  bool BetterThan(const PlanScore& other, double margin = 0) const;
-  std::string ToString() const;  // "0.3123 s" or "OOM by 1.2 GB (0.31 s)"
-};
 
 struct LocalSearchConfig {
   int batch = 8;                       // candidates simulated together

@@ -22,22 +22,6 @@ struct ToyProblem {
 
 PlanScore Score(const Simulator& sim, const Plan& plan) { return PlanScore::Of(*sim.Simulate(plan)); }
 
-TEST(PlanScoreTest, FittingPlanBeatsOutOfMemoryPlan) {
-  PlanScore fits{500, false, 0};
-  PlanScore oom{100, true, 10};
-  EXPECT_TRUE(fits.BetterThan(oom));
-  EXPECT_FALSE(oom.BetterThan(fits));
-}
-
-TEST(PlanScoreTest, SmallerOverflowWinsAmongOutOfMemoryPlans) {
-  EXPECT_TRUE((PlanScore{900, true, 10}).BetterThan(PlanScore{100, true, 20}));
-}
-
-TEST(PlanScoreTest, UnscoredPlanLosesToAnyScoredPlan) {
-  EXPECT_TRUE((PlanScore{1e9, true, 1 << 30}).BetterThan(PlanScore{}));
-  EXPECT_FALSE(PlanScore{}.BetterThan(PlanScore{1e9, true, 1 << 30}));
-}
-
 TEST(LocalSearchTest, FindsOneChainPerDeviceFromOneDevice) {
   ToyProblem s;
   BatchSimulator batch(s.sim, 1);
