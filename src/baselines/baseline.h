@@ -27,6 +27,9 @@ struct BaselineOptions {
   bool accelerators_only = true;
 };
 
+// The baseline the tables' ratios are against: the human expert's placement.
+inline constexpr const char* kExpertBaseline = "expert";
+
 // The baselines every comparison includes, in order: single, tf-default, expert,
 // metis, scotch, heft (the registry's standard baselines, baselines/planner.h).
 std::vector<std::string> BaselineNames();

@@ -16,6 +16,15 @@ const char* PlannerKindName(PlannerKind kind) {
   return "unknown";
 }
 
+PlannerInfo PlannerInfo::Of(std::string name, PlannerKind kind, std::string summary, PlannerFactory create) {
+  PlannerInfo info;
+  info.name = std::move(name);
+  info.kind = kind;
+  info.summary = std::move(summary);
+  info.create = std::move(create);
+  return info;
+}
+
 std::string PlannerUsageName(const PlannerInfo& info) {
   return info.argument.empty() ? info.name : info.name + ":" + info.argument;
 }

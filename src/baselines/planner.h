@@ -135,6 +135,19 @@ struct PlannerInfo {
   // ("FILE"); its factory finds the argument in PlannerSettings::argument, and fails
   // without one (the bare NAME).
   std::string argument = "";
+
+  // An entry by named fields: PlannerInfo::Of("metis", kBaseline, "...", factory)
+  // .Standard(), each setter naming the field it sets.
+  static PlannerInfo Of(std::string name, PlannerKind kind, std::string summary, PlannerFactory create);
+  PlannerInfo& Standard() { standard = true; return *this; }
+  PlannerInfo& DecidesFusion(bool yes = true) { decides_fusion = yes; return *this; }
+  PlannerInfo& WithBudget(Budget what, int64_t steps = 0) { budget = what; default_steps = steps; return *this; }
+  PlannerInfo& NeedsPretrained() { needs_pretrained = true; return *this; }
+  PlannerInfo& WithOptions(std::function<Status(const std::string&, PlannerSettings*)> parse) {
+    configure = std::move(parse);
+    return *this;
+  }
+  PlannerInfo& WithArgument(std::string what) { argument = std::move(what); return *this; }
 };
 
 // How the command line names a planner: "metis", or "plan:FILE" for one that takes an

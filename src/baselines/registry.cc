@@ -17,7 +17,8 @@
 namespace graphopt {
 
 StatusOr<std::unique_ptr<Planner>> NewRandomPlanner(const PlannerSettings& settings);  // baselines/random.cc
-StatusOr<std::unique_ptr<Planner>> NewModuleBalancedPlanner(const PlannerSettings& settings);  // baselines/module_balanced.cc
+StatusOr<std::unique_ptr<Planner>> NewModuleBalancedPlanner(
+    const PlannerSettings& settings);                                                    // baselines/module_balanced.cc
 StatusOr<std::unique_ptr<Planner>> NewPlanFilePlanner(const PlannerSettings& settings);  // baselines/plan_file.cc
 
 namespace {
@@ -51,45 +52,68 @@ void RegisterBaselines(PlannerRegistry* r) {
     const Status s = r->Register(std::move(info));
     GO_CHECK_MSG(s.ok(), s.message());
   };
-  add({"single", kBaseline, "every op on the first accelerator, ready order, no fusion", true, false,
-       Baseline([](const PlanContext& c, const BaselineOptions&) -> StatusOr<Plan> {
-         return SingleDevicePlan(c.graph, c.cluster);
-       })});
-  add({"tf-default", kBaseline, "TensorFlow's default: the first accelerator, ready order, elementwise fusion", true,
-       true, Baseline([](const PlanContext& c, const BaselineOptions&) -> StatusOr<Plan> {
-         return TfDefaultPlan(c.graph, c.cluster);
-       })});
-  add({"expert", kBaseline, "the human expert placement of the model family (layers over the devices)", true, false,
-       Baseline([](const PlanContext& c, const BaselineOptions&) { return ExpertPlan(c.graph, c.cluster, c.cost_model); })});
-  add({"metis", kBaseline, "METIS k-way partition (op costs, tensor bytes), one part per accelerator", true, false,
-       Baseline([](const PlanContext& c, const BaselineOptions& o) { return MetisPlan(c.graph, c.cluster, c.cost_model, o); })});
-  add({"scotch", kBaseline, "Scotch k-way partition (op costs, tensor bytes), one part per accelerator", true, false,
-       Baseline([](const PlanContext& c, const BaselineOptions& o) { return ScotchPlan(c.graph, c.cluster, c.cost_model, o); })});
-  add({"heft", kBaseline, "HEFT list scheduling: upward rank, earliest finish time, the rank as priority", true, false,
-       Baseline([](const PlanContext& c, const BaselineOptions&) { return HeftPlan(c.graph, c.cluster, c.cost_model); })});
-  add({"random", kBaseline, "each colocation group on a uniformly random accelerator (seeded), ready order", false,
-       false, NewRandomPlanner});
-  add({"module-balanced", kBaseline,
-       "the model's modules in order, split over the accelerators by parameter bytes (Accelerate's balanced map)", false,
-       false, NewModuleBalancedPlanner});
+  add(PlannerInfo::Of("single", kBaseline, "every op on the first accelerator, ready order, no fusion",
+                      Baseline([](const PlanContext& c, const BaselineOptions&) -> StatusOr<Plan> {
+                        return SingleDevicePlan(c.graph, c.cluster);
+                      }))
+          .Standard());
+  add(PlannerInfo::Of("tf-default", kBaseline,
+                      "TensorFlow's default: the first accelerator, ready order, elementwise fusion",
+                      Baseline([](const PlanContext& c, const BaselineOptions&) -> StatusOr<Plan> {
+                        return TfDefaultPlan(c.graph, c.cluster);
+                      }))
+          .Standard()
+          .DecidesFusion());
+  add(PlannerInfo::Of(kExpertBaseline, kBaseline,
+                      "the human expert placement of the model family (layers over the devices)",
+                      Baseline([](const PlanContext& c, const BaselineOptions&) {
+                        return ExpertPlan(c.graph, c.cluster, c.cost_model);
+                      }))
+          .Standard());
+  add(PlannerInfo::Of("metis", kBaseline, "METIS k-way partition (op costs, tensor bytes), one part per accelerator",
+                      Baseline([](const PlanContext& c, const BaselineOptions& o) {
+                        return MetisPlan(c.graph, c.cluster, c.cost_model, o);
+                      }))
+          .Standard());
+  add(PlannerInfo::Of("scotch", kBaseline, "Scotch k-way partition (op costs, tensor bytes), one part per accelerator",
+                      Baseline([](const PlanContext& c, const BaselineOptions& o) {
+                        return ScotchPlan(c.graph, c.cluster, c.cost_model, o);
+                      }))
+          .Standard());
+  add(PlannerInfo::Of("heft", kBaseline,
+                      "HEFT list scheduling: upward rank, earliest finish time, the rank as priority",
+                      Baseline([](const PlanContext& c, const BaselineOptions&) {
+                        return HeftPlan(c.graph, c.cluster, c.cost_model);
+                      }))
+          .Standard());
+  add(PlannerInfo::Of("random", kBaseline,
+                      "each colocation group on a uniformly random accelerator (seeded), ready order",
+                      NewRandomPlanner));
+  add(PlannerInfo::Of(
+      "module-balanced", kBaseline,
+      "the model's modules in order, split over the accelerators by parameter bytes (Accelerate's balanced map)",
+      NewModuleBalancedPlanner));
   // Baechi's memory-aware placers (baselines/baechi.h); ready order, no fusion.
   auto baechi = [](BaechiMethod method) {
     return Baseline([method](const PlanContext& c, const BaselineOptions&) {
       return BaechiPlan(c.graph, c.cluster, c.cost_model, method);
     });
   };
-  add({"m-topo", kBaseline,
-       "Baechi's m-TOPO: the topological order filled onto the accelerators in turn, each up to its share of the "
-       "memory (the share alone if its static count fits nowhere)",
-       false, false, baechi(BaechiMethod::kTopo)});
-  add({"m-etf", kBaseline,
-       "Baechi's m-ETF: earliest-start list scheduling on the accelerators with memory left, one channel per device "
-       "(overflows least if nothing fits)",
-       false, false, baechi(BaechiMethod::kEtf)});
-  add({"m-sct", kBaseline,
-       "Baechi's m-SCT: m-ETF that keeps each op's favourite child (LP relaxation) on its device (overflows least if "
-       "nothing fits)",
-       false, false, baechi(BaechiMethod::kSct)});
+  add(PlannerInfo::Of(
+      "m-topo", kBaseline,
+      "Baechi's m-TOPO: the topological order filled onto the accelerators in turn, each up to its share of the "
+      "memory (the share alone if its static count fits nowhere)",
+      baechi(BaechiMethod::kTopo)));
+  add(PlannerInfo::Of(
+      "m-etf", kBaseline,
+      "Baechi's m-ETF: earliest-start list scheduling on the accelerators with memory left, one channel per device "
+      "(overflows least if nothing fits)",
+      baechi(BaechiMethod::kEtf)));
+  add(PlannerInfo::Of(
+      "m-sct", kBaseline,
+      "Baechi's m-SCT: m-ETF that keeps each op's favourite child (LP relaxation) on its device (overflows least if "
+      "nothing fits)",
+      baechi(BaechiMethod::kSct)));
   // Their modes (baselines/baechi_modes.h) and the best of the variants by their own estimate.
   auto variant = [](BaechiVariant v) {
     return Baseline([v](const PlanContext& c, const BaselineOptions&) -> StatusOr<Plan> {
@@ -114,9 +138,9 @@ void RegisterBaselines(PlannerRegistry* r) {
   };
   for (BaechiMethod m : {BaechiMethod::kEtf, BaechiMethod::kSct}) {
     for (const Mode& mode : modes) {
-      add({std::string(BaechiMethodName(m)) + mode.suffix, kBaseline,
-           std::string(m == BaechiMethod::kEtf ? "Baechi's m-ETF " : "Baechi's m-SCT ") + mode.summary, false, false,
-           variant(BaechiVariant{m, mode.forward, mode.coplace, mode.ports})});
+      add(PlannerInfo::Of(std::string(BaechiMethodName(m)) + mode.suffix, kBaseline,
+                          std::string(m == BaechiMethod::kEtf ? "Baechi's m-ETF " : "Baechi's m-SCT ") + mode.summary,
+                          variant(BaechiVariant{m, mode.forward, mode.coplace, mode.ports})));
     }
   }
   // The optimal contiguous splits of the layers (baselines/contiguous_split.h); ready order, no fusion.
@@ -125,36 +149,39 @@ void RegisterBaselines(PlannerRegistry* r) {
       return ContiguousSplitPlan(c.graph, c.cluster, c.cost_model, objective);
     });
   };
-  add({"contiguous-split", kBaseline,
-       "the optimal split (DP) of the layers, else the topological order, into contiguous blocks on the accelerators "
-       "in order: the least sum of blocks' compute and incoming transfers, within each device's memory",
-       false, false, split(SplitObjective::kSum)});
-  add({"contiguous-split-max", kBaseline,
-       "contiguous-split with the largest block's compute and incoming transfers as the objective (the balanced, "
-       "pipelined split)",
-       false, false, split(SplitObjective::kMax)});
-  add({"baechi", kBaseline,
-       "the best of Baechi's m-ETF and m-SCT x whole / forward graph x co-placement off / on x channels / ports, by "
-       "their own estimate of the step",
-       false, false, Baseline([](const PlanContext& c, const BaselineOptions&) -> StatusOr<Plan> {
-         GO_ASSIGN_OR_RETURN(BaechiVariantResult r, BaechiBestPlan(c.graph, c.cluster, c.cost_model));
-         return std::move(r.plan);
-       })});
+  add(PlannerInfo::Of(
+      "contiguous-split", kBaseline,
+      "the optimal split (DP) of the layers, else the topological order, into contiguous blocks on the accelerators "
+      "in order: the least sum of blocks' compute and incoming transfers, within each device's memory",
+      split(SplitObjective::kSum)));
+  add(PlannerInfo::Of(
+      "contiguous-split-max", kBaseline,
+      "contiguous-split with the largest block's compute and incoming transfers as the objective (the balanced, "
+      "pipelined split)",
+      split(SplitObjective::kMax)));
+  add(PlannerInfo::Of(
+      "baechi", kBaseline,
+      "the best of Baechi's m-ETF and m-SCT x whole / forward graph x co-placement off / on x channels / ports, by "
+      "their own estimate of the step",
+      Baseline([](const PlanContext& c, const BaselineOptions&) -> StatusOr<Plan> {
+        GO_ASSIGN_OR_RETURN(BaechiVariantResult r, BaechiBestPlan(c.graph, c.cluster, c.cost_model));
+        return std::move(r.plan);
+      })));
   // The exact program of placement and order on the coarsened graph (baselines/milp.h).
-  add({"milp", kBaseline,
-       "placement and order as one mixed-integer program on at most 64 groups of ops, solved by CBC from the m-ETF "
-       "placement for up to 60 s (its gap logged)",
-       false, false, Baseline([](const PlanContext& c, const BaselineOptions&) -> StatusOr<Plan> {
-         GO_ASSIGN_OR_RETURN(MilpPlanResult r, MilpPlan(c.graph, c.cluster, c.cost_model));
-         return std::move(r.plan);
-       })});
+  add(PlannerInfo::Of(
+      "milp", kBaseline,
+      "placement and order as one mixed-integer program on at most 64 groups of ops, solved by CBC from the m-ETF "
+      "placement for up to 60 s (its gap logged)",
+      Baseline([](const PlanContext& c, const BaselineOptions&) -> StatusOr<Plan> {
+        GO_ASSIGN_OR_RETURN(MilpPlanResult r, MilpPlan(c.graph, c.cluster, c.cost_model));
+        return std::move(r.plan);
+      })));
   // A plan file (baselines/plan_file.cc), named plan:FILE.
-  PlannerInfo plan_file{"plan", kBaseline,
-                        "the plan in FILE (as graphopt baseline --out writes it), checked against the graph and the "
-                        "cluster; FILE has no '+' (stages follow it: plan:FILE+fusion+cp)",
-                        false, false, NewPlanFilePlanner};
-  plan_file.argument = "FILE";
-  add(std::move(plan_file));
+  add(PlannerInfo::Of("plan", kBaseline,
+                      "the plan in FILE (as graphopt baseline --out writes it), checked against the graph and the "
+                      "cluster; FILE has no '+' (stages follow it: plan:FILE+fusion+cp)",
+                      NewPlanFilePlanner)
+          .WithArgument("FILE"));
 }
 
 }  // namespace graphopt

@@ -143,42 +143,49 @@ StatusOr<std::string> PolicyForGraph(const std::string& pretrained, const Graph&
 
 void RegisterLearnedPlanners(PlannerRegistry* r) {
   if (r->Find("go") != nullptr) return;
-  auto add = [r](const char* name, const char* summary, bool decides_fusion, PlannerInfo::Budget budget,
-                 bool needs_pretrained, PlannerFactory create, const std::string& method, bool finetune) {
-    PlannerInfo info;
-    info.name = name;
-    info.kind = PlannerKind::kLearned;
-    info.summary = summary;
-    info.decides_fusion = decides_fusion;
-    info.budget = budget;
-    if (budget == PlannerInfo::Budget::kSteps) info.default_steps = kFinetuneDefaultSteps;
-    info.needs_pretrained = needs_pretrained;
-    info.create = std::move(create);
-    info.configure = Configure(method, finetune);
+  auto add = [r](PlannerInfo info) {
     const Status s = r->Register(std::move(info));
     GO_CHECK_MSG(s.ok(), s.message());
   };
+  constexpr PlannerKind kLearned = PlannerKind::kLearned;
   using Budget = PlannerInfo::Budget;
-  add("go", "GO: GraphSAGE + segment-recurrent attention trained by PPO, from the best baseline, with local search",
-      true, Budget::kSeconds, false, SearchFactory("go"), "go", false);
-  add("colocrl", "ColocRL: a seq2seq placer over colocation groups trained by REINFORCE, from scratch", false,
-      Budget::kSeconds, false, SearchFactory("colocrl"), "colocrl", false);
-  add("hdp", "HDP: a grouper and a placer trained together by REINFORCE, from scratch", false, Budget::kSeconds, false,
-      SearchFactory("hdp"), "hdp", false);
-  add("finetune", "the pre-trained GO policy alone, fine-tuned on the graph for a number of steps", true, Budget::kSteps,
-      true, [](const PlannerSettings& s) -> StatusOr<std::unique_ptr<Planner>> {
-        GO_RETURN_IF_ERROR(NeedsPretrained(s, "finetune"));
-        GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, SearchConfig("go", s, true));
-        return std::unique_ptr<Planner>(new SearchPlanner(std::move(c), s.pretrained));
-      },
-      "go", true);
-  add("zero-shot", "one pass of the pre-trained GO policy: its greedy plan and the best of its samples, no training",
-      true, Budget::kNone, true, [](const PlannerSettings& s) -> StatusOr<std::unique_ptr<Planner>> {
-        GO_RETURN_IF_ERROR(NeedsPretrained(s, "zero-shot"));
-        GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, SearchConfig("go", s, false));
-        return std::unique_ptr<Planner>(new ZeroShotPlanner(std::move(c), s.pretrained));
-      },
-      "go", false);
+  add(PlannerInfo::Of("go", kLearned,
+                      "GO: GraphSAGE + segment-recurrent attention trained by PPO, from the best baseline, with "
+                      "local search",
+                      SearchFactory("go"))
+          .DecidesFusion()
+          .WithBudget(Budget::kSeconds)
+          .WithOptions(Configure("go", false)));
+  add(PlannerInfo::Of("colocrl", kLearned,
+                      "ColocRL: a seq2seq placer over colocation groups trained by REINFORCE, from scratch",
+                      SearchFactory("colocrl"))
+          .WithBudget(Budget::kSeconds)
+          .WithOptions(Configure("colocrl", false)));
+  add(PlannerInfo::Of("hdp", kLearned, "HDP: a grouper and a placer trained together by REINFORCE, from scratch",
+                      SearchFactory("hdp"))
+          .WithBudget(Budget::kSeconds)
+          .WithOptions(Configure("hdp", false)));
+  add(PlannerInfo::Of("finetune", kLearned,
+                      "the pre-trained GO policy alone, fine-tuned on the graph for a number of steps",
+                      [](const PlannerSettings& s) -> StatusOr<std::unique_ptr<Planner>> {
+                        GO_RETURN_IF_ERROR(NeedsPretrained(s, "finetune"));
+                        GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, SearchConfig("go", s, true));
+                        return std::unique_ptr<Planner>(new SearchPlanner(std::move(c), s.pretrained));
+                      })
+          .DecidesFusion()
+          .WithBudget(Budget::kSteps, kFinetuneDefaultSteps)
+          .NeedsPretrained()
+          .WithOptions(Configure("go", true)));
+  add(PlannerInfo::Of("zero-shot", kLearned,
+                      "one pass of the pre-trained GO policy: its greedy plan and the best of its samples, no training",
+                      [](const PlannerSettings& s) -> StatusOr<std::unique_ptr<Planner>> {
+                        GO_RETURN_IF_ERROR(NeedsPretrained(s, "zero-shot"));
+                        GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, SearchConfig("go", s, false));
+                        return std::unique_ptr<Planner>(new ZeroShotPlanner(std::move(c), s.pretrained));
+                      })
+          .DecidesFusion()
+          .NeedsPretrained()
+          .WithOptions(Configure("go", false)));
 }
 
 }  // namespace graphopt
