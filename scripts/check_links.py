@@ -7,7 +7,11 @@
 (b) Every comment under src/, bench/, scripts/ and tests/ that cites a section, as in
     `(docs/pretrain.md, "Zero-shot")` or `(README, "Usage")`, names an existing file
     whose headings include a heading starting with that title; every `docs/...md` path a
-    comment names (outside docs/results/, where outputs go) exists.
+    comment names (outside docs/results/, where outputs go) exists, and so does every
+    other Markdown file a comment cites by its bare name (`DESIGN.md, "Contracts"`).
+(c) Every source file a comment names exists: `sim/plan.h`, `cli/args.cc` (under src/),
+    `bench/plans_unchanged.sh`, `tests/cli/cli_test.cc`, `scripts/fuzz.sh`: a path of
+    a source folder, ending .h, .cc, .py or .sh.
 
 Run from the repository root (or anywhere: it finds the root beside itself). Prints
 each broken reference as `FILE:LINE: what is broken`; exits 1 if any, 0 otherwise.
@@ -130,10 +134,25 @@ def check_markdown(rel, problems):
 
 COMMENT_PREFIX = {".h": "//", ".cc": "//", ".cpp": "//", ".hpp": "//", ".c": "//",
                   ".sh": "#", ".py": "#", ".cmake": "#", ".txt": "#"}
-CITATION = re.compile(r"(README(?:\.md)?|docs/[A-Za-z0-9_./-]+\.md)['’]?s?[,:]?\s*\"([^\"]+)\"")
+CITATION = re.compile(r"(?<![\w/.])(README(?:\.md)?|docs/[A-Za-z0-9_./-]+\.md|[A-Za-z0-9_-]+\.md)['’]?s?[,:]?\s*\"([^\"]+)\"")
 # Paths of documents a comment cites (results files under docs/results/ are outputs, and
 # comments name them as examples of where to write).
 DOCS_PATH = re.compile(r"(?<![\w/.])(docs/(?!results/)[A-Za-z0-9_./-]*\.md)")
+
+
+# Source files a comment names: a module folder of src/ (as the code includes them) or
+# a top-level folder of the repository, then a path ending in a source extension.
+SOURCE_DIRS = ("bench", "scripts", "tests", "python", "fuzz", "src")
+SOURCE_PATH = re.compile(r"(?<![\w/.-])((?:[a-z_]+/)+[A-Za-z0-9_.-]+\.(?:h|cc|py|sh))(?![\w/])")
+
+
+def source_exists(path):
+    top = path.split("/")[0]
+    if top in SOURCE_DIRS:
+        return os.path.exists(os.path.join(ROOT, path))
+    if os.path.isdir(os.path.join(ROOT, "src", top)):
+        return os.path.exists(os.path.join(ROOT, "src", path))
+    return True  # not a path of this repository's sources (a system header, an example)
 
 
 def comment_blocks(lines, prefix):
@@ -192,6 +211,8 @@ def check_comments(problems):
                         doc, title = m.group(1), m.group(2)
                         if doc.startswith("README"):
                             doc = "README.md"
+                        elif "/" not in doc:
+                            doc = doc if os.path.isfile(os.path.join(ROOT, doc)) else "docs/" + doc
                         if not os.path.isfile(os.path.join(ROOT, doc)):
                             problems.append("%s: cites a missing file: %s" % (where, doc))
                             continue
@@ -204,6 +225,10 @@ def check_comments(problems):
                         if not os.path.exists(os.path.join(ROOT, path)):
                             where = "%s:%d" % (rel, line_at(starts, m.start()))
                             problems.append("%s: names a missing path: %s" % (where, path))
+                    for m in SOURCE_PATH.finditer(text):
+                        if not source_exists(m.group(1)):
+                            where = "%s:%d" % (rel, line_at(starts, m.start()))
+                            problems.append("%s: names a missing source file: %s" % (where, m.group(1)))
 
 
 def main():

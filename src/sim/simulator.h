@@ -1,7 +1,7 @@
 // Simulator: the step time, memory and traffic of a plan, by exact event-driven
 // simulation of the machine model.
 //
-// Semantics (DESIGN.md, "Contracts"):
+// Semantics (docs/architecture.md, "Contracts"):
 // - Kernels. An unfused op is a kernel; a fused group (plan.h) is one kernel that a
 //   compiler would emit (sim/fusion_rules.h; a plan with any other is refused): one
 //   launch, the members' compute summed, internal tensors never touch memory, a
