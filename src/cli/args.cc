@@ -1,6 +1,7 @@
 #include "cli/args.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <thread>
 
@@ -14,6 +15,7 @@ StatusOr<Args> Args::Parse(const std::string& command, int argc, char** argv, in
                            const std::string& program) {
   const std::string help = program + (command.empty() ? "" : " " + command) + " --help";
   Args args;
+  args.argv_ = argv;
   for (int i = first; i < argc; ++i) {
     std::string a = argv[i];
     if (a.size() > 2 && a[0] == '-' && a[1] == '-') {
@@ -100,12 +102,24 @@ StatusOr<LoadOptions> ModelLoadOptions(const Args& args) {
   return options;
 }
 
+std::string FlagSpec::Usage() const {
+  if (!takes_value) return "--" + name;
+  std::string value = metavar;
+  if (value.empty()) {
+    for (char c : name) value += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  return "--" + name + " " + value;
+}
+
 std::string FlagsHelp(const std::vector<FlagSpec>& specs) {
+  // The help column starts after the longest "--name VALUE" up to 32 columns.
+  size_t width = 0;
+  for (const auto& s : specs) width = std::max(width, std::min<size_t>(32, 2 + s.Usage().size()));
   std::string out;
   for (const auto& s : specs) {
-    std::string left = "  --" + s.name + (s.takes_value ? " VALUE" : "");
-    if (left.size() < 24) left.resize(24, ' ');
-    out += left + " " + s.help + "\n";
+    std::string left = "  " + s.Usage();
+    if (left.size() < width) left.resize(width, ' ');
+    out += left + "  " + s.help + "\n";
   }
   return out;
 }

@@ -19,6 +19,10 @@ struct FlagSpec {
   std::string name;  // without dashes
   bool takes_value;
   std::string help;
+  // The value as usage lines write it ("--cluster C"); empty: the name in capitals.
+  std::string metavar = "";
+  // "--name METAVAR", or "--name" for a bare flag.
+  std::string Usage() const;
 };
 
 class Args {
@@ -30,6 +34,9 @@ class Args {
                               const std::string& program = "graphopt");
 
   const std::vector<std::string>& positional() const { return positional_; }
+  // The process's argv as Parse was given it, for a command that restarts itself
+  // (LocalCoresWithThreads); it lives as long as the process.
+  char** argv() const { return argv_; }
   bool Has(const std::string& flag) const { return values_.count(flag) > 0; }
   std::string Get(const std::string& flag, const std::string& fallback = "") const;
   StatusOr<int64_t> GetInt(const std::string& flag, int64_t fallback) const;
@@ -43,6 +50,7 @@ class Args {
  private:
   std::vector<std::string> positional_;
   std::map<std::string, std::string> values_;
+  char** argv_ = nullptr;
 };
 
 // The bound of --threads: at least 1, at most 4 x the hardware threads (and 256).
@@ -57,8 +65,9 @@ StatusOr<LoadOptions> ModelLoadOptions(const Args& args);
 // "  --name VALUE   help" lines for a usage message.
 std::string FlagsHelp(const std::vector<FlagSpec>& specs);
 
-// The one way a command reports a failure: "error: COMMAND: MESSAGE" on stderr;
+// The one way a program reports a failure: "error: COMMAND: MESSAGE" on stderr;
 // returns the exit code 1. (Args' own errors do not name the command: this does.)
+// graphopt's commands return a Status and its dispatcher calls this (cli/command.h).
 int CommandError(const std::string& command, const std::string& message);
 
 }  // namespace graphopt

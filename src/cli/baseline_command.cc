@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "baselines/baseline.h"
-#include "cli/args.h"
 #include "cli/cluster_flag.h"
 #include "cli/commands.h"
 #include "cli/flag_table.h"
@@ -25,8 +24,6 @@ namespace graphopt {
 namespace {
 
 constexpr const char* kRunDefaultModel = "gnmt:layers=4";
-
-int Fail(const std::string& command, const std::string& message) { return CommandError(command, message); }
 
 std::string Seconds(double us) { return StrFormat("%.4f s", us / 1e6); }
 
@@ -78,7 +75,6 @@ const OptionTable<BaselineRun> kBaselineFlags{
 std::vector<FlagSpec> CommonFlags(std::vector<FlagSpec> own = {}) {
   for (const FlagSpec& f : GranularityFlags()) own.push_back(f);
   own.push_back(DimFlag());
-  own.push_back({"help", false, "show this help"});
   return FlagsAround({}, kBaselineFlags, own);
 }
 
@@ -108,87 +104,64 @@ StatusOr<std::unique_ptr<Setup>> Prepare(const Args& args, const std::string& mo
   return setup;
 }
 
-}  // namespace
-
-int RunBaselineCommand(int argc, char** argv) {
-  const std::vector<FlagSpec> specs = CommonFlags({
+std::vector<FlagSpec> BaselineFlags() {
+  return CommonFlags({
       {"method", true,
        "baseline: " + MethodList() +
            ", module-balanced, random, m-topo, m-etf, m-sct, their modes (m-etf-fwd, ...: graphopt methods) or "
            "baechi, contiguous-split, contiguous-split-max, milp; plan:FILE, the plan in a plan file (--out's; FILE without "
-           "'+'); NAME+fusion+cp adds stages (plan:FILE+fusion+cp scores a plan on the baselines' defaults)"},
-      {"out", true, "write the plan to this .json file (for graphopt simulate --plan)"},
+           "'+'); NAME+fusion+cp adds stages (plan:FILE+fusion+cp scores a plan on the baselines' defaults)",
+       "M"},
+      {"out", true, "write the plan to this .json file (for graphopt simulate --plan)", "P"},
   });
-  const std::string usage = "usage: graphopt baseline MODEL --method M [--cluster C] [--out plan.json]\n" + FlagsHelp(specs);
-  auto args = Args::Parse("baseline", argc, argv, 2, specs);
-  if (!args.ok()) return Fail("baseline", args.status().message());
-  if (args->Has("help")) {
-    std::printf("%s", usage.c_str());
-    return 0;
-  }
-  if (args->positional().size() != 1) return Fail("baseline", "expected one MODEL\n" + usage);
-  if (!args->Has("method")) return Fail("baseline", "--method is required (" + MethodList() + ")");
-  Status outputs = args->CheckOutputs({"out"});
-  if (!outputs.ok()) return Fail("baseline", outputs.message());
-  auto setup = Prepare(*args, args->positional()[0]);
-  if (!setup.ok()) return Fail("baseline", setup.status().message());
-  const Graph* graph = &(*setup)->graph;
-  const Cluster* cluster = &(*setup)->cluster;
-  const BaselineOptions& options = (*setup)->options;
-  Scored s = Score(args->Get("method"), *graph, *cluster, *(*setup)->sim, options);
-  if (!s.ok) return Fail("baseline", s.error);
-  std::printf("model        %s (%d ops)\n", graph->name().c_str(), graph->num_ops());
-  std::printf("cluster      %s\n", cluster->Summary().c_str());
-  if (!(*setup)->granularity.empty()) std::printf("%s\n", (*setup)->granularity.c_str());
+}
+
+Status OneBaseline(const Args& args) {
+  if (!args.Has("method")) return InvalidArgument("--method is required (" + MethodList() + ")");
+  GO_ASSIGN_OR_RETURN(const std::unique_ptr<Setup> setup, Prepare(args, args.positional()[0]));
+  const Graph& graph = setup->graph;
+  const Cluster& cluster = setup->cluster;
+  const BaselineOptions& options = setup->options;
+  const Scored s = Score(args.Get("method"), graph, cluster, *setup->sim, options);
+  if (!s.ok) return InvalidArgument(s.error);
+  std::printf("model        %s (%d ops)\n", graph.name().c_str(), graph.num_ops());
+  std::printf("cluster      %s\n", cluster.Summary().c_str());
+  if (!setup->granularity.empty()) std::printf("%s\n", setup->granularity.c_str());
   std::printf("method       %s%s (planned in %.2f s)\n", s.method.c_str(), options.fusion ? " + greedy fusion" : "", s.plan_seconds);
   std::printf("step time    %s\n", Seconds(s.result.step_time_us).c_str());
   std::printf("lower bound  %s (step time is %.2fx the bound)\n", Seconds(s.result.lower_bound_us).c_str(),
               s.result.step_time_us / s.result.lower_bound_us);
-  std::printf("memory       %s\n", s.result.OomVerdict(*cluster).c_str());
-  for (DeviceId d = 0; d < cluster->num_devices(); ++d) {
-    std::printf("  %-8s utilisation %5.1f%%  peak memory %s\n", cluster->device(d).name.c_str(), 100 * s.result.Utilization(d),
+  std::printf("memory       %s\n", s.result.OomVerdict(cluster).c_str());
+  for (DeviceId d = 0; d < cluster.num_devices(); ++d) {
+    std::printf("  %-8s utilisation %5.1f%%  peak memory %s\n", cluster.device(d).name.c_str(), 100 * s.result.Utilization(d),
                 HumanBytes(static_cast<double>(s.result.device_peak_memory[static_cast<size_t>(d)])).c_str());
   }
-  if (args->Has("out")) {
-    Status w = WritePlanJson(*graph, s.plan, args->Get("out"));
-    if (!w.ok()) return Fail("baseline", w.message());
-    std::printf("plan written to %s\n", args->Get("out").c_str());
+  if (args.Has("out")) {
+    GO_RETURN_IF_ERROR(WritePlanJson(graph, s.plan, args.Get("out")));
+    std::printf("plan written to %s\n", args.Get("out").c_str());
   }
-  return 0;
+  return Status::Ok();
 }
 
-int RunRunCommand(int argc, char** argv) {
-  const std::vector<FlagSpec> specs = CommonFlags();
-  const std::string usage = std::string("usage: graphopt run [MODEL] [--cluster C] [--fusion]\n") +
-                            "  Runs every baseline on MODEL (default " + kRunDefaultModel + ") and prints them side by side.\n" +
-                            FlagsHelp(specs);
-  auto args = Args::Parse("run", argc, argv, 2, specs);
-  if (!args.ok()) return Fail("run", args.status().message());
-  if (args->Has("help")) {
-    std::printf("%s", usage.c_str());
-    return 0;
-  }
-  if (args->positional().size() > 1) return Fail("run", "expected at most one MODEL\n" + usage);
-  const std::string model = args->positional().empty() ? kRunDefaultModel : args->positional()[0];
-  auto setup = Prepare(*args, model);
-  if (!setup.ok()) return Fail("run", setup.status().message());
-  const Graph* graph = &(*setup)->graph;
-  const Cluster* cluster = &(*setup)->cluster;
-  const Simulator* sim = &*(*setup)->sim;
-  const BaselineOptions& options = (*setup)->options;
-  std::printf("model    %s: %d ops, %lld edges\n", model.c_str(), graph->num_ops(), static_cast<long long>(graph->num_edges()));
-  std::printf("cluster  %s\n", cluster->Summary().c_str());
-  if (!(*setup)->granularity.empty()) std::printf("%s\n", (*setup)->granularity.c_str());
-  std::printf("lower bound on the step time of any plan: %s\n\n", Seconds(sim->lower_bound().value_us()).c_str());
+Status EveryBaseline(const Args& args) {
+  const std::string model = args.positional().empty() ? kRunDefaultModel : args.positional()[0];
+  GO_ASSIGN_OR_RETURN(const std::unique_ptr<Setup> setup, Prepare(args, model));
+  const Graph& graph = setup->graph;
+  const Cluster& cluster = setup->cluster;
+  const Simulator& sim = *setup->sim;
+  std::printf("model    %s: %d ops, %lld edges\n", model.c_str(), graph.num_ops(), static_cast<long long>(graph.num_edges()));
+  std::printf("cluster  %s\n", cluster.Summary().c_str());
+  if (!setup->granularity.empty()) std::printf("%s\n", setup->granularity.c_str());
+  std::printf("lower bound on the step time of any plan: %s\n\n", Seconds(sim.lower_bound().value_us()).c_str());
   std::printf("%-12s %12s %10s %10s %10s  %s\n", "method", "step time", "vs bound", "vs expert", "plan time", "memory");
   std::vector<Scored> all;
   for (const std::string& method : BaselineNames()) {
-    all.push_back(Score(method, *graph, *cluster, *sim, options));
+    all.push_back(Score(method, graph, cluster, sim, setup->options));
     std::fflush(stdout);
   }
   double expert = 0;
   for (const Scored& s : all) {
-    if (s.method == "expert" && s.ok && !s.result.oom) expert = s.result.step_time_us;
+    if (s.method == kExpertBaseline && s.ok && !s.result.oom) expert = s.result.step_time_us;
   }
   for (const Scored& s : all) {
     if (!s.ok) {
@@ -198,12 +171,38 @@ int RunRunCommand(int argc, char** argv) {
     const std::string vs_expert = expert > 0 && !s.result.oom ? StrFormat("%.2fx", expert / s.result.step_time_us) : "-";
     std::printf("%-12s %12s %9.2fx %10s %9.2fs  %s\n", s.method.c_str(), Seconds(s.result.step_time_us).c_str(),
                 s.result.step_time_us / s.result.lower_bound_us, vs_expert.c_str(), s.plan_seconds,
-                s.result.OomVerdict(*cluster).c_str());
+                s.result.OomVerdict(cluster).c_str());
   }
   std::printf("\n'vs bound' is step time / lower bound (1.00x would be optimal); 'vs expert' is the speedup over the\n"
               "human expert placement (higher is better). These are the heuristic baselines only; the learned\n"
               "placers (GO, ColocRL, HDP) run in 'graphopt optimize' and 'graphopt bench'.\n");
-  return 0;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Command BaselineCommand() {
+  Command c;
+  c.name = "baseline";
+  c.positional = "MODEL";
+  c.min_positional = c.max_positional = 1;
+  c.summary = "one baseline's plan and its step time";
+  c.flags = BaselineFlags;
+  c.outputs = {"out"};
+  c.run = OneBaseline;
+  return c;
+}
+
+Command RunBaselinesCommand() {
+  Command c;
+  c.name = "run";
+  c.positional = "[MODEL]";
+  c.max_positional = 1;
+  c.summary = std::string("every baseline side by side (default: ") + kRunDefaultModel + " on " + kDefaultCluster + ")";
+  c.flags = [] { return CommonFlags(); };
+  c.notes = std::string("Runs every baseline on MODEL (default ") + kRunDefaultModel + ") and prints them side by side.";
+  c.run = EveryBaseline;
+  return c;
 }
 
 }  // namespace graphopt

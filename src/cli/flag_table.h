@@ -17,6 +17,7 @@
 #include "cli/args.h"
 #include "core/options.h"
 #include "core/status.h"
+#include "core/strings.h"
 
 namespace graphopt {
 
@@ -33,7 +34,11 @@ std::vector<FlagSpec> BoundFlags(const OptionTable<Config>& table, const Config&
       if (!domain.empty()) aside += (aside.empty() ? "" : "; ") + domain;
       if (!aside.empty()) help += " (" + aside + ")";
     }
-    flags.push_back({o.names()[0], !o.boolean(), help});
+    // The value as usage lines write it: N for an integer, the words of a choice.
+    std::string metavar;
+    if (o.domain().rfind("integer", 0) == 0) metavar = "N";
+    if (o.domain().rfind("one of ", 0) == 0) metavar = Join(SplitList(o.domain().substr(7), ','), "|");
+    flags.push_back({o.names()[0], !o.boolean(), help, metavar});
   }
   return flags;
 }

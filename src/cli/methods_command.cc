@@ -5,7 +5,6 @@
 #include <string>
 
 #include "baselines/planner.h"
-#include "cli/args.h"
 #include "cli/commands.h"
 #include "core/strings.h"
 #ifdef GRAPHOPT_HAVE_RL
@@ -20,20 +19,10 @@
 namespace graphopt {
 namespace {
 
-int Fail(const std::string& message) { return CommandError("methods", message); }
-
 std::vector<FlagSpec> MethodsFlags() {
   return {
       {"markdown", false, "print docs/options.md: the methods, stages, presets and every option with its default"},
-      {"help", false, "show this help"},
   };
-}
-
-std::string Usage() {
-  return "usage: graphopt methods [--markdown]\n"
-         "  Lists every method (planner) by kind with a line each, the stages a method takes after '+'\n"
-         "  (expert+fusion) and the presets of the learned methods (--policy preset=NAME, optimize --preset NAME).\n" +
-         FlagsHelp(MethodsFlags());
 }
 
 std::string PlainList() {
@@ -99,16 +88,18 @@ void RegisterAllPlanners() {
 #endif
 }
 
-int RunMethodsCommand(int argc, char** argv) {
-  auto args = Args::Parse("methods", argc, argv, 2, MethodsFlags());
-  if (!args.ok()) return Fail(args.status().message() + "\n" + Usage());
-  if (args->Has("help")) {
-    std::printf("%s", Usage().c_str());
-    return 0;
-  }
-  if (!args->positional().empty()) return Fail("unexpected argument '" + args->positional()[0] + "'\n" + Usage());
-  std::printf("%s", args->Has("markdown") ? Markdown().c_str() : PlainList().c_str());
-  return 0;
+Command MethodsCommand() {
+  Command c;
+  c.name = "methods";
+  c.summary = "every method (baselines, learned), the stages and the presets";
+  c.flags = MethodsFlags;
+  c.notes = "Lists every method (planner) by kind with a line each, the stages a method takes after '+'\n"
+            "(expert+fusion) and the presets of the learned methods (--policy preset=NAME, optimize --preset NAME).";
+  c.run = [](const Args& args) {
+    std::printf("%s", args.Has("markdown") ? Markdown().c_str() : PlainList().c_str());
+    return Status::Ok();
+  };
+  return c;
 }
 
 }  // namespace graphopt

@@ -4,10 +4,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/flag_table.h"
 #include "cli/interrupt.h"
@@ -27,8 +28,6 @@ namespace {
 
 // Where the policy goes without --out.
 constexpr const char* kDefaultPolicyOut = "policy.pt";
-
-int Fail(const std::string& message) { return CommandError("pretrain", message); }
 
 #ifdef GRAPHOPT_HAVE_RL
 // The flags bound to PretrainConfig's fields (cli/flag_table.h).
@@ -55,99 +54,85 @@ const OptionTable<PretrainConfig> kPretrainFlags{
          " steps and at the end; resumed from if it holds one"},
 };
 
+// The usage line's values of the bound flags (their table has no metavars).
+const std::map<std::string, std::string> kBoundMetavars{
+    {"steps-per-task", "K"}, {"graphs-per-step", "N"}, {"max-ops", "N"},    {"steps", "N"},
+    {"time-limit", "S"},     {"seed", "S"},            {"init", "start.pt"}, {"checkpoint", "DIR"},
+};
+
 std::vector<FlagSpec> PretrainFlags() {
-  return FlagsAround(
+  std::vector<FlagSpec> flags = FlagsAround(
       {
-          {"families", true, "built-in families to train on, comma-separated (default: all six)"},
-          {"holdout", true, "a family left out of training (evaluate on it later)"},
-          {"models", true, "model files or built-in specs separated by ';': together one more family of the stream"},
-          {"clusters", true, "clusters to draw from, comma-separated presets, files or specs like 2xV100+1xP100"},
+          {"families", true, "built-in families to train on, comma-separated (default: all six)", "F,..."},
+          {"holdout", true, "a family left out of training (evaluate on it later)", "FAMILY"},
+          {"models", true, "model files or built-in specs separated by ';': together one more family of the stream",
+           "M;..."},
+          {"clusters", true, "clusters to draw from, comma-separated presets, files or specs like 2xV100+1xP100",
+           "C,..."},
       },
       kPretrainFlags,
       {
-          {"threads", true, "threads for the simulator and LibTorch, 1 to 4 x the cores (default: every core)"},
+          {"threads", true, "threads for the simulator and LibTorch, 1 to 4 x the cores (default: every core)", "N"},
           {"out", true,
-           std::string("write the policy to this file (default ") + kDefaultPolicyOut + "), and a report to FILE.json"},
-          {"policy", true, "options \"key=value,...\": the network (hidden=64,...) and PPO (samples=32,lr=...)"},
-          {"help", false, "show this help"},
+           std::string("write the policy to this file (default ") + kDefaultPolicyOut + "), and a report to FILE.json",
+           "policy.pt"},
+          {"policy", true, "options \"key=value,...\": the network (hidden=64,...) and PPO (samples=32,lr=...)",
+           "K=V,..."},
       });
-}
-
-std::string Usage() {
-  return "usage: graphopt pretrain [--families F,...] [--holdout FAMILY] [--models M;...] [--clusters C,...]\n"
-         "                         [--steps-per-task K] [--steps N] [--time-limit S] [--checkpoint DIR] [--out policy.pt]\n"
-         "                         [--init start.pt] [--policy key=value,...]\n"
-         "  Pre-trains one GO policy with PPO over graphs of the built-in families at many sizes (and the given\n"
-         "  model files) on varied clusters, switching graph every K steps, so that it plans unseen graphs:\n"
-         "  'graphopt optimize MODEL --pretrained policy.pt --zero-shot'. Ctrl-C stops after the current step,\n"
-         "  saves the checkpoint and writes the policy. Data-parallel over the ranks of an MPI job:\n"
-         "  'mpirun -np N graphopt pretrain ...' trains N graphs per step, one per rank (rank 0 writes and prints).\n" +
-         FlagsHelp(PretrainFlags());
-}
-#endif
-
-}  // namespace
-
-int RunPretrainCommand(int argc, char** argv) {
-#ifndef GRAPHOPT_HAVE_RL
-  (void)argc;
-  (void)argv;
-  return Fail("this build has no training library (LibTorch was not found)");
-#else
-  auto args = Args::Parse("pretrain", argc, argv, 2, PretrainFlags());
-  if (!args.ok()) return Fail(args.status().message() + "\n" + Usage());
-  if (args->Has("help")) {
-    std::printf("%s", Usage().c_str());
-    return 0;
+  for (FlagSpec& f : flags) {
+    if (const auto it = kBoundMetavars.find(f.name); it != kBoundMetavars.end()) f.metavar = it->second;
   }
-  if (!args->positional().empty()) return Fail("unexpected argument \"" + args->positional()[0] + "\"\n" + Usage());
-  PretrainConfig config;
-  if (args->Has("families")) config.stream.families = SplitList(args->Get("families"), ',');
-  if (args->Has("holdout")) {
-    const std::string holdout = args->Get("holdout");
-    auto& f = config.stream.families;
+  return flags;
+}
+
+// Under mpirun every rank trains; rank 0 alone prints and writes, and a rank that
+// fails ends the job (dist/world.h).
+template <class T>
+StatusOr<T> EndJobOnError(StatusOr<T> result) {
+  World& world = World::Get();
+  if (!result.ok() && world.distributed()) {
+    world.Abort(StrFormat("error: pretrain: rank %d: ", world.rank()) + result.status().message());
+  }
+  return result;
+}
+
+// The stream of --families, --holdout, --models and --clusters.
+Status ApplyStreamFlags(const Args& args, PretrainStreamOptions* stream) {
+  if (args.Has("families")) stream->families = SplitList(args.Get("families"), ',');
+  if (args.Has("holdout")) {
+    const std::string holdout = args.Get("holdout");
+    auto& f = stream->families;
     const auto it = std::find(f.begin(), f.end(), holdout);
-    if (it == f.end()) return Fail("--holdout: \"" + holdout + "\" is not among the families trained on");
+    if (it == f.end()) return InvalidArgument("--holdout: \"" + holdout + "\" is not among the families trained on");
     f.erase(it);
   }
-  if (args->Has("models")) config.stream.models = SplitList(args->Get("models"), ';');
-  if (args->Has("clusters")) config.stream.clusters = SplitList(args->Get("clusters"), ',');
-  if (Status flags = ApplyBoundFlags(*args, kPretrainFlags, &config); !flags.ok()) return Fail(flags.message());
-  auto threads = ThreadsFlag(*args);
-  if (!threads.ok()) return Fail(threads.status().message());
-  config.threads = args->Has("threads") ? *threads : ThreadsPerRank();
+  if (args.Has("models")) stream->models = SplitList(args.Get("models"), ';');
+  if (args.Has("clusters")) stream->clusters = SplitList(args.Get("clusters"), ',');
+  return Status::Ok();
+}
+
+// The training's config from every flag but --out.
+StatusOr<PretrainConfig> ConfigFromFlags(const Args& args) {
+  PretrainConfig config;
+  GO_RETURN_IF_ERROR(ApplyStreamFlags(args, &config.stream));
+  GO_RETURN_IF_ERROR(ApplyBoundFlags(args, kPretrainFlags, &config));
+  GO_ASSIGN_OR_RETURN(config.threads, ThreadsFlag(args, ThreadsPerRank()));
   // --policy: network keys and PPO keys, routed as optimize routes them.
-  if (args->Has("policy")) {
-    auto values = ParseKeyValues(args->Get("policy"), "--policy");
-    if (!values.ok()) return Fail(values.status().message());
-    for (const auto& [key, value] : *values) {
-      const Status set = SetGoOption(key, value, &config.ppo, &config.policy, "--policy");
-      if (!set.ok()) return Fail(set.message());
+  if (args.Has("policy")) {
+    GO_ASSIGN_OR_RETURN(const auto values, ParseKeyValues(args.Get("policy"), "--policy"));
+    for (const auto& [key, value] : values) {
+      GO_RETURN_IF_ERROR(SetGoOption(key, value, &config.ppo, &config.policy, "--policy"));
     }
   }
-  const std::string out = args->Get("out", kDefaultPolicyOut);
-  const std::string report = out + ".json";
-  if (Status w = CheckOutputWritable(out, "--out"); !w.ok()) return Fail(w.message());
+  return config;
+}
 
-  // Under mpirun every rank trains; rank 0 alone prints and writes, and a rank that
-  // fails ends the job (dist/world.h).
-  World& world = World::Get();
-  auto fail_all = [&](const std::string& message) {
-    if (world.distributed()) world.Abort(StrFormat("error: pretrain: rank %d: ", world.rank()) + message);
-    return Fail(message);
-  };
-  auto pretrainer = Pretrainer::Create(config);
-  if (!pretrainer.ok()) return fail_all(pretrainer.status().message());
-  config.policy = (*pretrainer)->policy_config();  // the init file's network, for the report
-  if (!world.root()) {
-    auto result = (*pretrainer)->Run();
-    if (!result.ok()) return fail_all(result.status().message());
-    return 0;
-  }
+// The run's header: families, models, the init policy, clusters, limits, ranks.
+void PrintHeader(const Args& args, const PretrainConfig& config, const Pretrainer& pretrainer) {
   std::string families;
   for (const std::string& f : config.stream.families) families += (families.empty() ? "" : ", ") + f;
   std::printf("families  %s%s\n", families.empty() ? "(none)" : families.c_str(),
-              args->Has("holdout") ? (" (held out: " + args->Get("holdout") + ")").c_str() : "");
+              args.Has("holdout") ? (" (held out: " + args.Get("holdout") + ")").c_str() : "");
   if (!config.stream.models.empty()) std::printf("models    %zu files\n", config.stream.models.size());
   if (!config.init_policy.empty()) {
     std::printf("init      %s (its network: %s)\n", config.init_policy.c_str(), config.policy.ToString().c_str());
@@ -159,13 +144,17 @@ int RunPretrainCommand(int argc, char** argv) {
                                    : "no step limit",
               config.time_limit_s > 0 ? StrFormat("%.0f s", config.time_limit_s).c_str() : "no time limit",
               config.steps_per_task, static_cast<unsigned long long>(config.seed));
+  const World& world = World::Get();
   if (world.distributed()) {
     std::printf("ranks     %d (%d threads each); each step sums %lld gradient floats (%.2f MB) over the ranks\n",
-                world.size(), config.threads, static_cast<long long>((*pretrainer)->ParameterCount()),
-                (*pretrainer)->ParameterCount() * 4.0 / 1e6);
+                world.size(), config.threads, static_cast<long long>(pretrainer.ParameterCount()),
+                pretrainer.ParameterCount() * 4.0 / 1e6);
   }
   std::fflush(stdout);
+}
 
+// The training to its stop, with its progress line (rank 0).
+StatusOr<PretrainResult> RunWithProgress(Pretrainer* pretrainer, const PretrainConfig& config) {
   const ScopedInterrupt interrupt;
   ProgressBar bar("pretrain", config.max_steps);
   auto on_step = [&](const PretrainProgress& p) {
@@ -176,20 +165,63 @@ int RunPretrainCommand(int argc, char** argv) {
     suffix += StrFormat("  %lld plans", static_cast<long long>(p.plans));
     bar.Update(p.step, suffix);
   };
-  auto result = (*pretrainer)->Run(interrupt.flag(), on_step);
-  if (!result.ok()) return fail_all(result.status().message());
-  bar.Finish(StrFormat("stopped (%s) after %lld steps on %zu tasks, %.1f s", result->stop_reason.c_str(),
-                       static_cast<long long>(result->steps), result->tasks.size(), result->seconds));
-  if (result->resumed) std::printf("resumed from %s\n", config.checkpoint_dir.c_str());
-  if (Status w = (*pretrainer)->SavePolicy(out); !w.ok()) return Fail(w.message());
-  if (Status w = WriteFileAtomic(report, PretrainReportJson(config, *result, (*pretrainer)->PolicyFingerprint())); !w.ok()) return Fail(w.message());
+  GO_ASSIGN_OR_RETURN(PretrainResult result, pretrainer->Run(interrupt.flag(), on_step));
+  bar.Finish(StrFormat("stopped (%s) after %lld steps on %zu tasks, %.1f s", result.stop_reason.c_str(),
+                       static_cast<long long>(result.steps), result.tasks.size(), result.seconds));
+  return result;
+}
+#endif
+
+std::vector<FlagSpec> Flags() {
+#ifdef GRAPHOPT_HAVE_RL
+  return PretrainFlags();
+#else
+  return {};
+#endif
+}
+
+Status Pretrain(const Args& args) {
+#ifndef GRAPHOPT_HAVE_RL
+  (void)args;
+  return FailedPrecondition("this build has no training library (LibTorch was not found)");
+#else
+  GO_ASSIGN_OR_RETURN(PretrainConfig config, ConfigFromFlags(args));
+  const std::string out = args.Get("out", kDefaultPolicyOut);
+  const std::string report = out + ".json";
+  if (!args.Has("out")) GO_RETURN_IF_ERROR(CheckOutputWritable(out, "--out"));
+
+  GO_ASSIGN_OR_RETURN(const std::unique_ptr<Pretrainer> pretrainer, EndJobOnError(Pretrainer::Create(config)));
+  config.policy = pretrainer->policy_config();  // the init file's network, for the report
+  if (!World::Get().root()) return EndJobOnError(pretrainer->Run()).status();
+  PrintHeader(args, config, *pretrainer);
+  GO_ASSIGN_OR_RETURN(const PretrainResult result, EndJobOnError(RunWithProgress(pretrainer.get(), config)));
+  if (result.resumed) std::printf("resumed from %s\n", config.checkpoint_dir.c_str());
+  GO_RETURN_IF_ERROR(pretrainer->SavePolicy(out));
+  GO_RETURN_IF_ERROR(WriteFileAtomic(report, PretrainReportJson(config, result, pretrainer->PolicyFingerprint())));
   std::printf("%lld steps, %zu tasks (%d per step), %lld plans simulated, %.1f s\n"
               "policy written to %s (report %s), fingerprint %s\n",
-              static_cast<long long>(result->steps), result->tasks.size(), result->graphs_per_step,
-              static_cast<long long>(result->plans),
-              result->seconds, out.c_str(), report.c_str(), (*pretrainer)->PolicyFingerprint().c_str());
-  return 0;
+              static_cast<long long>(result.steps), result.tasks.size(), result.graphs_per_step,
+              static_cast<long long>(result.plans), result.seconds, out.c_str(), report.c_str(),
+              pretrainer->PolicyFingerprint().c_str());
+  return Status::Ok();
 #endif
+}
+
+}  // namespace
+
+Command PretrainCommand() {
+  Command c;
+  c.name = "pretrain";
+  c.summary = "pre-train one GO policy over many graphs and clusters, for zero-shot plans";
+  c.flags = Flags;
+  c.outputs = {"out"};
+  c.notes = "Pre-trains one GO policy with PPO over graphs of the built-in families at many sizes (and the given\n"
+            "model files) on varied clusters, switching graph every K steps, so that it plans unseen graphs:\n"
+            "'graphopt optimize MODEL --pretrained policy.pt --zero-shot'. Ctrl-C stops after the current step,\n"
+            "saves the checkpoint and writes the policy. Data-parallel over the ranks of an MPI job:\n"
+            "'mpirun -np N graphopt pretrain ...' trains N graphs per step, one per rank (rank 0 writes and prints).";
+  c.run = Pretrain;
+  return c;
 }
 
 }  // namespace graphopt

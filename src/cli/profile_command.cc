@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "cli/args.h"
 #include "cli/cluster_flag.h"
 #include "cli/commands.h"
 #include "cli/flag_table.h"
@@ -40,54 +39,24 @@ const OptionTable<ProfileRun> kProfileFlags{
      InRange(1, 100000)},
 };
 
-std::vector<FlagSpec> ProfileFlags() {
-  return FlagsAround({}, kProfileFlags, {DimFlag(), {"help", false, "show this help"}});
-}
+std::vector<FlagSpec> ProfileFlags() { return FlagsAround({}, kProfileFlags, {DimFlag()}); }
 
-std::string Usage() {
-  return "usage: graphopt profile MODEL [--cluster local[:N]] [--out profile.json]\n"
-         "  measures each op of MODEL's training step on this machine (ops of one kind and shapes\n"
-         "  once, in isolation; or, with --in-step, inside executed steps); simulate, optimize and\n"
-         "  bench take the file with --profile\n" +
-         FlagsHelp(ProfileFlags());
-}
-
-int Fail(const std::string& message) { return CommandError("profile", message); }
-
-}  // namespace
-
-int RunProfileCommand(int argc, char** argv) {
+Status ProfileModel(const Args& args) {
 #ifndef GRAPHOPT_HAVE_EXEC
-  (void)argc;
-  (void)argv;
-  return Fail("this build has no executor (LibTorch was not found)");
+  (void)args;
+  return FailedPrecondition("this build has no executor (LibTorch was not found)");
 #else
-  const std::vector<FlagSpec> specs = ProfileFlags();
-  auto args = Args::Parse("profile", argc, argv, 2, specs);
-  if (!args.ok()) return Fail(args.status().message());
-  if (args->Has("help")) {
-    std::printf("%s", Usage().c_str());
-    return 0;
-  }
   ProfileRun run;
-  if (Status flags = ApplyBoundFlags(*args, kProfileFlags, &run); !flags.ok()) return Fail(flags.message());
-  Status writable = CheckOutputWritable(run.out, "--out");
-  if (!writable.ok()) return Fail(writable.message());
-  if (args->positional().size() != 1) {
-    return Fail(StrFormat("expected one MODEL, got %zu arguments\n", args->positional().size()) + Usage());
-  }
-  if (args->Has("steps") && !run.in_step) return Fail("--steps goes with --in-step");
-  auto core_sets = LocalCoresWithThreads(run.cluster, argv);
-  if (!core_sets.ok()) return Fail(core_sets.status().message());
-  const std::string model = args->positional()[0];
-  auto load = ModelLoadOptions(*args);
-  if (!load.ok()) return Fail(load.status().message());
-  auto graph = LoadModel(model, *load);
-  if (!graph.ok()) return Fail(graph.status().message());
-  auto cluster = LoadClusterFlag(run.cluster);
-  if (!cluster.ok()) return Fail(cluster.status().message());
-  std::printf("graph        %s: %d ops\n", model.c_str(), graph->num_ops());
-  std::printf("cluster      %s\n", cluster->Summary().c_str());
+  GO_RETURN_IF_ERROR(ApplyBoundFlags(args, kProfileFlags, &run));
+  GO_RETURN_IF_ERROR(CheckOutputWritable(run.out, "--out"));
+  if (args.Has("steps") && !run.in_step) return InvalidArgument("--steps goes with --in-step");
+  GO_ASSIGN_OR_RETURN(const auto core_sets, LocalCoresWithThreads(run.cluster, args.argv()));
+  const std::string model = args.positional()[0];
+  GO_ASSIGN_OR_RETURN(const LoadOptions load, ModelLoadOptions(args));
+  GO_ASSIGN_OR_RETURN(const Graph graph, LoadModel(model, load));
+  GO_ASSIGN_OR_RETURN(const Cluster cluster, LoadClusterFlag(run.cluster));
+  std::printf("graph        %s: %d ops\n", model.c_str(), graph.num_ops());
+  std::printf("cluster      %s\n", cluster.Summary().c_str());
   std::fflush(stdout);
 
   ScopedInterrupt interrupt;
@@ -101,10 +70,10 @@ int RunProfileCommand(int argc, char** argv) {
   if (in_step) {
     options.progress = [](int done, int all) { std::fprintf(stderr, "\rprofile step %d/%d", done, all); };
   }
-  auto profile = in_step ? ProfileInStep(*graph, *cluster, core_sets->front(), static_cast<int>(run.steps), options)
-                         : ProfileGraph(*graph, *cluster, core_sets->front(), options);
+  auto profile = in_step ? ProfileInStep(graph, cluster, core_sets.front(), static_cast<int>(run.steps), options)
+                         : ProfileGraph(graph, cluster, core_sets.front(), options);
   std::fprintf(stderr, "\n");
-  if (!profile.ok()) return Fail(profile.status().message());
+  GO_RETURN_IF_ERROR(profile.status());
   double total = 0;
   int timed = 0;
   for (double t : profile->op_time_us) {
@@ -115,11 +84,26 @@ int RunProfileCommand(int argc, char** argv) {
   std::printf("measured     %d ops in %d distinct kinds and shapes, %s, %d thread%s; sum of op times %.3f ms\n", timed,
               profile->signatures, in_step ? "in executed steps" : "in isolation", profile->threads,
               profile->threads == 1 ? "" : "s", total / 1e3);
-  Status written = WriteProfileJson(*graph, *profile, run.out);
-  if (!written.ok()) return Fail(written.message());
+  GO_RETURN_IF_ERROR(WriteProfileJson(graph, *profile, run.out));
   std::printf("wrote        %s\n", run.out.c_str());
-  return 0;
+  return Status::Ok();
 #endif
+}
+
+}  // namespace
+
+Command ProfileCommand() {
+  Command c;
+  c.name = "profile";
+  c.positional = "MODEL";
+  c.min_positional = c.max_positional = 1;
+  c.summary = "measure every op on this machine's cores; simulate and optimize take the file with --profile";
+  c.flags = ProfileFlags;
+  c.notes = "Measures each op of MODEL's training step on this machine (ops of one kind and shapes once, in\n"
+            "isolation; or, with --in-step, inside executed steps); simulate, optimize and bench take the file\n"
+            "with --profile.";
+  c.run = ProfileModel;
+  return c;
 }
 
 }  // namespace graphopt

@@ -1,5 +1,7 @@
-// The median of a series: its middle value, or the mean of its two middle values
-// (0 for an empty series).
+// The median of a series, the one definition every measurement uses: Median, its middle
+// value or the mean of its two middle values; UpperMedian, a value the series holds
+// (the upper of the two middle values of an even series), for a figure that must be
+// one of the times measured. Both are 0 for an empty series.
 #pragma once
 
 #include <algorithm>
@@ -12,6 +14,12 @@ inline double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+inline double UpperMedian(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
 }
 
 }  // namespace graphopt

@@ -225,8 +225,7 @@ double ReferenceGemmUs(const std::vector<int>& cores) {
       c = at::mm(a, b);
       times.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
     }
-    std::sort(times.begin(), times.end());
-    median = times[2];
+    median = Median(std::move(times));
   });
   worker.join();
   return median;

@@ -12,6 +12,7 @@
 
 #include "core/files.h"
 #include "core/json_fields.h"
+#include "core/median.h"
 #include "core/strings.h"
 #include "exec/executor.h"
 #include "exec/kernels.h"
@@ -52,11 +53,6 @@ size_t EvictionBytes() {
 
 void EvictCaches(std::vector<char>* junk) {
   for (size_t i = 0; i < junk->size(); i += 64) ++(*junk)[i];
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 Status Measure(const Graph& graph, const ProfileOptions& options, Profile* profile) {
@@ -110,7 +106,7 @@ Status Measure(const Graph& graph, const ProfileOptions& options, Profile* profi
           times.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
           total += times.back();
         }
-        it = measured.emplace(key, Median(times)).first;
+        it = measured.emplace(key, UpperMedian(times)).first;
       }
       profile->op_time_us[static_cast<size_t>(o)] = it->second;
     }
@@ -181,7 +177,7 @@ StatusOr<Profile> ProfileFromSteps(const Graph& graph, const Cluster& cluster, c
     if (IsFree(op.kind)) continue;
     const std::vector<double>& t = times[static_cast<size_t>(o)];
     if (t.empty()) return InvalidArgument("profile from steps: op '" + op.name + "' never ran");
-    profile.op_time_us[static_cast<size_t>(o)] = Median(t);
+    profile.op_time_us[static_cast<size_t>(o)] = UpperMedian(t);
     signatures.insert(Signature(graph, op));
   }
   profile.signatures = static_cast<int>(signatures.size());

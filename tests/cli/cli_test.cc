@@ -88,7 +88,7 @@ TEST(CliTest, BadInputGetsOneClearMessage) {
   ExpectCleanFailure("inspect gnmt --frobnicate", "error: inspect: unknown flag --frobnicate (see graphopt inspect --help)");
   ExpectCleanFailure("convert gnmt --to yaml", "error: convert: --to must be json or dot");
   ExpectCleanFailure("bench --seed x", "error: bench: --seed");
-  ExpectCleanFailure("inspect gnmt rnnlm", "error: inspect: expected exactly one MODEL argument");
+  ExpectCleanFailure("inspect gnmt rnnlm", "error: inspect: expected at most one MODEL, got 2 arguments");
   for (const char* command : {"inspect", "convert", "simulate", "baseline", "run", "bench", "optimize"}) {
     CliRun r = Graphopt(std::string(command) + " --frobnicate");
     EXPECT_EQ(r.output.find(std::string(command) + ": " + command + ":"), std::string::npos) << r.output;

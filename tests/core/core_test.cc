@@ -117,5 +117,12 @@ TEST(MedianTest, MiddleValueOrMeanOfTheTwoMiddleOnes) {
   EXPECT_EQ(Median({4.0, 1.0, 3.0, 10.0}), 3.5);
 }
 
+TEST(MedianTest, UpperMedianIsAValueOfTheSeries) {
+  EXPECT_EQ(UpperMedian({}), 0.0);
+  EXPECT_EQ(UpperMedian({3.0}), 3.0);
+  EXPECT_EQ(UpperMedian({5.0, 1.0, 3.0}), 3.0);
+  EXPECT_EQ(UpperMedian({4.0, 1.0, 3.0, 10.0}), 4.0);
+}
+
 }  // namespace
 }  // namespace graphopt

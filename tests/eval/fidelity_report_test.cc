@@ -1,0 +1,122 @@
+// The report of bench --fidelity (eval/fidelity_report.h) from figures given by hand.
+#include "eval/fidelity_report.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace graphopt {
+namespace {
+
+FidelityPlanRun Executed(const std::string& name, PlanSource source, double measured_us, double simulated_us) {
+  FidelityPlanRun p;
+  p.name = name;
+  p.source = source;
+  p.steps_us = {measured_us, measured_us};
+  p.measured_us = measured_us;
+  p.spread = 0.02;
+  p.half_gap = 0.01;
+  for (double& s : p.simulated_us) s = simulated_us;
+  return p;
+}
+
+// One graph: two baselines, a random plan faster than all, GO's plan between the
+// baselines and a plan that did not run.
+FidelityGraphRun OneGraph() {
+  FidelityGraphRun g;
+  g.model = "rnnlm:layers=1";
+  g.ops = 42;
+  g.isolation_sum_us = 1500;
+  g.in_step_sum_us = 2500;
+  g.plans.push_back(Executed("expert", PlanSource::kBaseline, 2000, 2200));
+  g.plans.push_back(Executed("heft", PlanSource::kBaseline, 1000, 900));
+  g.plans.push_back(Executed("random", PlanSource::kRandom, 100, 100));
+  g.plans.push_back(Executed("go", PlanSource::kLearned, 800, 800));
+  FidelityPlanRun broken;
+  broken.name = "metis";
+  broken.error = "stalled";
+  g.plans.push_back(broken);
+  g.reference_us = {{5000, 5100}, {5000, 5500}};
+  g.reference_spread = {0.02, 0.1};
+  return g;
+}
+
+const FidelitySetup kSetup{"local:2", 2, 0, "in-step", 2};
+
+TEST(FidelityReportTest, PointsLeaveOutPlansThatDidNotRun) {
+  const std::vector<FidelityPoint> points = FidelityPoints({OneGraph()}, 0);
+  ASSERT_EQ(points.size(), 4u);
+  EXPECT_EQ(points[1].plan, "heft");
+  EXPECT_EQ(points[1].measured_us, 1000);
+  EXPECT_EQ(points[1].simulated_us, 900);
+  EXPECT_EQ(FidelityPanels({OneGraph()}).size(), 3u);
+}
+
+TEST(FidelityReportTest, TheLearnedPlanIsSetAgainstTheFastestBaselineNotTheRandomPlan) {
+  const std::string md = FidelityFiguresMarkdown({OneGraph()});
+  EXPECT_NE(md.find("| rnnlm:layers=1 | 0.80 | heft 1.00 | 1.250x |"), std::string::npos) << md;
+  EXPECT_NE(md.find("GO's plan measured fastest on 1 of 1 graphs."), std::string::npos) << md;
+}
+
+TEST(FidelityReportTest, AGraphWithoutALearnedPlanIsInNoComparison) {
+  FidelityGraphRun g = OneGraph();
+  g.plans[3].source = PlanSource::kBaseline;
+  EXPECT_NE(FidelityFiguresMarkdown({g}).find("GO's plan measured fastest on 0 of 0 graphs."), std::string::npos);
+}
+
+TEST(FidelityReportTest, TheMarkdownEndsWithTheFiguresTheBenchPrints) {
+  const std::string figures = FidelityFiguresMarkdown({OneGraph()});
+  EXPECT_EQ(figures.rfind("## Figures per cost model\n\n", 0), 0u);
+  const std::string md = FidelityMarkdown({OneGraph()}, kSetup);
+  EXPECT_EQ(md.rfind("# Fidelity of the simulator on local:2\n\n", 0), 0u);
+  ASSERT_GE(md.size(), figures.size());
+  EXPECT_EQ(md.substr(md.size() - figures.size()), figures);
+  EXPECT_EQ(md.find("## Figures per cost model"), md.size() - figures.size());
+  EXPECT_NE(md.find("## rnnlm:layers=1 (42 ops; op times sum to 1.50 ms in isolation, 2.50 ms in the rounds' steps)"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| heft | 1.00 | 2.0% | 0.90 (-10.0%) | 0.90 (-10.0%) | 0.90 (-10.0%) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| metis | not run: stalled | | | | |"), std::string::npos) << md;
+}
+
+TEST(FidelityReportTest, NoiseFloorAndReferenceSpreadPerDevice) {
+  const std::string md = FidelityFiguresMarkdown({OneGraph()});
+  EXPECT_NE(md.find("differ by 1.0% (median over the plans; at most 1.0%)"), std::string::npos) << md;
+  EXPECT_NE(md.find("per graph: rnnlm 2.0% / 10.0%;"), std::string::npos) << md;
+}
+
+TEST(FidelityReportTest, PlanTableHasALinePerPlan) {
+  const std::string table = FidelityPlanTable(OneGraph());
+  EXPECT_EQ(table.rfind("plan ", 0), 0u);
+  EXPECT_NE(table.find("metis            not run: stalled\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("heft                   1.00    2.0%"), std::string::npos) << table;
+}
+
+TEST(FidelityReportTest, ResultsJsonHoldsEveryPlanAndTheFigures) {
+  const nlohmann::json j = nlohmann::json::parse(FidelityResultsJson({OneGraph()}, kSetup));
+  EXPECT_EQ(j["format"], "graphopt-fidelity");
+  EXPECT_EQ(j["version"], 1);
+  EXPECT_EQ(j["cluster"], "local:2");
+  const nlohmann::json& plans = j["graphs"][0]["plans"];
+  ASSERT_EQ(plans.size(), 5u);
+  EXPECT_EQ(plans[1]["plan"], "heft");
+  EXPECT_EQ(plans[1]["measured_us"], 1000.0);
+  EXPECT_EQ(plans[1]["simulated_in-step_us"], 900.0);
+  EXPECT_EQ(plans[4]["error"], "stalled");
+  EXPECT_FALSE(plans[4].contains("measured_us"));
+  EXPECT_EQ(j["graphs"][0]["reference_gemm_us"].size(), 2u);
+  EXPECT_EQ(j["stats"]["roofline"]["points"], 4);
+}
+
+TEST(FidelityReportTest, AnUndefinedCorrelationIsNullInTheJson) {
+  FidelityGraphRun g;
+  g.model = "tiny";
+  g.plans.push_back(Executed("single", PlanSource::kBaseline, 10, 10));
+  const nlohmann::json j = nlohmann::json::parse(FidelityResultsJson({g}, kSetup));
+  EXPECT_TRUE(j["stats"]["roofline"]["spearman"].is_null());
+}
+
+}  // namespace
+}  // namespace graphopt
