@@ -25,7 +25,7 @@ for name in ['baselines', 'transfer', 'finetune']:
     print(f'{name}: {len(a)} cells before, {len(b)} after, identical {len(a) - len(diff)}, different {len(diff)}')
     for k in diff[:10]:
         print('  ', k, a.get(k), b.get(k))
-for name in ['first', 'ft-optimize', 'ck1', 'ck2']:
+for name in ['first', 'ft-optimize', 'ck1', 'ck2', 'colocrl', 'hdp']:
     if not os.path.exists(f'{before}/{name}.json'):
         print(f'{name} plan: not in {before}')
         continue

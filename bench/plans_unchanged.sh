@@ -29,3 +29,8 @@ rm -rf "$O/ck"
   --out "$O/ck1.json" > "$O/ck1.log" 2>&1
 "$B" optimize rnnlm:layers=2 --cluster 2xP100 --steps 5 --time-limit 0 --threads 1 --checkpoint "$O/ck" \
   --out "$O/ck2.json" > "$O/ck2.log" 2>&1
+# The earlier learned placers, from scratch, to a step budget.
+"$B" optimize rnnlm:layers=2 --cluster 2xP100 --method colocrl --steps 4 --time-limit 0 --threads 1 \
+  --out "$O/colocrl.json" > "$O/colocrl.log" 2>&1
+"$B" optimize rnnlm:layers=2 --cluster 2xP100 --method hdp --steps 4 --time-limit 0 --threads 1 \
+  --out "$O/hdp.json" > "$O/hdp.log" 2>&1
