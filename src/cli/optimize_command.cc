@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "baselines/baseline.h"
 #include "cli/cluster_flag.h"
 #include "cli/commands.h"
 #include "cli/flag_table.h"

@@ -1,20 +1,10 @@
 #include "rl/colocrl.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <limits>
 #include <utility>
 
-#include "core/files.h"
-#include "core/json_fields.h"
-#include "core/strings.h"
-#include "policy/archive_io.h"
-#include "rl/checkpoint.h"
 #include "rl/rollout.h"
-#include "rl/score_json.h"
 
 namespace graphopt {
 
@@ -103,17 +93,7 @@ torch::Tensor GroupFeatures(const PolicyInput& input, const std::vector<float>& 
 // Model
 
 ColocRlModelImpl::ColocRlModelImpl(const ColocRlConfig& config, int num_groups, int num_devices, uint64_t seed) {
-  Seq2SeqConfig s;
-  s.input_size = config.type_embedding + kShapeFeatures + 1 + 2 * num_groups;
-  s.num_devices = num_devices;
-  s.hidden = config.hidden;
-  s.bidirectional = config.bidirectional;
-  s.attention = config.attention;
-  s.attention_size = config.attention_size;
-  s.logit_temperature = config.logit_temperature;
-  s.tanh_constant = config.tanh_constant;
-  s.seed = seed;
-  placer_ = register_module("placer", Seq2SeqPlacer(s));
+  placer_ = register_module("placer", Seq2SeqPlacer(PlacerConfigOf(config, config.type_embedding + kShapeFeatures + 1 + 2 * num_groups, num_devices, seed)));
   WithTorchSeed(seed ^ 0x5DEECE66Dull, [&] {
     type_embedding_ = register_module(
         "type_embedding",
@@ -134,26 +114,17 @@ StatusOr<std::unique_ptr<ColocRlTrainer>> ColocRlTrainer::Create(const Simulator
                                                                  const PolicyInput& input, const ColocRlConfig& config,
                                                                  uint64_t seed) {
   GO_RETURN_IF_ERROR(config.Validate());
-  if (batch == nullptr) return InvalidArgument("ColocRL: no batch simulator");
-  if (input.num_units < 1) return InvalidArgument("ColocRL: the graph has no ops to place");
-  GO_ASSIGN_OR_RETURN(TaskDefaults defaults, ReinforceTaskDefaults(config.tasks, simulator));
-  try {
-    return std::unique_ptr<ColocRlTrainer>(new ColocRlTrainer(simulator, batch, input, config, std::move(defaults), seed));
-  } catch (const c10::Error& e) {
-    return InternalError(std::string("ColocRL: cannot build the policy: ") + e.what_without_backtrace());
-  }
+  GO_ASSIGN_OR_RETURN(TaskDefaults defaults, Prepare("ColocRL", simulator, batch, input, config.tasks));
+  return Build<ColocRlTrainer>(
+      "ColocRL", [&] { return new ColocRlTrainer(simulator, batch, input, config, std::move(defaults), seed); });
 }
 
 ColocRlTrainer::ColocRlTrainer(const Simulator& simulator, BatchSimulator* batch, const PolicyInput& input,
                                const ColocRlConfig& config, TaskDefaults defaults, uint64_t seed)
-    : sim_(simulator),
-      batch_(batch),
-      input_(input),
-      config_(config),
-      defaults_(std::move(defaults)),
-      builder_(simulator.graph(), simulator.cluster(), simulator.cost_model(), input, config.critical_path_priorities),
-      seed_(seed) {
-  if (!defaults_.all()) builder_.set_task_defaults(&defaults_);
+    : ReinforceTrainer(simulator, batch, input,
+                       ReinforceSettingsOf(config, [lr = config.lr](int64_t) { return lr; }), std::move(defaults),
+                       seed),
+      config_(config) {
   group_of_unit_ = ColocRlGroups(input_, config_.max_groups, &num_groups_);
   std::vector<int32_t> group_of_node(static_cast<size_t>(input_.num_ops));
   for (int n = 0; n < input_.num_ops; ++n) {
@@ -163,17 +134,7 @@ ColocRlTrainer::ColocRlTrainer(const Simulator& simulator, BatchSimulator* batch
   group_features_ = GroupFeatures(input_, OpShapeFeatures(sim_.graph(), input_), group_of_node, num_groups_);
   device_mask_ = DeviceMaskTensor(input_.device_allowed);
   model_ = ColocRlModel(config_, num_groups_, input_.num_devices, seed_);
-  optimizer_ = std::make_unique<torch::optim::Adam>(model_->parameters(), torch::optim::AdamOptions(config_.lr));
-}
-
-void ColocRlTrainer::set_reference_us(double reference_us) {
-  if (reference_us > 0) state_.reference_us = reference_us;
-}
-
-bool ColocRlTrainer::OfferPlan(const Plan& plan, const PlanScore& score) {
-  (void)plan;
-  (void)score;
-  return false;  // the published method learns from its own samples only
+  SetModel(model_.get(), config_.lr);
 }
 
 Actions ColocRlTrainer::ToActions(const int64_t* group_devices) const {
@@ -185,49 +146,19 @@ Actions ColocRlTrainer::ToActions(const int64_t* group_devices) const {
   return a;
 }
 
-TrainerStepStats ColocRlTrainer::Step() {
-  const auto start = std::chrono::steady_clock::now();
-  TrainerStepStats stats;
-  Rng rng(TrainingStepSeed(seed_, state_.step));
-  model_->train();
+std::vector<Actions> ColocRlTrainer::SampleBatch(Rng& rng) {
   const int b = config_.samples_per_step;
-
-  Seq2SeqEncoding encoding;
-  Seq2SeqSample sample;
-  {
-    ScopedFlushDenormal flush;
-    encoding = model_->placer()->Encode(model_->Inputs(group_features_));
-    sample = model_->placer()->Sample(encoding, b, device_mask_, rng);
-  }
+  encoding_ = model_->placer()->Encode(model_->Inputs(group_features_));
+  sample_ = model_->placer()->Sample(encoding_, b, device_mask_, rng);
   std::vector<Actions> actions;
-  std::vector<Plan> plans;
-  const int64_t* devices = sample.devices.data_ptr<int64_t>();
+  const int64_t* devices = sample_.devices.data_ptr<int64_t>();
   for (int i = 0; i < b; ++i) actions.push_back(ToActions(devices + static_cast<int64_t>(i) * num_groups_));
-  plans = builder_.BuildAll(actions, batch_->num_threads());
-  const std::vector<StatusOr<SimResult>> results = batch_->Run(plans);
-  state_.plans_simulated += b;
+  return actions;
+}
 
-  std::vector<std::vector<int32_t>> unit_devices;
-  for (const Actions& a : actions) unit_devices.push_back(a.unit_device);
-  const std::vector<float> rewards =
-      ScoreReinforceBatch(results, &plans, unit_devices, config_.reward, config_.oom_step_factor, &state_, &stats);
-  {
-    ScopedFlushDenormal flush;
-    const torch::Tensor advantage = torch::tensor(rewards, torch::kFloat) - static_cast<float>(state_.baseline);
-    const Seq2SeqEvaluation e = model_->placer()->Evaluate(encoding, sample.devices, device_mask_);
-    const torch::Tensor loss = -(advantage * e.log_prob).mean();
-    optimizer_->zero_grad();
-    loss.backward();
-    if (config_.max_grad_norm > 0) torch::nn::utils::clip_grad_norm_(model_->parameters(), config_.max_grad_norm);
-    optimizer_->step();
-    stats.loss = loss.item<double>();
-    stats.entropy = e.entropy.mean().item<double>() / num_groups_;
-  }
-  state_.baseline = config_.baseline_decay * state_.baseline + (1 - config_.baseline_decay) * stats.mean_reward;
-  ++state_.step;
-  stats.step = state_.step;
-  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return stats;
+ReinforceTrainer::BatchLogProb ColocRlTrainer::LogProbAndEntropy() {
+  const Seq2SeqEvaluation e = model_->placer()->Evaluate(encoding_, sample_.devices, device_mask_);
+  return {e.log_prob, e.entropy.mean().item<double>() / num_groups_};
 }
 
 Plan ColocRlTrainer::GreedyPlan() {
@@ -240,16 +171,6 @@ Plan ColocRlTrainer::GreedyPlan() {
     sample = model_->placer()->Sample(encoding, 1, device_mask_, rng, /*greedy=*/true);
   }
   return builder_.Build(ToActions(sample.devices.data_ptr<int64_t>()));
-}
-
-Status ColocRlTrainer::SaveCheckpoint(const std::string& dir) {
-  return SaveReinforceCheckpoint(dir, {method(), config_.ToString(), seed_}, sim_, input_, *model_, *optimizer_,
-                                 state_);
-}
-
-Status ColocRlTrainer::LoadCheckpoint(const std::string& dir) {
-  return LoadReinforceCheckpoint(dir, {method(), config_.ToString(), seed_}, sim_, input_,
-                                 builder_, *model_, *optimizer_, &state_);
 }
 
 }  // namespace graphopt

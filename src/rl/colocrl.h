@@ -25,11 +25,11 @@
 // divided by the row's maximum: the "one-hot" neighbour encoding, generalized to
 // counts because a group has many neighbours); plus log1p(ops in the group) / 10.
 //
-// Training (REINFORCE). Per step, `samples_per_step` placements are sampled from the
-// policy (the paper measured many placements in parallel on workers; we simulate
-// them in one BatchSimulator batch), each turned into a plan by rl/rollout.h
-// ActionsToPlan (critical-path scheduling, the same for every method) and
-// simulated. Reward R = -sqrt(step / reference) ("sqrt", the paper's reward; or
+// Training (REINFORCE, the loop of rl/reinforce_trainer.h). Per step,
+// `samples_per_step` placements are sampled from the policy (the paper measured many
+// placements in parallel on workers; we simulate them in one BatchSimulator batch),
+// each turned into a plan by rl/rollout.h ActionsToPlan (critical-path scheduling,
+// the same for every method) and simulated. Reward R = -sqrt(step / reference) ("sqrt", the paper's reward; or
 // "linear": -step / reference), the reference being the best baseline's step time;
 // a plan that does not fit in memory is scored as a fixed bad step time,
 // `oom_step_factor` x the reference (the paper assigns failed placements a large
@@ -51,8 +51,8 @@
 // as an uninterrupted one. Checkpoint files (in the driver's folder, prefixed with
 // the method's name): <method>_policy.pt, <method>_optimizer.pt, <method>_state.json.
 //
-// The REINFORCE plumbing HDP (rl/hdp.h) shares is in rl/reinforce.h: the reward, the
-// batch's scores and the checkpoint files.
+// The loop, the reward, the batch's scores and the checkpoint files, which HDP
+// (rl/hdp.h) shares, are in rl/reinforce_trainer.h and rl/reinforce.h.
 #pragma once
 
 #include <torch/torch.h>
@@ -68,7 +68,7 @@
 #include "policy/seq2seq.h"
 #include "rl/colocrl_config.h"
 #include "rl/local_search.h"
-#include "rl/reinforce.h"
+#include "rl/reinforce_trainer.h"
 #include "rl/rollout.h"
 #include "rl/trainer.h"
 #include "rl/training_util.h"
@@ -101,6 +101,22 @@ inline constexpr int kGroupFixedFeatures = kNumKindIndices + kShapeFeatures + 1;
 torch::Tensor GroupFeatures(const PolicyInput& input, const std::vector<float>& op_shapes,
                             const std::vector<int32_t>& group_of_node, int num_groups);
 
+// The placer's settings from a ColocRlConfig or HdpConfig (the fields they share).
+template <class Config>
+Seq2SeqConfig PlacerConfigOf(const Config& config, int input_size, int num_devices, uint64_t seed) {
+  Seq2SeqConfig s;
+  s.input_size = input_size;
+  s.num_devices = num_devices;
+  s.hidden = config.hidden;
+  s.bidirectional = config.bidirectional;
+  s.attention = config.attention;
+  s.attention_size = config.attention_size;
+  s.logit_temperature = config.logit_temperature;
+  s.tanh_constant = config.tanh_constant;
+  s.seed = seed;
+  return s;
+}
+
 // ---------------------------------------------------------------------------
 // The ColocRL network: the type embedding and the seq2seq placer.
 
@@ -117,7 +133,7 @@ class ColocRlModelImpl : public torch::nn::Module {
 };
 TORCH_MODULE(ColocRlModel);
 
-class ColocRlTrainer : public Trainer {
+class ColocRlTrainer final : public ReinforceTrainer {
  public:
   // `simulator`, `batch` and `input` (from the same graph and cluster) must outlive
   // the trainer. Fails on an invalid config.
@@ -126,17 +142,6 @@ class ColocRlTrainer : public Trainer {
                                                           uint64_t seed);
 
   std::string method() const override { return "colocrl"; }
-  void set_reference_us(double reference_us) override;
-  double reference_us() const override { return state_.reference_us; }
-  bool OfferPlan(const Plan& plan, const PlanScore& score) override;
-  TrainerStepStats Step() override;
-  const Plan& best_plan() const override { return state_.best_plan; }
-  const PlanScore& best_score() const override { return state_.best_score; }
-  int64_t step() const override { return state_.step; }
-  int64_t plans_simulated() const override { return state_.plans_simulated; }
-  Status SaveCheckpoint(const std::string& dir) override;
-  Status LoadCheckpoint(const std::string& dir) override;
-  std::vector<std::string> CheckpointFiles() const override { return ReinforceCheckpointFiles(method()); }
 
   // For tests and inspection.
   const ColocRlConfig& config() const { return config_; }
@@ -150,22 +155,20 @@ class ColocRlTrainer : public Trainer {
  private:
   ColocRlTrainer(const Simulator& simulator, BatchSimulator* batch, const PolicyInput& input, const ColocRlConfig& config,
                  TaskDefaults defaults, uint64_t seed);
+  // The hooks of the loop: samples_per_step placements of the groups, and their
+  // log-probability under the decoder.
+  std::vector<Actions> SampleBatch(Rng& rng) override;
+  BatchLogProb LogProbAndEntropy() override;
   Actions ToActions(const int64_t* group_devices) const;
 
-  const Simulator& sim_;
-  BatchSimulator* batch_;
-  const PolicyInput& input_;
   ColocRlConfig config_;
-  TaskDefaults defaults_;  // of the tasks its plans leave to the framework (config's tasks)
-  PlanBuilder builder_;    // the plans of sampled actions (rl/rollout.h), with defaults_
-  uint64_t seed_;
   int num_groups_ = 0;
   std::vector<int32_t> group_of_unit_;
   torch::Tensor group_features_;
   torch::Tensor device_mask_;
   ColocRlModel model_{nullptr};
-  std::unique_ptr<torch::optim::Adam> optimizer_;
-  ReinforceState state_;
+  Seq2SeqEncoding encoding_;  // of the last batch sampled
+  Seq2SeqSample sample_;
 };
 
 }  // namespace graphopt

@@ -1,9 +1,7 @@
 #include "rl/hdp.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <limits>
 #include <utility>
 
 #include "rl/rollout.h"
@@ -55,17 +53,7 @@ std::vector<float> GrouperOpFeatures(const Graph& graph, const PolicyInput& inpu
 
 HdpModelImpl::HdpModelImpl(const HdpConfig& config, int num_groups, int num_devices, uint64_t seed)
     : logit_temperature_(config.logit_temperature), tanh_constant_(config.tanh_constant) {
-  Seq2SeqConfig s;
-  s.input_size = kGroupFixedFeatures + 2 * num_groups;
-  s.num_devices = num_devices;
-  s.hidden = config.hidden;
-  s.bidirectional = config.bidirectional;
-  s.attention = config.attention;
-  s.attention_size = config.attention_size;
-  s.logit_temperature = config.logit_temperature;
-  s.tanh_constant = config.tanh_constant;
-  s.seed = seed;
-  placer_ = register_module("placer", Seq2SeqPlacer(s));
+  placer_ = register_module("placer", Seq2SeqPlacer(PlacerConfigOf(config, kGroupFixedFeatures + 2 * num_groups, num_devices, seed)));
   WithTorchSeed(seed ^ 0x5DEECE66Dull, [&] {
     namespace nn = torch::nn;
     kind_embedding_ = register_module("kind_embedding", nn::Embedding(kNumKindIndices, config.type_embedding));
@@ -94,26 +82,17 @@ StatusOr<std::unique_ptr<HdpTrainer>> HdpTrainer::Create(const Simulator& simula
                                                          const PolicyInput& input, const HdpConfig& config,
                                                          uint64_t seed) {
   GO_RETURN_IF_ERROR(config.Validate());
-  if (batch == nullptr) return InvalidArgument("HDP: no batch simulator");
-  if (input.num_units < 1) return InvalidArgument("HDP: the graph has no ops to place");
-  GO_ASSIGN_OR_RETURN(TaskDefaults defaults, ReinforceTaskDefaults(config.tasks, simulator));
-  try {
-    return std::unique_ptr<HdpTrainer>(new HdpTrainer(simulator, batch, input, config, std::move(defaults), seed));
-  } catch (const c10::Error& e) {
-    return InternalError(std::string("HDP: cannot build the policy: ") + e.what_without_backtrace());
-  }
+  GO_ASSIGN_OR_RETURN(TaskDefaults defaults, Prepare("HDP", simulator, batch, input, config.tasks));
+  return Build<HdpTrainer>("HDP",
+                           [&] { return new HdpTrainer(simulator, batch, input, config, std::move(defaults), seed); });
 }
 
 HdpTrainer::HdpTrainer(const Simulator& simulator, BatchSimulator* batch, const PolicyInput& input,
                        const HdpConfig& config, TaskDefaults defaults, uint64_t seed)
-    : sim_(simulator),
-      batch_(batch),
-      input_(input),
-      config_(config),
-      defaults_(std::move(defaults)),
-      builder_(simulator.graph(), simulator.cluster(), simulator.cost_model(), input, config.critical_path_priorities),
-      seed_(seed) {
-  if (!defaults_.all()) builder_.set_task_defaults(&defaults_);
+    : ReinforceTrainer(simulator, batch, input,
+                       ReinforceSettingsOf(config, [config](int64_t step) { return config.LearningRate(step); }),
+                       std::move(defaults), seed),
+      config_(config) {
   num_groups_ = HdpNumGroups(config_, input_);
   op_shapes_ = OpShapeFeatures(sim_.graph(), input_);
   std::vector<float> f = GrouperOpFeatures(sim_.graph(), input_);
@@ -128,17 +107,7 @@ HdpTrainer::HdpTrainer(const Simulator& simulator, BatchSimulator* batch, const 
   unit_size_ = torch::tensor(sizes, torch::kFloat).clamp_min(1).unsqueeze(1);
   device_mask_ = DeviceMaskTensor(input_.device_allowed);
   model_ = HdpModel(config_, num_groups_, input_.num_devices, seed_);
-  optimizer_ = std::make_unique<torch::optim::Adam>(model_->parameters(), torch::optim::AdamOptions(config_.lr));
-}
-
-void HdpTrainer::set_reference_us(double reference_us) {
-  if (reference_us > 0) state_.reference_us = reference_us;
-}
-
-bool HdpTrainer::OfferPlan(const Plan& plan, const PlanScore& score) {
-  (void)plan;
-  (void)score;
-  return false;  // the published method learns from its own samples only
+  SetModel(model_.get(), config_.lr);
 }
 
 torch::Tensor HdpTrainer::GroupLogits() { return model_->GroupLogits(op_features_, op_kind_, node_unit_, unit_size_); }
@@ -158,11 +127,7 @@ torch::Tensor HdpTrainer::PlacerInputs(const torch::Tensor& group_of_unit) const
   return torch::stack(rows);
 }
 
-TrainerStepStats HdpTrainer::Step() {
-  const auto start = std::chrono::steady_clock::now();
-  TrainerStepStats stats;
-  Rng rng(TrainingStepSeed(seed_, state_.step));
-  model_->train();
+std::vector<Actions> HdpTrainer::SampleBatch(Rng& rng) {
   const int m = config_.groupings;
   const int k = config_.placements;
   const int b = m * k;
@@ -170,40 +135,32 @@ TrainerStepStats HdpTrainer::Step() {
   const int64_t g_count = num_groups_;
 
   const double noise = state_.step < config_.noise_steps ? config_.logit_noise : 0.0;
-  torch::Tensor logits, group_log_p, groupings;  // group_log_p: [m, U, G] (noisy)
-  Seq2SeqEncoding encoding;
-  Seq2SeqSample sample;
-  {
-    ScopedFlushDenormal flush;
-    logits = GroupLogits();  // [U, G]
-    torch::Tensor noisy = logits.unsqueeze(0).expand({m, u_count, g_count});
-    if (noise > 0) {
-      const double stddev = noise * logits.detach().pow(2).mean().sqrt().item<double>();
-      torch::Tensor n = torch::empty({m, u_count, g_count}, torch::kFloat);
-      float* p = n.data_ptr<float>();
-      for (int64_t i = 0; i < n.numel(); ++i) p[i] = static_cast<float>(stddev * rng.Normal());
-      noisy = noisy + n;
-    }
-    group_log_p = torch::log_softmax(noisy, 2);
-    groupings = torch::empty({m, u_count}, torch::kLong);
-    {
-      torch::NoGradGuard no_grad;
-      const torch::Tensor probs = group_log_p.exp().contiguous();
-      const float* p = probs.data_ptr<float>();
-      int64_t* out = groupings.data_ptr<int64_t>();
-      for (int j = 0; j < m; ++j) {
-        for (int64_t u = 0; u < u_count; ++u)
-          out[j * u_count + u] = rng.Categorical(p + (j * u_count + u) * g_count, g_count);
-      }
-    }
-    encoding = Seq2SeqPlacerImpl::RepeatEncoding(model_->placer()->Encode(PlacerInputs(groupings)), k);
-    sample = model_->placer()->Sample(encoding, b, device_mask_, rng, /*greedy=*/false, noise);
+  logits_ = GroupLogits();  // [U, G]
+  torch::Tensor noisy = logits_.unsqueeze(0).expand({m, u_count, g_count});
+  if (noise > 0) {
+    const double stddev = noise * logits_.detach().pow(2).mean().sqrt().item<double>();
+    torch::Tensor n = torch::empty({m, u_count, g_count}, torch::kFloat);
+    float* p = n.data_ptr<float>();
+    for (int64_t i = 0; i < n.numel(); ++i) p[i] = static_cast<float>(stddev * rng.Normal());
+    noisy = noisy + n;
   }
+  group_log_p_ = torch::log_softmax(noisy, 2);
+  groupings_ = torch::empty({m, u_count}, torch::kLong);
+  {
+    torch::NoGradGuard no_grad;
+    const torch::Tensor probs = group_log_p_.exp().contiguous();
+    const float* p = probs.data_ptr<float>();
+    int64_t* out = groupings_.data_ptr<int64_t>();
+    for (int j = 0; j < m; ++j) {
+      for (int64_t u = 0; u < u_count; ++u)
+        out[j * u_count + u] = rng.Categorical(p + (j * u_count + u) * g_count, g_count);
+    }
+  }
+  encoding_ = Seq2SeqPlacerImpl::RepeatEncoding(model_->placer()->Encode(PlacerInputs(groupings_)), k);
+  sample_ = model_->placer()->Sample(encoding_, b, device_mask_, rng, /*greedy=*/false, noise);
 
-  std::vector<std::vector<int32_t>> unit_devices;
-  std::vector<Plan> plans;
-  const int64_t* devices = sample.devices.data_ptr<int64_t>();
-  const int64_t* groups = groupings.data_ptr<int64_t>();
+  const int64_t* devices = sample_.devices.data_ptr<int64_t>();
+  const int64_t* groups = groupings_.data_ptr<int64_t>();
   std::vector<Actions> actions(static_cast<size_t>(b));
   for (int i = 0; i < b; ++i) {
     Actions& a = actions[static_cast<size_t>(i)];
@@ -212,48 +169,17 @@ TrainerStepStats HdpTrainer::Step() {
     for (int64_t u = 0; u < u_count; ++u)
       a.unit_device[static_cast<size_t>(u)] = static_cast<int32_t>(devices[i * g_count + g[u]]);
   }
-  plans = builder_.BuildAll(actions, batch_->num_threads());
-  for (Actions& a : actions) unit_devices.push_back(std::move(a.unit_device));
-  const std::vector<StatusOr<SimResult>> results = batch_->Run(plans);
-  state_.plans_simulated += b;
-
-  const std::vector<float> rewards =
-      ScoreReinforceBatch(results, &plans, unit_devices, config_.reward, config_.oom_step_factor, &state_, &stats);
-  {
-    ScopedFlushDenormal flush;
-    const torch::Tensor advantage = torch::tensor(rewards, torch::kFloat) - static_cast<float>(state_.baseline);
-    const Seq2SeqEvaluation e = model_->placer()->Evaluate(encoding, sample.devices, device_mask_, sample.noise);
-    // log p(grouping j) = sum over units of the chosen group's log-probability.
-    const torch::Tensor grouping_log_prob = group_log_p.gather(2, groupings.unsqueeze(2)).squeeze(2).sum(1);
-    const torch::Tensor log_prob = e.log_prob + grouping_log_prob.repeat_interleave(k);
-    const torch::Tensor loss = -(advantage * log_prob).mean();
-    for (auto& group : optimizer_->param_groups()) {
-      static_cast<torch::optim::AdamOptions&>(group.options()).lr(config_.LearningRate(state_.step));
-    }
-    optimizer_->zero_grad();
-    loss.backward();
-    if (config_.max_grad_norm > 0) torch::nn::utils::clip_grad_norm_(model_->parameters(), config_.max_grad_norm);
-    optimizer_->step();
-    stats.loss = loss.item<double>();
-    const torch::Tensor clean_log_p = torch::log_softmax(logits.detach(), 1);
-    const double grouper_entropy = -(clean_log_p.exp() * clean_log_p).sum().item<double>();
-    stats.entropy = (grouper_entropy + e.entropy.mean().item<double>()) / static_cast<double>(u_count + g_count);
-  }
-  state_.baseline = config_.baseline_decay * state_.baseline + (1 - config_.baseline_decay) * stats.mean_reward;
-  ++state_.step;
-  stats.step = state_.step;
-  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return stats;
+  return actions;
 }
 
-Status HdpTrainer::SaveCheckpoint(const std::string& dir) {
-  return SaveReinforceCheckpoint(dir, {method(), config_.ToString(), seed_}, sim_, input_, *model_, *optimizer_,
-                                 state_);
-}
-
-Status HdpTrainer::LoadCheckpoint(const std::string& dir) {
-  return LoadReinforceCheckpoint(dir, {method(), config_.ToString(), seed_}, sim_, input_,
-                                 builder_, *model_, *optimizer_, &state_);
+ReinforceTrainer::BatchLogProb HdpTrainer::LogProbAndEntropy() {
+  const Seq2SeqEvaluation e = model_->placer()->Evaluate(encoding_, sample_.devices, device_mask_, sample_.noise);
+  // log p(grouping j) = sum over units of the chosen group's log-probability.
+  const torch::Tensor grouping_log_prob = group_log_p_.gather(2, groupings_.unsqueeze(2)).squeeze(2).sum(1);
+  const torch::Tensor clean_log_p = torch::log_softmax(logits_.detach(), 1);
+  const double grouper_entropy = -(clean_log_p.exp() * clean_log_p).sum().item<double>();
+  return {e.log_prob + grouping_log_prob.repeat_interleave(config_.placements),
+          (grouper_entropy + e.entropy.mean().item<double>()) / static_cast<double>(input_.num_units + num_groups_)};
 }
 
 }  // namespace graphopt

@@ -63,7 +63,7 @@
 #include "policy/seq2seq.h"
 #include "rl/colocrl.h"
 #include "rl/hdp_config.h"
-#include "rl/local_search.h"
+#include "rl/reinforce_trainer.h"
 #include "rl/rollout.h"
 #include "rl/trainer.h"
 #include "sim/batch.h"
@@ -97,7 +97,7 @@ class HdpModelImpl : public torch::nn::Module {
 };
 TORCH_MODULE(HdpModel);
 
-class HdpTrainer : public Trainer {
+class HdpTrainer final : public ReinforceTrainer {
  public:
   // `simulator`, `batch` and `input` (from the same graph and cluster) must outlive
   // the trainer. Fails on an invalid config.
@@ -105,17 +105,6 @@ class HdpTrainer : public Trainer {
                                                       const PolicyInput& input, const HdpConfig& config, uint64_t seed);
 
   std::string method() const override { return "hdp"; }
-  void set_reference_us(double reference_us) override;
-  double reference_us() const override { return state_.reference_us; }
-  bool OfferPlan(const Plan& plan, const PlanScore& score) override;
-  TrainerStepStats Step() override;
-  const Plan& best_plan() const override { return state_.best_plan; }
-  const PlanScore& best_score() const override { return state_.best_score; }
-  int64_t step() const override { return state_.step; }
-  int64_t plans_simulated() const override { return state_.plans_simulated; }
-  Status SaveCheckpoint(const std::string& dir) override;
-  Status LoadCheckpoint(const std::string& dir) override;
-  std::vector<std::string> CheckpointFiles() const override { return ReinforceCheckpointFiles(method()); }
 
   // For tests and inspection.
   const HdpConfig& config() const { return config_; }
@@ -129,21 +118,22 @@ class HdpTrainer : public Trainer {
  private:
   HdpTrainer(const Simulator& simulator, BatchSimulator* batch, const PolicyInput& input, const HdpConfig& config,
              TaskDefaults defaults, uint64_t seed);
+  // The hooks of the loop: m groupings with k placements each, and their joint
+  // log-probability (grouper and placer).
+  std::vector<Actions> SampleBatch(Rng& rng) override;
+  BatchLogProb LogProbAndEntropy() override;
 
-  const Simulator& sim_;
-  BatchSimulator* batch_;
-  const PolicyInput& input_;
   HdpConfig config_;
-  TaskDefaults defaults_;  // of the tasks its plans leave to the framework (config's tasks)
-  PlanBuilder builder_;    // the plans of sampled actions (rl/rollout.h), with defaults_
-  uint64_t seed_;
   int num_groups_ = 0;
   std::vector<float> op_shapes_;
   torch::Tensor op_features_, op_kind_, node_unit_, unit_size_;
   torch::Tensor device_mask_;
   HdpModel model_{nullptr};
-  std::unique_ptr<torch::optim::Adam> optimizer_;
-  ReinforceState state_;
+  // Of the last batch sampled: the grouper's clean logits [U, G], the noisy log-
+  // probabilities [m, U, G], the groupings [m, U], the placer's encoding and sample.
+  torch::Tensor logits_, group_log_p_, groupings_;
+  Seq2SeqEncoding encoding_;
+  Seq2SeqSample sample_;
 };
 
 }  // namespace graphopt
