@@ -73,9 +73,9 @@ int Main(int argc, char** argv) {
     if (!sim.ok()) return CommandError("rl_bench", row.name + ": " + sim.status().message());
     for (const auto& [name, options] : configs) {
       LearnedSearchConfig config;
-      config.time_limit_s = *time_limit;
+      config.budget.time_limit_s = *time_limit;
       config.seed = static_cast<uint64_t>(*seed);
-      config.threads = *threads;
+      config.budget.threads = *threads;
       auto parsed = ParseLearnedSearchOptions(options, config);
       if (!parsed.ok()) return CommandError("rl_bench", parsed.status().message());
       auto search = LearnedSearch::Create(*sim, *parsed);

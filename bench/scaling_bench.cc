@@ -122,10 +122,10 @@ StatusOr<Measured> Measure(const std::string& what, const Simulator& sim, const 
     m.count = z.num_plans;
   } else if (what == "ppo-step") {
     LearnedSearchConfig base;
-    base.pretrained = "";
-    base.threads = threads;
-    base.time_limit_s = 0;
-    base.max_steps = repeats + 1;
+    base.pretrained.file = "";
+    base.budget.threads = threads;
+    base.budget.time_limit_s = 0;
+    base.budget.max_steps = repeats + 1;
     GO_ASSIGN_OR_RETURN(const LearnedSearchConfig config, ParseLearnedSearchOptions("preset=go-one", base));
     GO_ASSIGN_OR_RETURN(std::unique_ptr<LearnedSearch> search, LearnedSearch::Create(sim, config));
     std::vector<double> ends;

@@ -59,15 +59,15 @@ OptimizeResult Optimize(std::shared_ptr<Graph> graph, std::shared_ptr<Cluster> c
                         const std::string& tasks, const std::string& options, uint64_t seed, int threads,
                         const std::string& granularity, int depth, const std::function<void(py::dict)>& progress) {
   LearnedSearchConfig config = Value(DefaultSearchConfig(method));
-  config.time_limit_s = time_limit;
-  config.max_steps = steps;
+  config.budget.time_limit_s = time_limit;
+  config.budget.max_steps = steps;
   config.seed = seed;
-  config.threads = threads;
+  config.budget.threads = threads;
   std::string text = options;
   if (!tasks.empty()) text += (text.empty() ? "" : ",") + std::string("tasks=") + tasks;
   config = Value(ParseLearnedSearchOptions(text, config));
   const std::string pretrained = PickPretrained(pretrained_arg, config);
-  config.pretrained = pretrained;
+  config.pretrained.file = pretrained;
   if (zero_shot && pretrained.empty()) {
     Check(InvalidArgument("zero_shot needs a pre-trained policy: pretrained=FILE (none found by default)"));
   }

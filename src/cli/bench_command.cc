@@ -126,17 +126,17 @@ StatusOr<std::vector<MethodSpec>> TaskConfigurationMethods(const Args& args, con
     for (const TaskConfiguration& c : TaskConfigurations()) configurations.push_back(&c);
   }
   GO_ASSIGN_OR_RETURN(LearnedSearchConfig base, DefaultSearchConfig("go"));
-  base.time_limit_s = run.time_limit_s;
+  base.budget.time_limit_s = run.time_limit_s;
   base.seed = run.seed;
-  base.threads = ThreadsPerRank();
+  base.budget.threads = ThreadsPerRank();
   auto parsed = ParseLearnedSearchOptions(args.Get("go-options"), base);
   if (!parsed.ok()) return parsed.status().WithContext("--go-options");
   GO_ASSIGN_OR_RETURN(std::vector<MethodSpec> methods, ParseMethods("single,expert", false));
   for (const TaskConfiguration* configuration : configurations) {
     MethodSpec spec;
     spec.name = configuration->name;
-    if (configuration->learned && parsed->time_limit_s > 0 && parsed->max_steps == 0) {
-      spec.fixed_seconds = parsed->time_limit_s;
+    if (configuration->learned && parsed->budget.time_limit_s > 0 && parsed->budget.max_steps == 0) {
+      spec.fixed_seconds = parsed->budget.time_limit_s;
     }
     spec.plan = [configuration, cfg = *parsed, effects](const Graph& graph, const Cluster& cluster,
                                                        const Simulator& sim) -> StatusOr<Plan> {

@@ -201,10 +201,10 @@ StatusOr<Plan> GoPlan(const Simulator& simulator, double seconds, uint64_t seed,
 #ifdef GRAPHOPT_HAVE_RL
   GO_ASSIGN_OR_RETURN(LearnedSearchConfig config, DefaultSearchConfig("go"));
   GO_ASSIGN_OR_RETURN(DefaultPolicy policy, FindDefaultPolicy(ProgramCheckout()));
-  config.pretrained = policy.path;
-  config.time_limit_s = seconds;
+  config.pretrained.file = policy.path;
+  config.budget.time_limit_s = seconds;
   config.seed = seed;
-  config.threads = 0;
+  config.budget.threads = 0;
   GO_ASSIGN_OR_RETURN(auto search, LearnedSearch::Create(simulator, config));
   GO_ASSIGN_OR_RETURN(LearnedSearchResult result, search->Run(stop));
   return result.plan;

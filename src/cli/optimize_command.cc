@@ -67,11 +67,11 @@ const OptionTable<OptimizeRun> kRunFlags{
 
 // The flags bound to LearnedSearchConfig's fields.
 const OptionTable<LearnedSearchConfig> kOptimizeFlags{
-    {"steps", &LearnedSearchConfig::max_steps, "stop after this many steps, 0 for no limit", AtLeast(0)},
-    {"time-limit", &LearnedSearchConfig::time_limit_s, "stop after this many seconds, 0 for no limit", AtLeast(0)},
+    {"steps", &LearnedSearchConfig::budget, &SearchBudget::max_steps, "stop after this many steps, 0 for no limit", AtLeast(0)},
+    {"time-limit", &LearnedSearchConfig::budget, &SearchBudget::time_limit_s, "stop after this many seconds, 0 for no limit", AtLeast(0)},
     {"seed", &LearnedSearchConfig::seed, "random seed"},
-    {"checkpoint", &LearnedSearchConfig::checkpoint_dir,
-     "checkpoint folder: saved every " + std::to_string(LearnedSearchConfig{}.checkpoint_every) +
+    {"checkpoint", &LearnedSearchConfig::checkpoints, &SearchCheckpoints::dir,
+     "checkpoint folder: saved every " + std::to_string(LearnedSearchConfig{}.checkpoints.every) +
          " steps and at the end; resumed from if it holds one"},
     {"fixed-placement", &LearnedSearchConfig::fixed_placement,
      "with placement not among the tasks: the baseline whose placement every plan keeps "
@@ -186,7 +186,7 @@ Status WriteOutputs(const Args& args, const Graph& graph, const Simulator& sim, 
 // the baselines (planned after the clock stopped).
 Status RunZeroShot(const Args& args, const Graph& graph, const Simulator& sim, const LearnedSearchConfig& config) {
   const ZeroShotOptions options = SearchZeroShotOptions(config);
-  GO_ASSIGN_OR_RETURN(const ZeroShotResult z, ZeroShotPlan(sim, config.pretrained, options));
+  GO_ASSIGN_OR_RETURN(const ZeroShotResult z, ZeroShotPlan(sim, config.pretrained.file, options));
   BaselineScoring scoring;
   scoring.seed = config.seed;
   const std::vector<BaselineScore> baselines = ScoreBaselines(sim, scoring);
@@ -206,7 +206,7 @@ Status RunZeroShot(const Args& args, const Graph& graph, const Simulator& sim, c
   };
   std::printf("\nzero-shot plan of %s in %.2f s of wall time (forward passes and decoding %.2f s; %d units): the %s plan; "
               "greedy %s, best of %d samples %s, best of %d coupled samples %s",
-              config.pretrained.c_str(), z.seconds, z.forward_seconds, z.num_units, source,
+              config.pretrained.file.c_str(), z.seconds, z.forward_seconds, z.num_units, source,
               z.greedy_score.ToString().c_str(), options.samples,
               group(z.best_sample_score, z.best_sample_stopped).c_str(), options.coupled_samples,
               group(z.best_coupled_score, z.best_coupled_stopped).c_str());
@@ -235,10 +235,10 @@ void PrintPolicyLines(const LearnedSearchConfig& config, const DefaultPolicy& po
     }
     std::printf("tasks    %s optimized; %s\n", TasksToString(policy_config->tasks).c_str(), others.c_str());
   }
-  if (config.pretrained.empty()) {
+  if (config.pretrained.file.empty()) {
     std::printf("policy   new, trained from scratch (%s)\n", policy.origin.c_str());
   } else {
-    std::printf("policy   pre-trained %s (%s)\n", config.pretrained.c_str(), policy.origin.c_str());
+    std::printf("policy   pre-trained %s (%s)\n", config.pretrained.file.c_str(), policy.origin.c_str());
   }
 }
 
@@ -289,11 +289,12 @@ struct OptimizeSetup {
   bool default_model = false;
   const LearnedMethod* learned = nullptr;
   LearnedSearchConfig config;
+  SearchHandles handles;                    // the ranks, the measured reward
   DefaultPolicy policy;                     // the pre-trained policy chosen, or none
   std::vector<std::vector<int>> core_sets;  // of the local cluster, with a measured reward
 };
 
-// Under mpirun the ranks search together (LearnedSearchConfig::world); rank 0 alone
+// Under mpirun the ranks search together (SearchHandles::world); rank 0 alone
 // prints and writes, and a rank that fails ends the job (dist/world.h).
 Status EndJobOnError(const Status& status) {
   World& world = World::Get();
@@ -309,7 +310,7 @@ StatusOr<T> EndJobOnError(StatusOr<T> result) {
 }
 
 // --threads and the ranks of an MPI job: the ranks other than 0 print nothing.
-Status JoinRanks(const Args& args, bool zero_shot, LearnedSearchConfig* config) {
+Status JoinRanks(const Args& args, bool zero_shot, LearnedSearchConfig* config, SearchHandles* handles) {
   World& world = World::Get();
   if (world.distributed() && zero_shot) {
     return InvalidArgument("--zero-shot is one forward pass of one process: run it without mpirun");
@@ -318,8 +319,8 @@ Status JoinRanks(const Args& args, bool zero_shot, LearnedSearchConfig* config) 
     return IoError(StrFormat("rank %d cannot leave the printing to rank 0", world.rank()));
   }
   GO_ASSIGN_OR_RETURN(const int threads, ThreadsFlag(args, ThreadsPerRank()));
-  config->threads = threads;
-  config->world = world.distributed() ? &world : nullptr;
+  config->budget.threads = threads;
+  handles->world = world.distributed() ? &world : nullptr;
   return Status::Ok();
 }
 
@@ -348,10 +349,10 @@ Status ApplyRunFlags(const Args& args, OptimizeSetup* s) {
   }
   if (args.Has("finetune-steps")) {
     if (args.Has("steps")) return InvalidArgument("give --steps or --finetune-steps, not both");
-    GO_ASSIGN_OR_RETURN(s->config.max_steps, args.GetIntInRange("finetune-steps", 0, 1, int64_t{1} << 40));
-    s->config.step_ops = kFinetuneStepOps;
+    GO_ASSIGN_OR_RETURN(s->config.budget.max_steps, args.GetIntInRange("finetune-steps", 0, 1, int64_t{1} << 40));
+    s->config.sampling.step_ops = kFinetuneStepOps;
   }
-  GO_RETURN_IF_ERROR(JoinRanks(args, s->run.zero_shot, &s->config));
+  GO_RETURN_IF_ERROR(JoinRanks(args, s->run.zero_shot, &s->config, &s->handles));
   if (args.Has("pretrained") && args.Get("pretrained") != "none" && !s->learned->go_policy) {
     return InvalidArgument("--pretrained is a GO policy: it needs --method go");
   }
@@ -371,8 +372,8 @@ Status ApplyPolicyFlags(const Args& args, OptimizeSetup* s) {
   if (args.Has("pretrained")) given = args.Get("pretrained");
   GO_ASSIGN_OR_RETURN(s->policy, ChoosePretrained(given, "--pretrained", s->learned->name, s->learned->go_policy,
                                                   s->config.policy.has_value(), ProgramCheckout()));
-  s->config.pretrained = s->policy.path;
-  if ((s->run.zero_shot || args.Has("finetune-steps")) && s->config.pretrained.empty()) {
+  s->config.pretrained.file = s->policy.path;
+  if ((s->run.zero_shot || args.Has("finetune-steps")) && s->config.pretrained.file.empty()) {
     return InvalidArgument("--zero-shot and --finetune-steps need a pre-trained policy: --pretrained FILE (" +
                            s->policy.origin + ")");
   }
@@ -387,8 +388,8 @@ void PrintHeader(const Args& args, const OptimizeSetup& s, const Graph& graph, c
   std::printf("cluster  %s\n", cluster.Summary().c_str());
   if (!granularity.empty()) std::printf("%s\n", granularity.c_str());
   std::printf("limits   %s, %s; seed %llu\n",
-              config.max_steps > 0 ? StrFormat("%lld steps", static_cast<long long>(config.max_steps)).c_str() : "no step limit",
-              config.time_limit_s > 0 ? StrFormat("%.0f s", config.time_limit_s).c_str() : "no time limit",
+              config.budget.max_steps > 0 ? StrFormat("%lld steps", static_cast<long long>(config.budget.max_steps)).c_str() : "no step limit",
+              config.budget.time_limit_s > 0 ? StrFormat("%.0f s", config.budget.time_limit_s).c_str() : "no time limit",
               static_cast<unsigned long long>(config.seed));
   if (args.Has("preset")) {
     std::printf("preset   %s (%s)\n", args.Get("preset").c_str(), FindSearchPreset(args.Get("preset")).value()->options.c_str());
@@ -398,7 +399,7 @@ void PrintHeader(const Args& args, const OptimizeSetup& s, const Graph& graph, c
   if (world.distributed()) {
     std::printf("ranks    %d (%d threads each): each PPO step's samples shared out over them, the gradients summed; "
                 "a local search on each; the best plan shared after every step\n",
-                world.size(), config.threads);
+                world.size(), config.budget.threads);
   }
   std::fflush(stdout);
 }
@@ -411,7 +412,7 @@ Status UseMeasuredReward(const Simulator& sim, OptimizeSetup* s) {
 #ifdef GRAPHOPT_HAVE_EXEC
   MeasuredRewardOptions measure;
   measure.seed = s->config.seed;
-  s->config.measure = MeasuredReward(sim, s->core_sets, measure);
+  s->handles.measure = MeasuredReward(sim, s->core_sets, measure);
   std::printf("reward   measured: every plan scored is executed on %s (median of %d steps after %d warm-up)\n",
               s->run.cluster.c_str(), measure.steps, measure.warmup);
   std::fflush(stdout);
@@ -423,11 +424,12 @@ Status UseMeasuredReward(const Simulator& sim, OptimizeSetup* s) {
 }
 
 // The search to its stop, on every rank; rank 0 shows its progress line.
-StatusOr<LearnedSearchResult> RunSearch(const Simulator& sim, const LearnedSearchConfig& config) {
-  GO_ASSIGN_OR_RETURN(const std::unique_ptr<LearnedSearch> search, LearnedSearch::Create(sim, config));
+StatusOr<LearnedSearchResult> RunSearch(const Simulator& sim, const LearnedSearchConfig& config,
+                                        const SearchHandles& handles) {
+  GO_ASSIGN_OR_RETURN(const std::unique_ptr<LearnedSearch> search, LearnedSearch::Create(sim, config, handles));
   const ScopedInterrupt interrupt;
   if (!World::Get().root()) return search->Run(interrupt.flag());
-  ProgressBar bar("optimize", config.max_steps);
+  ProgressBar bar("optimize", config.budget.max_steps);
   auto on_step = [&](const LearnedSearchProgress& p) {
     std::string suffix = "best " + p.best.ToString();
     if (p.best_baseline_us > 0 && p.best.fits())
@@ -444,9 +446,9 @@ StatusOr<LearnedSearchResult> RunSearch(const Simulator& sim, const LearnedSearc
 // The search, then (on rank 0) its report and the files of --convergence, --out, --trace.
 Status Train(const Args& args, const Graph& graph, const Simulator& sim, OptimizeSetup* s) {
   if (s->run.reward == "measured") GO_RETURN_IF_ERROR(EndJobOnError(UseMeasuredReward(sim, s)));
-  GO_ASSIGN_OR_RETURN(const LearnedSearchResult result, EndJobOnError(RunSearch(sim, s->config)));
+  GO_ASSIGN_OR_RETURN(const LearnedSearchResult result, EndJobOnError(RunSearch(sim, s->config, s->handles)));
   if (!World::Get().root()) return Status::Ok();
-  if (result.resumed) std::printf("resumed from %s\n", s->config.checkpoint_dir.c_str());
+  if (result.resumed) std::printf("resumed from %s\n", s->config.checkpoints.dir.c_str());
   PrintSearchReport(s->run.method, result, sim);
   if (args.Has("convergence")) {
     GO_RETURN_IF_ERROR(WriteFileAtomic(args.Get("convergence"), ConvergenceJson(result.trace)));

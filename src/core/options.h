@@ -110,7 +110,8 @@ struct OptionCodec {
 
 // One entry of an OptionTable: its names ("name|alias|..."), the field it binds, the
 // valid values and a line of help. Fields may be int, int64_t, uint64_t, double,
-// bool or std::string members of Config, or members of a struct member of Config.
+// bool or std::string members of Config, or members of a struct member of Config
+// (one or two levels down).
 template <class Config>
 class Option {
  public:
@@ -124,6 +125,12 @@ class Option {
          OptionRange range = {})
       : Option(names, help) {
     Bind<T>([outer, field](auto* c) { return &((c->*outer).*field); }, range);
+  }
+  template <class Outer, class Inner, class T>
+  Option(const std::string& names, Outer Config::*outer, Inner Outer::*inner, T Inner::*field, const std::string& help,
+         OptionRange range = {})
+      : Option(names, help) {
+    Bind<T>([outer, inner, field](auto* c) { return &(((c->*outer).*inner).*field); }, range);
   }
   Option(const std::string& names, std::string Config::*field, const std::string& help, OptionWords words)
       : Option(names, help) {

@@ -1,6 +1,6 @@
 // Measured reward: plans scored by executing them on this machine's cores instead of
 // simulating them, as ColocRL's reward is the measured running time of each sampled
-// placement (`optimize --reward measured`; rl/learned_search.h LearnedSearchConfig::measure).
+// placement (`optimize --reward measured`; rl/learned_search.h SearchHandles::measure).
 //
 // Each plan is simulated first, for its memory verdict: a plan that does not fit is
 // not run and keeps the simulated result (out of memory, as the executor would refuse

@@ -198,7 +198,7 @@ class GoPolicyImpl : public torch::nn::Module {
   // parameters are kept. A pre-trained policy's layer has learned to put every unit on
   // level 0 (pre-training imitates teachers whose plans carry no levels), so its
   // samples never try another schedule; fine-tuning can start it afresh
-  // (LearnedSearchConfig::fresh_priority, off by default).
+  // (PretrainedStart::fresh_priority, off by default).
   void RestartPriorityOutput(uint64_t seed);
   // From now on decides only `tasks`, a non-empty subset of those it decides (its
   // config's, as saved), and gives the others their defaults, as a network made

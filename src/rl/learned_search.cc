@@ -50,19 +50,20 @@ void LearnedSearchResult::SampleDistance::Add(double units_off, double levels_of
 LearnedSearch::LearnedSearch(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 LearnedSearch::~LearnedSearch() = default;
 
-StatusOr<std::unique_ptr<LearnedSearch>> LearnedSearch::Create(const Simulator& simulator, LearnedSearchConfig config) {
-  auto impl = std::make_unique<Impl>(simulator, std::move(config));
+StatusOr<std::unique_ptr<LearnedSearch>> LearnedSearch::Create(const Simulator& simulator, LearnedSearchConfig config,
+                                                               SearchHandles handles) {
+  auto impl = std::make_unique<Impl>(simulator, std::move(config), std::move(handles));
   GO_ASSIGN_OR_RETURN(const LearnedMethod* method, FindLearnedMethod(impl->config.method));
-  if (impl->config.world != nullptr && impl->config.world->distributed()) {
+  if (impl->handles.world != nullptr && impl->handles.world->distributed()) {
     if (!method->go_policy) {
       return InvalidArgument("the search over several ranks is GO's; " + impl->config.method +
                              " trains in one process (under mpirun, bench runs its rows on the ranks)");
     }
-    impl->world = impl->config.world;
+    impl->world = impl->handles.world;
   }
   GO_RETURN_IF_ERROR(method->validate(impl->config));
   impl->policy_config = impl->config.policy.value_or(GoPolicyConfig{});
-  if (!impl->config.pretrained.empty()) {
+  if (!impl->config.pretrained.file.empty()) {
     if (!method->go_policy) return InvalidArgument("a pre-trained policy is a GO policy: method must be go");
     // Of the network's options only `tasks` goes with a pre-trained policy: the part of
     // its tasks the search decides (bench's placement tables give placement).
@@ -72,22 +73,23 @@ StatusOr<std::unique_ptr<LearnedSearch>> LearnedSearch::Create(const Simulator& 
       if (others.ToString() != GoPolicyConfig().ToString()) {
         return InvalidArgument("the network options (" + impl->config.policy->ToString() +
                                ") cannot be combined with a pre-trained policy, whose network is " +
-                               impl->config.pretrained + "'s (only tasks, a part of its tasks, can be given)");
+                               impl->config.pretrained.file + "'s (only tasks, a part of its tasks, can be given)");
       }
     }
-    GO_ASSIGN_OR_RETURN(GoPolicy pretrained, LoadGoPolicy(impl->config.pretrained));
+    GO_ASSIGN_OR_RETURN(GoPolicy pretrained, LoadGoPolicy(impl->config.pretrained.file));
     if (impl->config.policy.has_value()) {
-      GO_RETURN_IF_ERROR(pretrained->RestrictTasks(impl->config.policy->tasks).WithContext(impl->config.pretrained));
+      GO_RETURN_IF_ERROR(
+          pretrained->RestrictTasks(impl->config.policy->tasks).WithContext(impl->config.pretrained.file));
     }
     impl->policy_config = pretrained->config();
   }
   impl->ppo_config = impl->config.ppo;
   impl->ppo_config.samples_per_step =
-      StepSamples(impl->ppo_config.samples_per_step, impl->config.step_ops, simulator.graph().num_ops());
+      StepSamples(impl->ppo_config.samples_per_step, impl->config.sampling.step_ops, simulator.graph().num_ops());
   if (impl->policy_config.seed == GoPolicyConfig().seed) impl->policy_config.seed = impl->config.seed + 1;
-  ConfigureTorchThreads(impl->config.threads);
-  impl->input_options =
-      UnitsPerDeviceOptions(simulator.cluster(), impl->config.units_per_device, impl->policy_config.layer_units);
+  ConfigureTorchThreads(impl->config.budget.threads);
+  impl->input_options = UnitsPerDeviceOptions(simulator.cluster(), impl->config.sampling.units_per_device,
+                                              impl->policy_config.layer_units);
   GO_ASSIGN_OR_RETURN(impl->input, BuildPolicyInput(simulator.graph(), simulator.cluster(), simulator.cost_model(),
                                                     impl->input_options));
   const uint32_t tasks = method->go_policy ? impl->policy_config.tasks : kAllTasks;
@@ -98,17 +100,17 @@ StatusOr<std::unique_ptr<LearnedSearch>> LearnedSearch::Create(const Simulator& 
   GO_ASSIGN_OR_RETURN(impl->defaults, TaskDefaults::Create(tasks, impl->config.fixed_placement, simulator.graph(),
                                                            simulator.cluster(), simulator.cost_model()));
   const TaskDefaults* defaults = impl->defaults.all() ? nullptr : &impl->defaults;
-  impl->batch = std::make_unique<BatchSimulator>(simulator, impl->config.threads);
-  if (impl->config.measure) impl->batch->set_measure(impl->config.measure);
-  if (impl->config.polish) {
-    impl->polish = std::make_unique<LocalSearch>(simulator, impl->batch.get(), impl->config.polish_config);
+  impl->batch = std::make_unique<BatchSimulator>(simulator, impl->config.budget.threads);
+  if (impl->handles.measure) impl->batch->set_measure(impl->handles.measure);
+  if (impl->config.ingredients.polish) {
+    impl->polish = std::make_unique<LocalSearch>(simulator, impl->batch.get(), impl->config.polish.search);
     impl->polish->set_task_defaults(defaults);
   }
-  if (impl->config.polish && impl->config.polish_samples) {
+  if (impl->config.ingredients.polish && impl->config.ingredients.polish_samples) {
     impl->sample_polish =
-        std::make_unique<SampleDescent>(simulator, impl->batch.get(), impl->config.polish_config, defaults);
+        std::make_unique<SampleDescent>(simulator, impl->batch.get(), impl->config.polish.search, defaults);
   }
-  if (impl->config.ppo_enabled) {
+  if (impl->config.ingredients.ppo) {
     try {
       if (method->go_policy) {
         GO_ASSIGN_OR_RETURN(std::unique_ptr<PpoTrainer> ppo, impl->NewGoTrainer());
@@ -121,10 +123,11 @@ StatusOr<std::unique_ptr<LearnedSearch>> LearnedSearch::Create(const Simulator& 
       return InternalError("creating the " + impl->config.method + " policy: " + e.what());
     }
   }
-  if (!impl->config.checkpoint_dir.empty()) {
+  if (!impl->config.checkpoints.dir.empty()) {
     impl->identity = CheckpointIdentity::Of(
         simulator, impl->config.method,
-        LearnedSearchIdentityConfig(impl->config, impl->policy_config.ToString(), impl->ppo_config.ToString()),
+        LearnedSearchIdentityConfig(impl->config, impl->policy_config.ToString(), impl->ppo_config.ToString(),
+                                    static_cast<bool>(impl->handles.measure)),
         impl->config.seed);
   }
   return std::unique_ptr<LearnedSearch>(new LearnedSearch(std::move(impl)));
@@ -139,7 +142,7 @@ StatusOr<LearnedSearchResult> LearnedSearch::Run(const std::atomic<bool>* stop,
   m.result.resumed = resumed;
   GO_ASSIGN_OR_RETURN(const double reference, m.Start(resumed));
 
-  const double run_limit = m.config.time_limit_s;
+  const double run_limit = m.config.budget.time_limit_s;
   const Clock::time_point run_start = m.start;
   auto time_up = [&] {
     return run_limit > 0 && std::chrono::duration<double>(Clock::now() - run_start).count() >= run_limit;
@@ -155,7 +158,7 @@ StatusOr<LearnedSearchResult> LearnedSearch::Run(const std::atomic<bool>* stop,
   std::string reason;
   while (true) {
     Impl::Agreement now;
-    now.reason = StopReason(stop, time_up(), m.result.steps, m.config.max_steps);
+    now.reason = StopReason(stop, time_up(), m.result.steps, m.config.budget.max_steps);
     now.converged = !m.trainer && (!m.polish || m.polish->converged());
     now.explore_over =
         m.Explores() &&
@@ -175,7 +178,7 @@ StatusOr<LearnedSearchResult> LearnedSearch::Run(const std::atomic<bool>* stop,
       GO_ASSIGN_OR_RETURN(last_batch_best, m.TrainerStep());
     }
     if (m.polish && !m.polish->converged() && m.best_score.scored()) {
-      m.PolishBest(m.result.steps, m.config.polish_evaluations, halt);
+      m.PolishBest(m.result.steps, m.config.polish.evaluations, halt);
     } else if (m.sample_polish && m.ppo) {
       m.PolishPolicySample(halt);
     }
@@ -183,7 +186,7 @@ StatusOr<LearnedSearchResult> LearnedSearch::Run(const std::atomic<bool>* stop,
     ++m.result.steps;
     ++steps_this_run;
     if (progress) progress(m.Progress(last_batch_best));
-    if (!m.config.checkpoint_dir.empty() && m.result.steps % m.config.checkpoint_every == 0) {
+    if (!m.config.checkpoints.dir.empty() && m.result.steps % m.config.checkpoints.every == 0) {
       GO_RETURN_IF_ERROR(m.SaveCheckpoint());
     }
   }

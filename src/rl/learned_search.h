@@ -45,13 +45,13 @@
 // at the end; a run whose checkpoint_dir holds a checkpoint resumes from it.
 #pragma once
 
-#include <any>
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "core/options.h"
@@ -59,6 +59,8 @@
 #include "dist/world.h"
 #include "policy/go_policy_config.h"
 #include "rl/baseline_scores.h"
+#include "rl/colocrl_config.h"
+#include "rl/hdp_config.h"
 #include "rl/local_search.h"
 #include "rl/ppo_config.h"
 #include "rl/zero_shot.h"
@@ -74,79 +76,40 @@ inline constexpr double kDefaultSearchSeconds = 120;
 // Steps the policy explores (ingredient 6) in a run with neither a time nor a step limit.
 inline constexpr int64_t kExploreStepsWithoutLimit = 100;
 
-struct LearnedSearchConfig {
-  std::string method = "go";  // rl/methods.h LearnedMethodNames
-  // go: the network (policy/go_policy_config.h). Unset: the defaults or, with
-  // `pretrained`, the file's network (setting it then is an error).
-  std::optional<GoPolicyConfig> policy;
-  PpoConfig ppo;  // go: its PPO trainer (rl/ppo_config.h)
-  // A method other than go: its own config (a ColocRlConfig for colocrl, an HdpConfig
-  // for hdp), set through its descriptor (rl/methods.h LearnedMethod::set_key).
-  // Empty: the method's defaults.
-  std::any method_config;
-  LocalSearchConfig polish_config;
-  bool baselines = true;
-  bool warm_start = true;
-  bool ppo_enabled = true;
-  bool polish = true;
-  bool polish_samples = true;
-  // Decision units of the policy: at most this many per device the policy may place
-  // on, parts of a METIS partition of the graph (policy/units.h); 0: one per
-  // colocation group, as GO decides.
-  int units_per_device = kDefaultUnitsPerDevice;
+// Ingredients 1-6 above, each of which an ablation can switch off.
+struct SearchIngredients {
+  bool baselines = true;       // 1: start from the best baseline plan
+  bool warm_start = true;      // 2: imitate the starting plan before PPO
+  bool ppo = true;             // 3: train the policy
+  bool polish = true;          // 4: local search on the best plan after each step
+  bool polish_samples = true;  // 5: once that converged, local search on the policy's samples
   // With a heuristic start (baselines on): once the best baseline is polished, the
   // units are split by that plan's placement (PolicyInputOptions::split_by_device)
   // and the policy restarts on them, so it can express the plan it imitates exactly
   // and its samples are that plan with whole units moved. Never with the policy
   // alone (no plan from outside exists then).
   bool plan_units = true;
-  // Ingredient 6 above: the fraction of the budget (in [0, 1]) the policy explores.
+  // 6: the fraction of the budget (in [0, 1]) the policy explores.
   double explore = 0.5;
-  // A pre-trained policy file (rl/pretrain.h) to start from instead of a fresh
-  // network (go only): the file's network config is used (the `policy` overrides must
-  // be empty), and before any training its zero-shot plan (rl/zero_shot.h: the greedy
-  // plan and the best of zero_shot_samples samples) is the search's first plan (source
-  // "zero-shot"), a plan decoded from the policy, so the policy alone may use it.
-  // 128 samples: on an unseen machine the greedy plan is often far from the policy's
-  // best sample (docs/policy-changelog.md, "The policy shipped before it: plain units").
-  std::string pretrained;
-  int zero_shot_samples = ZeroShotOptions{}.samples;
-  // Samples of the zero-shot plan whose placement is drawn coupled
-  // (policy/coupled_sampling.h: the units of a sample move together), besides the
-  // zero_shot_samples independent ones; scheduling and fusion as in those.
-  // 256: enough for a policy that never saw a family to find a plan that fits
-  // (docs/experiments/2026-11-25-zero-shot-coupled-samples.md, "Result and decision").
-  int zero_shot_coupled = ZeroShotOptions{}.coupled_samples;
-  // Plans of the zero-shot pass on the fastest accelerator alone (rl/zero_shot.h
-  // ZeroShotOptions::single_device_plans: its greedy plan and the rest samples).
-  int zero_shot_single = ZeroShotOptions{}.single_device_plans;
-  // Plans of the zero-shot pass whose placement is decoded under a memory budget
-  // (policy/memory_budget.h; the greedy one and the rest samples) and that budget as
-  // a fraction of each device's memory: plans of a policy that spreads memory badly
-  // on an unseen family (docs/experiments/2026-11-26-zero-shot-memory-budget.md).
-  int zero_shot_budgeted = ZeroShotOptions{}.budgeted_plans;
-  double zero_shot_memory_budget = ZeroShotOptions{}.memory_budget;
-  // With a pre-trained policy, training starts with the scheduling head's output layer
-  // afresh (GoPolicyImpl::RestartPriorityOutput, seeded by `seed`): the pre-trained
-  // one puts every unit on priority level 0 with certainty, so no sample tries another
-  // schedule (docs/experiments/history-pretrain.md, "Fine-tuning with the scheduling head
-  // afresh"). The zero-shot plan is the pre-trained policy's, before it.
-  bool fresh_priority = false;
-  // Plans offered to GO's trainer from outside it (the zero-shot plan, baselines, the
-  // local search) have no priority levels of their own (read at level 0, the warm start
-  // and the imitation teach level 0 for every op): with this, their placement and
-  // fusion are imitated and their levels sampled from the policy
-  // (PpoTrainer::OfferPlanWithSampledLevels; the warm start leaves the scheduling head
-  // alone). Off by default: slower on the validation graphs
-  // (docs/experiments/history-pretrain.md, "Teachers' plans without their levels").
-  bool sample_offered_levels = false;
-  // With a pre-trained policy, the trunk is frozen from the first step (as the warm
-  // start freezes it; PpoConfig::frozen_trunk), so the exploring steps train the heads
-  // and, with unit_bias, a logit per unit, instead of the whole network at lr: on an
-  // unseen family the pre-trained placement is near uniform and the whole network
-  // barely moves it in a few dozen steps. Off by default: slower on the validation
-  // graphs (docs/experiments/history-pretrain.md, "The exploring half of fine-tuning").
-  bool frozen_start = false;
+};
+
+// The local search of ingredients 4 and 5.
+struct PolishOptions {
+  LocalSearchConfig search;  // its moves and batch (rl/local_search.h)
+  int64_t evaluations = 48;  // simulations per step (<= 0: until converged)
+};
+
+// What the GO policy decides and how its samples are drawn.
+struct PolicySampling {
+  // Decision units: at most this many per device the policy may place on, parts of
+  // a METIS partition of the graph (policy/units.h); 0: one per colocation group, as
+  // GO decides.
+  int units_per_device = kDefaultUnitsPerDevice;
+  // PPO steps sample at least this many op decisions in all: samples_per_step grows
+  // on graphs of fewer than step_ops / samples_per_step ops (StepSamples), so a step
+  // costs about the same on any graph. 0: samples_per_step as given. Fine-tuning a
+  // pre-trained policy (a budget of steps, not of seconds) takes kFinetuneStepOps.
+  int64_t step_ops = 0;
   // The fraction of the exploring steps' samples whose placement is drawn coupled
   // (PpoTrainer::set_coupled_fraction: the units of a sample move together, as in the
   // zero-shot pass's coupled samples); imitating steps sample independently. 0 by
@@ -159,24 +122,89 @@ struct LearnedSearchConfig {
   // With coupled_layers, the probability that a layer of those samples takes a device
   // drawn uniformly from the allowed ones instead (PpoTrainer::set_coupled_uniform).
   double coupled_uniform = 0;
-  // PPO steps sample at least this many op decisions in all: samples_per_step grows
-  // on graphs of fewer than step_ops / samples_per_step ops (StepSamples), so a step
-  // costs about the same on any graph. 0: samples_per_step as given. Fine-tuning a
-  // pre-trained policy (a budget of steps, not of seconds) takes kFinetuneStepOps.
-  int64_t step_ops = 0;
+  // Plans offered to GO's trainer from outside it (the zero-shot plan, baselines, the
+  // local search) have no priority levels of their own (read at level 0, the warm start
+  // and the imitation teach level 0 for every op): with this, their placement and
+  // fusion are imitated and their levels sampled from the policy
+  // (PpoTrainer::OfferPlanWithSampledLevels; the warm start leaves the scheduling head
+  // alone). Off by default: slower on the validation graphs
+  // (docs/experiments/history-pretrain.md, "Teachers' plans without their levels").
+  bool sample_offered_levels = false;
+};
+
+// A start from a pre-trained policy (go only).
+struct PretrainedStart {
+  // The policy file (rl/pretrain.h); "": a fresh network. Its network config is used
+  // (LearnedSearchConfig::policy must be unset), and before any training its zero-shot
+  // plan is the search's first plan (source "zero-shot"), a plan decoded from the
+  // policy, so the policy alone may use it.
+  std::string file;
+  // That zero-shot pass (rl/zero_shot.h: the greedy plan, 128 independent samples,
+  // 256 coupled ones, the fastest accelerator's and the memory-budgeted plans; on an
+  // unseen machine the greedy plan is often far from the policy's best sample:
+  // docs/policy-changelog.md, docs/experiments/2026-11-25-zero-shot-coupled-samples.md,
+  // docs/experiments/2026-11-26-zero-shot-memory-budget.md). Its units_per_device,
+  // threads and seed are the search's (SearchZeroShotOptions).
+  ZeroShotOptions zero_shot;
+  // Training starts with the scheduling head's output layer afresh
+  // (GoPolicyImpl::RestartPriorityOutput, seeded by the seed): the pre-trained one puts
+  // every unit on priority level 0 with certainty, so no sample tries another schedule
+  // (docs/experiments/history-pretrain.md, "Fine-tuning with the scheduling head
+  // afresh"). The zero-shot plan is the pre-trained policy's, before it.
+  bool fresh_priority = false;
+  // The trunk is frozen from the first step (as the warm start freezes it;
+  // PpoConfig::frozen_trunk), so the exploring steps train the heads and, with
+  // unit_bias, a logit per unit, instead of the whole network at lr: on an unseen
+  // family the pre-trained placement is near uniform and the whole network barely
+  // moves it in a few dozen steps. Off by default: slower on the validation graphs
+  // (docs/experiments/history-pretrain.md, "The exploring half of fine-tuning").
+  bool frozen_start = false;
+};
+
+// When the search stops, and the cores it uses.
+struct SearchBudget {
+  int64_t max_steps = 0;                        // 0: no limit
+  double time_limit_s = kDefaultSearchSeconds;  // <= 0: no limit
+  int threads = 0;                              // simulator and LibTorch threads (<= 0: every core)
+};
+
+struct SearchCheckpoints {
+  std::string dir;  // "": no checkpoints; a folder holding one: the run resumes from it
+  int every = 10;   // steps
+};
+
+// A method's own config: none (go, whose configs are `policy` and `ppo`), ColocRL's
+// or HDP's.
+using MethodConfigVariant = std::variant<std::monostate, ColocRlConfig, HdpConfig>;
+
+// Every field has its default here; ParseLearnedSearchOptions sets them by key
+// (kLearnedSearchOptions, docs/options.md).
+struct LearnedSearchConfig {
+  std::string method = "go";  // rl/methods.h LearnedMethodNames
+  uint64_t seed = 0;
+  // go: the network (policy/go_policy_config.h). Unset: the defaults or, with a
+  // pre-trained file, the file's network (setting it then is an error).
+  std::optional<GoPolicyConfig> policy;
+  PpoConfig ppo;  // go: its PPO trainer (rl/ppo_config.h)
+  // colocrl, hdp: their config, set through the method's descriptor (rl/methods.h
+  // LearnedMethod::set_key); std::monostate: the method's defaults.
+  MethodConfigVariant method_config;
+  SearchIngredients ingredients;
+  PolishOptions polish;
+  PolicySampling sampling;
+  PretrainedStart pretrained;
   // The tasks decided are the GO policy's (`policy` key tasks, default all; other
   // methods decide placement only, as published, and this does not apply to them);
   // the others take their defaults (rl/task_defaults.h) in every plan scored, the
   // baselines it starts from included. With placement not decided: the baseline
   // whose placement every plan keeps ("" is tf-default's).
   std::string fixed_placement;
-  int64_t polish_evaluations = 48;              // simulations of local search per step
-  int64_t max_steps = 0;                        // 0: no limit
-  double time_limit_s = kDefaultSearchSeconds;  // <= 0: no limit
-  int threads = 0;                              // simulator and LibTorch threads (<= 0: every core)
-  uint64_t seed = 0;
-  std::string checkpoint_dir;  // "" : no checkpoints
-  int checkpoint_every = 10;   // steps
+  SearchBudget budget;
+  SearchCheckpoints checkpoints;
+};
+
+// What a search runs with besides its config: handles that outlive it.
+struct SearchHandles {
   // Data-parallel over the ranks of this world (go only; null or a world of one: one
   // process). Every rank runs the search with the same config and
   // the same policy: each PPO step's samples are shared out over the ranks and their
@@ -206,10 +234,8 @@ inline constexpr int64_t kFinetuneMethodStepOps = int64_t{6} << 20;
 // that they hold at least step_ops ops in all (step_ops <= 0: samples_per_step).
 int StepSamples(int samples_per_step, int64_t step_ops, int num_ops);
 
-// The driver's own keys (baselines, warm_start, ppo, polish, polish_samples,
-// plan_units, polish_evaluations, polish_batch, max_steps, time_limit, threads,
-// checkpoint_every, units_per_device, explore, step_ops), their ranges and meanings
-// (core/options.h).
+// The driver's own keys, each bound to a field of LearnedSearchConfig's groups, with
+// their ranges and meanings (core/options.h; docs/options.md lists them).
 extern const OptionTable<LearnedSearchConfig> kLearnedSearchOptions;
 
 // The defaults of a method: go runs every ingredient; the published placers (colocrl,
@@ -243,8 +269,8 @@ StatusOr<LearnedSearchConfig> ParseLearnedSearchOptions(const std::string& text,
 // a pre-trained policy's network, the samples a step takes on this graph) and the
 // driver's ingredients. Budgets, threads and the checkpoint cadence are left out:
 // they may change between runs of a checkpoint.
-std::string LearnedSearchIdentityConfig(const LearnedSearchConfig& c, const std::string& policy,
-                                        const std::string& ppo);
+std::string LearnedSearchIdentityConfig(const LearnedSearchConfig& c, const std::string& policy, const std::string& ppo,
+                                        bool measured);
 // The zero-shot options of a search from a pre-trained policy: its zero_shot_samples,
 // units per device, threads and seed.
 ZeroShotOptions SearchZeroShotOptions(const LearnedSearchConfig& c);
@@ -311,7 +337,8 @@ class LearnedSearch {
  public:
   // `simulator` must outlive the search. Fails on bad config strings or a policy
   // input that cannot be built.
-  static StatusOr<std::unique_ptr<LearnedSearch>> Create(const Simulator& simulator, LearnedSearchConfig config);
+  static StatusOr<std::unique_ptr<LearnedSearch>> Create(const Simulator& simulator, LearnedSearchConfig config,
+                                                         SearchHandles handles = {});
   ~LearnedSearch();
 
   // Runs the search. `stop` (may be null) is polled between steps; `progress` (may be

@@ -40,7 +40,7 @@ constexpr const char* kStateFile = "state.json";
 }  // namespace
 
 Status LearnedSearch::Impl::SaveCheckpoint() {
-  const std::string& dir = config.checkpoint_dir;
+  const std::string& dir = config.checkpoints.dir;
   if (dir.empty() || !Root()) return Status::Ok();
   const CheckpointStore store(dir);
   ::mkdir(dir.c_str(), 0755);
@@ -81,7 +81,7 @@ std::vector<std::string> LearnedSearch::Impl::CheckpointFiles() const {
 // Restores a checkpoint if the folder has one; returns whether it did. Every value
 // is checked before use (checkpoint.h): identity, ranges, files, re-simulated plans.
 StatusOr<bool> LearnedSearch::Impl::LoadCheckpoint() {
-  const std::string& dir = config.checkpoint_dir;
+  const std::string& dir = config.checkpoints.dir;
   if (dir.empty()) return false;
   const CheckpointStore store(dir);
   GO_ASSIGN_OR_RETURN(const std::optional<Json> opened, store.Open(kStateFile, kPart, identity, CheckpointFiles()));

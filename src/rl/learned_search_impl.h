@@ -61,13 +61,15 @@ struct LearnedSearch::Impl {
   CheckpointIdentity identity;  // set by Create when checkpoints are on
   LearnedSearchResult result;
   double elapsed_offset = 0;  // seconds of earlier runs (resume)
-  // Data-parallel (LearnedSearchConfig::world; null: one process), and the plans the other
-  // ranks had simulated at the last ShareBest.
+  SearchHandles handles;      // as Create got them
+  // Data-parallel (SearchHandles::world when distributed; null: one process), and the
+  // plans the other ranks had simulated at the last ShareBest.
   World* world = nullptr;
   int64_t others_plans = 0;
   learned_search_internal::Clock::time_point start;
 
-  Impl(const Simulator& s, LearnedSearchConfig c) : sim(s), config(std::move(c)) {}
+  Impl(const Simulator& s, LearnedSearchConfig c, SearchHandles h)
+      : sim(s), config(std::move(c)), handles(std::move(h)) {}
 
   // A fresh network, or the pre-trained one.
   StatusOr<GoPolicy> NewPolicy() const;
@@ -102,7 +104,7 @@ struct LearnedSearch::Impl {
   bool Offer(const Plan& plan, const PlanScore& score, const std::string& source);
 
   // A plan's result, as the batch scores plans: simulated, or measured with a measured
-  // reward (LearnedSearchConfig::measure).
+  // reward (SearchHandles::measure).
   StatusOr<SimResult> Score(const Plan& plan) const { return std::move(batch->Run({plan}).front()); }
 
   // A plan made elsewhere (a baseline, the zero-shot plan) with the defaults of the

@@ -11,56 +11,69 @@
 namespace graphopt {
 
 const OptionTable<LearnedSearchConfig> kLearnedSearchOptions{
-    {"baselines", &LearnedSearchConfig::baselines, "start from the best baseline plan"},
-    {"warm_start", &LearnedSearchConfig::warm_start, "imitate the starting plan before PPO"},
-    {"ppo", &LearnedSearchConfig::ppo_enabled, "train the policy with PPO"},
-    {"polish", &LearnedSearchConfig::polish, "local search on the best plan after each step"},
-    {"polish_samples", &LearnedSearchConfig::polish_samples, "once converged, polish the policy's samples instead"},
-    {"plan_units", &LearnedSearchConfig::plan_units, "split the units by the polished best baseline's devices"},
-    {"units_per_device", &LearnedSearchConfig::units_per_device,
+    {"baselines", &LearnedSearchConfig::ingredients, &SearchIngredients::baselines,
+     "start from the best baseline plan"},
+    {"warm_start", &LearnedSearchConfig::ingredients, &SearchIngredients::warm_start,
+     "imitate the starting plan before PPO"},
+    {"ppo", &LearnedSearchConfig::ingredients, &SearchIngredients::ppo, "train the policy with PPO"},
+    {"polish", &LearnedSearchConfig::ingredients, &SearchIngredients::polish,
+     "local search on the best plan after each step"},
+    {"polish_samples", &LearnedSearchConfig::ingredients, &SearchIngredients::polish_samples,
+     "once converged, polish the policy's samples instead"},
+    {"plan_units", &LearnedSearchConfig::ingredients, &SearchIngredients::plan_units,
+     "split the units by the polished best baseline's devices"},
+    {"units_per_device", &LearnedSearchConfig::sampling, &PolicySampling::units_per_device,
      "decision units per device (METIS parts; 0: one per colocation group)", InRange(0, 1 << 20)},
-    {"explore", &LearnedSearchConfig::explore, "fraction of the budget the policy learns from its own samples alone",
-     InRange(0, 1)},
-    {"zero_shot_samples", &LearnedSearchConfig::zero_shot_samples,
+    {"explore", &LearnedSearchConfig::ingredients, &SearchIngredients::explore,
+     "fraction of the budget the policy learns from its own samples alone", InRange(0, 1)},
+    {"zero_shot_samples", &LearnedSearchConfig::pretrained, &PretrainedStart::zero_shot, &ZeroShotOptions::samples,
      "with a pre-trained policy: samples of its zero-shot plan besides the greedy one", InRange(0, 4096)},
-    {"zero_shot_coupled", &LearnedSearchConfig::zero_shot_coupled,
+    {"zero_shot_coupled", &LearnedSearchConfig::pretrained, &PretrainedStart::zero_shot,
+     &ZeroShotOptions::coupled_samples,
      "with a pre-trained policy: samples of its zero-shot plan whose units draw their devices from one shared "
      "quantile, besides the others",
      InRange(0, 4096)},
-    {"zero_shot_single", &LearnedSearchConfig::zero_shot_single,
+    {"zero_shot_single", &LearnedSearchConfig::pretrained, &PretrainedStart::zero_shot,
+     &ZeroShotOptions::single_device_plans,
      "with a pre-trained policy: plans of its zero-shot pass given the fastest accelerator alone (the greedy one "
      "and samples; 0: none)",
      InRange(0, 4096)},
-    {"zero_shot_budgeted", &LearnedSearchConfig::zero_shot_budgeted,
+    {"zero_shot_budgeted", &LearnedSearchConfig::pretrained, &PretrainedStart::zero_shot,
+     &ZeroShotOptions::budgeted_plans,
      "with a pre-trained policy: plans of its zero-shot pass whose placement is decoded under a memory budget "
      "(the greedy one and samples; 0: none)",
      InRange(0, 4096)},
-    {"zero_shot_memory_budget", &LearnedSearchConfig::zero_shot_memory_budget,
-     "the budget of those plans: this fraction of each device's memory", AboveAtMost(0, 1)},
-    {"fresh_priority", &LearnedSearchConfig::fresh_priority,
+    {"zero_shot_memory_budget", &LearnedSearchConfig::pretrained, &PretrainedStart::zero_shot,
+     &ZeroShotOptions::memory_budget, "the budget of those plans: this fraction of each device's memory",
+     AboveAtMost(0, 1)},
+    {"fresh_priority", &LearnedSearchConfig::pretrained, &PretrainedStart::fresh_priority,
      "with a pre-trained policy: training starts with the scheduling head's output layer afresh"},
-    {"sample_offered_levels", &LearnedSearchConfig::sample_offered_levels,
+    {"sample_offered_levels", &LearnedSearchConfig::sampling, &PolicySampling::sample_offered_levels,
      "plans offered to the GO trainer (zero-shot, baselines, local search): placement and fusion imitated, "
      "priority levels sampled"},
-    {"frozen_start", &LearnedSearchConfig::frozen_start,
+    {"frozen_start", &LearnedSearchConfig::pretrained, &PretrainedStart::frozen_start,
      "with a pre-trained policy: the trunk is frozen from the first step (the heads and unit logits learn)"},
-    {"explore_coupled", &LearnedSearchConfig::explore_coupled,
+    {"explore_coupled", &LearnedSearchConfig::sampling, &PolicySampling::explore_coupled,
      "fraction of the exploring steps' samples whose units draw their devices from one shared quantile", InRange(0, 1)},
-    {"coupled_layers", &LearnedSearchConfig::coupled_layers,
+    {"coupled_layers", &LearnedSearchConfig::sampling, &PolicySampling::coupled_layers,
      "those samples share a quantile within each layer only (whole layers move, each apart)"},
-    {"coupled_uniform", &LearnedSearchConfig::coupled_uniform,
+    {"coupled_uniform", &LearnedSearchConfig::sampling, &PolicySampling::coupled_uniform,
      "with coupled_layers: the probability that a layer of a coupled sample takes a uniformly drawn device",
      InRange(0, 1)},
-    {"step_ops", &LearnedSearchConfig::step_ops,
+    {"step_ops", &LearnedSearchConfig::sampling, &PolicySampling::step_ops,
      "PPO samples per step grow on small graphs to hold at least this many ops in all (0: as given)", AtLeast(0)},
-    {"polish_evaluations", &LearnedSearchConfig::polish_evaluations,
+    {"polish_evaluations", &LearnedSearchConfig::polish, &PolishOptions::evaluations,
      "simulations of local search per step (<= 0: until converged)"},
-    {"polish_batch", &LearnedSearchConfig::polish_config, &LocalSearchConfig::batch,
+    {"polish_batch", &LearnedSearchConfig::polish, &PolishOptions::search, &LocalSearchConfig::batch,
      "local-search candidates simulated together", AtLeast(1)},
-    {"max_steps", &LearnedSearchConfig::max_steps, "stop after this many steps (0: no limit)", AtLeast(0)},
-    {"time_limit", &LearnedSearchConfig::time_limit_s, "stop after this many seconds (<= 0: no limit)"},
-    {"threads", &LearnedSearchConfig::threads, "simulator and LibTorch threads (<= 0: every core)"},
-    {"checkpoint_every", &LearnedSearchConfig::checkpoint_every, "steps between checkpoints", AtLeast(1)},
+    {"max_steps", &LearnedSearchConfig::budget, &SearchBudget::max_steps, "stop after this many steps (0: no limit)",
+     AtLeast(0)},
+    {"time_limit", &LearnedSearchConfig::budget, &SearchBudget::time_limit_s,
+     "stop after this many seconds (<= 0: no limit)"},
+    {"threads", &LearnedSearchConfig::budget, &SearchBudget::threads,
+     "simulator and LibTorch threads (<= 0: every core)"},
+    {"checkpoint_every", &LearnedSearchConfig::checkpoints, &SearchCheckpoints::every, "steps between checkpoints",
+     AtLeast(1)},
 };
 
 namespace {
@@ -75,27 +88,31 @@ std::string MethodConfigText(const LearnedSearchConfig& c) {
 
 }  // namespace
 
-std::string LearnedSearchIdentityConfig(const LearnedSearchConfig& c, const std::string& policy,
-                                        const std::string& ppo) {
-  const LocalSearchConfig& p = c.polish_config;
+std::string LearnedSearchIdentityConfig(const LearnedSearchConfig& c, const std::string& policy, const std::string& ppo,
+                                        bool measured) {
+  const SearchIngredients& in = c.ingredients;
+  const PolicySampling& sa = c.sampling;
+  const ZeroShotOptions& z = c.pretrained.zero_shot;
+  const LocalSearchConfig& p = c.polish.search;
   return StrFormat(
              "method_options=%s;policy=%s;ppo=%s;baselines=%d,warm_start=%d,ppo=%d,polish=%d,polish_samples=%d,"
              "units_per_device=%d,plan_units=%d,explore=%.17g,polish_evaluations=%lld,pretrained=%d,zero_shot_samples=%"
              "d,"
              "zero_shot_coupled=%d,zero_shot_single=%d,zero_shot_budgeted=%d,zero_shot_memory_budget=%.17g;polish_"
              "config=%d,%.17g,%d,%d,%d,%d",
-             MethodConfigText(c).c_str(), policy.c_str(), ppo.c_str(), c.baselines, c.warm_start, c.ppo_enabled,
-             c.polish, c.polish_samples, c.units_per_device, c.plan_units, c.explore,
-             static_cast<long long>(c.polish_evaluations), !c.pretrained.empty(), c.zero_shot_samples,
-             c.zero_shot_coupled, c.zero_shot_single, c.zero_shot_budgeted, c.zero_shot_memory_budget, p.batch,
-             p.min_improvement, p.min_block_ops, p.placement_moves, p.fusion_moves, p.priority_moves) +
+             MethodConfigText(c).c_str(), policy.c_str(), ppo.c_str(), in.baselines, in.warm_start, in.ppo, in.polish,
+             in.polish_samples, sa.units_per_device, in.plan_units, in.explore,
+             static_cast<long long>(c.polish.evaluations), !c.pretrained.file.empty(), z.samples, z.coupled_samples,
+             z.single_device_plans, z.budgeted_plans, z.memory_budget, p.batch, p.min_improvement, p.min_block_ops,
+             p.placement_moves, p.fusion_moves, p.priority_moves) +
          (c.fixed_placement.empty() ? "" : ";fixed_placement=" + c.fixed_placement) +
-         (c.fresh_priority ? ";fresh_priority=1" : "") + (c.sample_offered_levels ? ";sample_offered_levels=1" : "") +
-         (c.frozen_start ? ";frozen_start=1" : "") +
-         (c.explore_coupled > 0 ? StrFormat(";explore_coupled=%.17g", c.explore_coupled) : "") +
-         (c.coupled_layers ? ";coupled_layers=1" : "") +
-         (c.coupled_uniform > 0 ? StrFormat(";coupled_uniform=%.17g", c.coupled_uniform) : "") +
-         (c.measure ? ";reward=measured" : "");
+         (c.pretrained.fresh_priority ? ";fresh_priority=1" : "") +
+         (sa.sample_offered_levels ? ";sample_offered_levels=1" : "") +
+         (c.pretrained.frozen_start ? ";frozen_start=1" : "") +
+         (sa.explore_coupled > 0 ? StrFormat(";explore_coupled=%.17g", sa.explore_coupled) : "") +
+         (sa.coupled_layers ? ";coupled_layers=1" : "") +
+         (sa.coupled_uniform > 0 ? StrFormat(";coupled_uniform=%.17g", sa.coupled_uniform) : "") +
+         (measured ? ";reward=measured" : "");
 }
 
 const std::vector<SearchPreset>& SearchPresets() {
@@ -157,14 +174,9 @@ int StepSamples(int samples_per_step, int64_t step_ops, int num_ops) {
 }
 
 ZeroShotOptions SearchZeroShotOptions(const LearnedSearchConfig& c) {
-  ZeroShotOptions options;
-  options.samples = c.zero_shot_samples;
-  options.coupled_samples = c.zero_shot_coupled;
-  options.single_device_plans = c.zero_shot_single;
-  options.budgeted_plans = c.zero_shot_budgeted;
-  options.memory_budget = c.zero_shot_memory_budget;
-  options.units_per_device = c.units_per_device;
-  options.threads = c.threads;
+  ZeroShotOptions options = c.pretrained.zero_shot;
+  options.units_per_device = c.sampling.units_per_device;
+  options.threads = c.budget.threads;
   options.seed = c.seed;
   return options;
 }
@@ -181,9 +193,9 @@ StatusOr<LearnedSearchConfig> DefaultSearchConfig(const std::string& name) {
   c.method = name;
   if (!method->go_policy) {
     // The published placers start from scratch and only learn from their own samples.
-    c.baselines = false;
-    c.warm_start = false;
-    c.polish = false;
+    c.ingredients.baselines = false;
+    c.ingredients.warm_start = false;
+    c.ingredients.polish = false;
   }
   return c;
 }

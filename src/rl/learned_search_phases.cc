@@ -15,10 +15,10 @@
 namespace graphopt {
 
 StatusOr<GoPolicy> LearnedSearch::Impl::NewPolicy() const {
-  if (config.pretrained.empty()) return GoPolicy(policy_config);
-  GO_ASSIGN_OR_RETURN(GoPolicy policy, LoadGoPolicy(config.pretrained));
+  if (config.pretrained.file.empty()) return GoPolicy(policy_config);
+  GO_ASSIGN_OR_RETURN(GoPolicy policy, LoadGoPolicy(config.pretrained.file));
   GO_RETURN_IF_ERROR(policy->RestrictTasks(policy_config.tasks));
-  if (config.fresh_priority) policy->RestartPriorityOutput(config.seed);
+  if (config.pretrained.fresh_priority) policy->RestartPriorityOutput(config.seed);
   return policy;
 }
 
@@ -27,19 +27,19 @@ StatusOr<std::unique_ptr<PpoTrainer>> LearnedSearch::Impl::NewGoTrainer() {
   auto fresh = std::make_unique<PpoTrainer>(sim, batch.get(), input, policy, ppo_config, config.seed);
   UseDefaults(fresh.get());
   GO_RETURN_IF_ERROR(fresh->set_world(world));
-  if (config.frozen_start && !config.pretrained.empty()) fresh->FreezeTrunk();
+  if (config.pretrained.frozen_start && !config.pretrained.file.empty()) fresh->FreezeTrunk();
   return fresh;
 }
 
 Status LearnedSearch::Impl::PlanZeroShot() {
-  GO_ASSIGN_OR_RETURN(const ZeroShotResult z, ZeroShotPlan(sim, config.pretrained, SearchZeroShotOptions(config)));
+  GO_ASSIGN_OR_RETURN(const ZeroShotResult z, ZeroShotPlan(sim, config.pretrained.file, SearchZeroShotOptions(config)));
   result.plans_simulated += z.num_plans;
   result.zero_shot_score = z.score;
   result.zero_shot_seconds = z.seconds;
   Plan plan = z.plan;
   PlanScore score = z.score;
   if (!WithDefaults(&plan, &score)) return Status::Ok();
-  if (config.measure) {  // ranked by the simulator, scored like every other plan
+  if (handles.measure) {  // ranked by the simulator, scored like every other plan
     StatusOr<SimResult> r = Score(plan);
     if (!r.ok()) return Status::Ok();
     score = PlanScore::Of(*r);
@@ -51,15 +51,16 @@ Status LearnedSearch::Impl::PlanZeroShot() {
 
 bool LearnedSearch::Impl::ExplorationOver(double run_seconds, int64_t steps_this_run) const {
   // With both limits, the one that binds first: the run stops at whichever comes first.
-  const bool steps_over =
-      config.max_steps > 0 && result.steps >= static_cast<int64_t>(config.explore * config.max_steps);
-  const bool time_over = config.time_limit_s > 0 && run_seconds >= config.explore * config.time_limit_s;
-  if (config.max_steps > 0 || config.time_limit_s > 0) return steps_over || time_over;
-  return steps_this_run >= static_cast<int64_t>(config.explore * kExploreStepsWithoutLimit);
+  const bool steps_over = config.budget.max_steps > 0 &&
+                          result.steps >= static_cast<int64_t>(config.ingredients.explore * config.budget.max_steps);
+  const bool time_over =
+      config.budget.time_limit_s > 0 && run_seconds >= config.ingredients.explore * config.budget.time_limit_s;
+  if (config.budget.max_steps > 0 || config.budget.time_limit_s > 0) return steps_over || time_over;
+  return steps_this_run >= static_cast<int64_t>(config.ingredients.explore * kExploreStepsWithoutLimit);
 }
 
 void LearnedSearch::Impl::OfferToTrainer(const Plan& plan, const PlanScore& score) {
-  if (ppo != nullptr && config.sample_offered_levels) {
+  if (ppo != nullptr && config.sampling.sample_offered_levels) {
     ppo->OfferPlanWithSampledLevels(plan, score);
   } else {
     trainer->OfferPlan(plan, score);
@@ -132,7 +133,7 @@ void LearnedSearch::Impl::PolishPolicySample(const std::function<bool()>& stop) 
   const Plan& plan = exploring ? ppo->best_plan() : ppo->last_sample_plan();
   Rng rng(learned_search_internal::PolishSeed(Seed() ^ 0x5A5A5A5Aull, result.steps));
   const std::optional<LocalSearchStats> ls =
-      sample_polish->Step(plan, sampled, exploring, rng, config.polish_evaluations, stop);
+      sample_polish->Step(plan, sampled, exploring, rng, config.polish.evaluations, stop);
   if (!ls) return;
   result.plans_simulated += ls->evaluations;
   if (Offer(sample_polish->plan(), sample_polish->score(), "ppo+polish") && !exploring) {
@@ -145,12 +146,12 @@ Status LearnedSearch::Impl::StartImitation(double reference, const std::function
   exploring = false;
   if (sample_polish) sample_polish->Forget();  // the next descent starts from the imitating policy's samples
   if (!trainer || !best_score.scored()) return Status::Ok();
-  if (ppo && config.plan_units && config.baselines) {
+  if (ppo && config.ingredients.plan_units && config.ingredients.baselines) {
     GO_RETURN_IF_ERROR(SplitUnitsBy(best));
     trainer->set_reference_us(reference);
   }
   OfferToTrainer(best, best_score);
-  if (config.warm_start) trainer->WarmStart(stop);
+  if (config.ingredients.warm_start) trainer->WarmStart(stop);
   return Status::Ok();
 }
 
@@ -159,7 +160,7 @@ StatusOr<double> LearnedSearch::Impl::Start(bool resumed) {
   // fresh run with baselines enabled. A resumed run's count of plans is the
   // checkpoint's; over several ranks, rank 0 counts the plans of earlier runs.
   const int64_t plans = result.plans_simulated;
-  RunBaselines(config.baselines && !resumed);
+  RunBaselines(config.ingredients.baselines && !resumed);
   if (resumed) result.plans_simulated = Root() ? plans : 0;
   // Reference of the reward: the best plain baseline that fits, else the fastest
   // baseline, else 1 s.
@@ -173,14 +174,14 @@ StatusOr<double> LearnedSearch::Impl::Start(bool resumed) {
   }
   if (reference <= 0) reference = 1e6;
   if (resumed) return reference;
-  if (!config.pretrained.empty()) GO_RETURN_IF_ERROR(PlanZeroShot());
+  if (!config.pretrained.file.empty()) GO_RETURN_IF_ERROR(PlanZeroShot());
   // Without baselines and without PPO, the local search starts from one device.
   if (!best_score.scored() && !trainer) {
     Plan start_plan = SingleDevicePlan(sim.graph(), sim.cluster());
     StatusOr<SimResult> r = Score(start_plan);
     if (r.ok()) Offer(start_plan, PlanScore::Of(*r), "start:single");
   }
-  exploring = ppo != nullptr && config.explore > 0;
+  exploring = ppo != nullptr && config.ingredients.explore > 0;
   if (trainer) {
     trainer->set_reference_us(reference);
     if (best_score.scored() && TrainerImitates()) OfferToTrainer(best, best_score);
@@ -201,9 +202,9 @@ StatusOr<double> LearnedSearch::Impl::TrainerStep() {
   TrainerStepStats s;
   const int64_t before = trainer->plans_simulated();
   if (ppo) {
-    ppo->set_coupled_fraction(Explores() ? config.explore_coupled : 0);
-    ppo->set_coupled_by_layer(config.coupled_layers);
-    ppo->set_coupled_uniform(config.coupled_uniform);
+    ppo->set_coupled_fraction(Explores() ? config.sampling.explore_coupled : 0);
+    ppo->set_coupled_by_layer(config.sampling.coupled_layers);
+    ppo->set_coupled_uniform(config.sampling.coupled_uniform);
   }
   try {
     s = trainer->Step();

@@ -1,4 +1,4 @@
-// LearnedSearch over the ranks of an MPI job (rl/learned_search.h LearnedSearchConfig::world): the
+// LearnedSearch over the ranks of an MPI job (rl/learned_search.h SearchHandles::world): the
 // decisions every rank must make alike, and the best plan shared after every step.
 #include <cmath>
 #include <limits>

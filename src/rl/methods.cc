@@ -1,6 +1,6 @@
 #include "rl/methods.h"
 
-#include <any>
+#include <variant>
 
 #include "core/strings.h"
 #include "policy/go_policy_config.h"
@@ -15,7 +15,7 @@ namespace {
 // The config of a method other than the GO policy held in `c`, or its defaults.
 template <class Config>
 Config MethodConfig(const LearnedSearchConfig& c) {
-  const Config* config = std::any_cast<Config>(&c.method_config);
+  const Config* config = std::get_if<Config>(&c.method_config);
   return config != nullptr ? *config : Config{};
 }
 
@@ -37,13 +37,14 @@ LearnedMethod PublishedMethod(const std::string& name, const OptionTable<Config>
     return name + " (" + header + "):\n" + table.Help(MethodConfig<Config>(c));
   };
   m.validate = [](const LearnedSearchConfig& c) {
-    if (c.method_config.has_value() && std::any_cast<Config>(&c.method_config) == nullptr) {
+    const bool set = !std::holds_alternative<std::monostate>(c.method_config);
+    if (set && !std::holds_alternative<Config>(c.method_config)) {
       return InvalidArgument("the options given are not " + c.method + "'s");
     }
     return MethodConfig<Config>(c).Validate();
   };
   m.config_text = [](const LearnedSearchConfig& c) {
-    return c.method_config.has_value() ? MethodConfig<Config>(c).ToString() : std::string();
+    return std::holds_alternative<std::monostate>(c.method_config) ? std::string() : MethodConfig<Config>(c).ToString();
   };
   m.create = [validate = m.validate](const Simulator& simulator, BatchSimulator* batch, const PolicyInput& input,
                                      const LearnedSearchConfig& c) -> StatusOr<std::unique_ptr<Trainer>> {

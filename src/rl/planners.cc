@@ -51,7 +51,7 @@ class SearchPlanner : public Planner {
     GO_RETURN_IF_ERROR(NeedsSimulator(context));
     LearnedSearchConfig c = config_;
     if (!pretrained_.empty()) {
-      GO_ASSIGN_OR_RETURN(c.pretrained, PolicyForGraph(pretrained_, context.graph));
+      GO_ASSIGN_OR_RETURN(c.pretrained.file, PolicyForGraph(pretrained_, context.graph));
     }
     GO_ASSIGN_OR_RETURN(auto search, LearnedSearch::Create(*context.simulator, c));
     GO_ASSIGN_OR_RETURN(LearnedSearchResult r, search->Run());
@@ -87,9 +87,9 @@ class ZeroShotPlanner : public Planner {
 // recipe (finetune) of the settings.
 StatusOr<LearnedSearchConfig> DefaultConfig(const std::string& method, const PlannerSettings& s, bool finetune) {
   GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, DefaultSearchConfig(method));
-  c.time_limit_s = s.budget.time_limit_s;
-  c.max_steps = s.budget.max_steps;
-  c.threads = s.budget.threads;
+  c.budget.time_limit_s = s.budget.time_limit_s;
+  c.budget.max_steps = s.budget.max_steps;
+  c.budget.threads = s.budget.threads;
   c.seed = s.seed;
   if (finetune) GO_RETURN_IF_ERROR(ApplyFinetuneRecipe(s.budget.max_steps > 0 ? s.budget.max_steps : kFinetuneDefaultSteps, &c));
   return c;
@@ -131,7 +131,7 @@ Status NeedsPretrained(const PlannerSettings& s, const char* method) {
 
 Status ApplyFinetuneRecipe(int64_t steps, LearnedSearchConfig* config) {
   GO_ASSIGN_OR_RETURN(*config, ParseLearnedSearchOptions("preset=finetune", *config));
-  config->max_steps = steps;
+  config->budget.max_steps = steps;
   return Status::Ok();
 }
 

@@ -69,7 +69,7 @@ struct PretrainConfig {
   // left at its defaults: the network is the file's. "": a fresh network.
   std::string init_policy;
   PpoConfig ppo;               // each task's PPO trainer (rl/ppo_config.h)
-  int units_per_device = kDefaultUnitsPerDevice;  // decision units, as LearnedSearchConfig::units_per_device
+  int units_per_device = kDefaultUnitsPerDevice;  // decision units, as PolicySampling::units_per_device
   // Graphs trained together per step (G, above). 0: the checkpoint's when resuming,
   // else one per rank.
   int graphs_per_step = 0;

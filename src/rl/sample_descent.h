@@ -1,4 +1,4 @@
-// The sample polish of the GO search (LearnedSearchConfig::polish_samples): the local
+// The sample polish of the GO search (SearchIngredients::polish_samples): the local
 // search run on plans the policy sampled, one slice of evaluations per step, a descent
 // going on across steps until it converges. While the policy explores, it starts from
 // the best plan the policy has sampled and restarts whenever that changes; while the

@@ -18,8 +18,8 @@ StatusOr<Plan> Learn(const Simulator& sim, const LearnedSearchConfig& base, uint
   if (!c.policy) c.policy.emplace();
   c.policy->tasks = tasks;
   c.fixed_placement = fixed_placement;
-  if (c.max_steps > 0) c.max_steps = std::max<int64_t>(1, c.max_steps / parts);
-  if (c.time_limit_s > 0) c.time_limit_s /= parts;
+  if (c.budget.max_steps > 0) c.budget.max_steps = std::max<int64_t>(1, c.budget.max_steps / parts);
+  if (c.budget.time_limit_s > 0) c.budget.time_limit_s /= parts;
   GO_ASSIGN_OR_RETURN(auto search, LearnedSearch::Create(sim, c));
   GO_ASSIGN_OR_RETURN(LearnedSearchResult r, search->Run());
   return r.plan;

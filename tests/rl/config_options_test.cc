@@ -3,7 +3,7 @@
 // routing of the search driver's option string.
 #include <gtest/gtest.h>
 
-#include <any>
+#include <variant>
 #include <set>
 #include <string>
 
@@ -150,8 +150,8 @@ TEST(LearnedSearchOptionsTest, KeysAreRoutedByTheTables) {
   auto c = ParseLearnedSearchOptions("polish_batch=4,checkpoint_every=3,lr=0.01,hidden=32,samples_per_step=2",
                                      LearnedSearchConfig{});
   ASSERT_TRUE(c.ok()) << c.status().message();
-  EXPECT_EQ(c->polish_config.batch, 4);
-  EXPECT_EQ(c->checkpoint_every, 3);
+  EXPECT_EQ(c->polish.search.batch, 4);
+  EXPECT_EQ(c->checkpoints.every, 3);
   EXPECT_EQ(c->ppo.lr, 0.01);
   EXPECT_EQ(c->ppo.samples_per_step, 2);
   ASSERT_TRUE(c->policy.has_value());
@@ -162,9 +162,9 @@ TEST(LearnedSearchOptionsTest, KeysAreRoutedByTheTables) {
   colocrl.method = "colocrl";
   auto m = ParseLearnedSearchOptions("samples=4,time_limit=5", colocrl);
   ASSERT_TRUE(m.ok()) << m.status().message();
-  ASSERT_NE(std::any_cast<ColocRlConfig>(&m->method_config), nullptr);
-  EXPECT_EQ(std::any_cast<ColocRlConfig>(m->method_config).samples_per_step, 4);
-  EXPECT_EQ(m->time_limit_s, 5);
+  ASSERT_NE(std::get_if<ColocRlConfig>(&m->method_config), nullptr);
+  EXPECT_EQ(std::get<ColocRlConfig>(m->method_config).samples_per_step, 4);
+  EXPECT_EQ(m->budget.time_limit_s, 5);
 }
 
 // A preset's key (the finetune method's unit_bias=1) is replaced, not repeated, by the

@@ -19,9 +19,9 @@ LearnedSearchConfig Search(const std::string& tasks) {
   LearnedSearchConfig c;
   c.policy = testing::PolicyConfig(std::string(testing::kSmallGoNetwork) + ",tasks=" + tasks);
   c.ppo = testing::PpoOptions("samples=4,epochs=1");
-  c.max_steps = 2;
-  c.time_limit_s = 0;
-  c.threads = 1;
+  c.budget.max_steps = 2;
+  c.budget.time_limit_s = 0;
+  c.budget.threads = 1;
   return c;
 }
 
@@ -67,11 +67,11 @@ TEST(LearnedSearchTasksTest, APretrainedPolicyCanBeRestrictedToPlacement) {
   ASSERT_EQ(every->config().tasks, kAllTasks);
   ASSERT_TRUE(SaveGoPolicy(every, scratch.Path("every.pt")).ok());
   LearnedSearchConfig c = Search("placement");
-  c.pretrained = scratch.Path("every.pt");
+  c.pretrained.file = scratch.Path("every.pt");
   c.policy = testing::PolicyConfig("tasks=placement");
-  c.baselines = false;
-  c.warm_start = false;
-  c.polish = false;
+  c.ingredients.baselines = false;
+  c.ingredients.warm_start = false;
+  c.ingredients.polish = false;
   const LearnedSearchResult r = MustRun(toy.sim, c);
   ASSERT_TRUE(r.score.scored());
   EXPECT_EQ(r.plan.priority, std::vector<double>(r.plan.priority.size(), 0.0));
@@ -81,7 +81,7 @@ TEST(LearnedSearchTasksTest, APretrainedPolicyCanBeRestrictedToPlacement) {
 
   GoPolicy placement(*GoPolicyConfig::FromString(testing::kSmallGoPolicy));
   ASSERT_TRUE(SaveGoPolicy(placement, scratch.Path("placement.pt")).ok());
-  c.pretrained = scratch.Path("placement.pt");
+  c.pretrained.file = scratch.Path("placement.pt");
   c.policy = testing::PolicyConfig("tasks=all");
   auto more = LearnedSearch::Create(toy.sim, c);
   ASSERT_FALSE(more.ok());

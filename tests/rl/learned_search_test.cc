@@ -25,9 +25,9 @@ using Toy = testing::ChainsToy;
 TEST(LearnedSearchOptionsTest, UnitsPerDeviceAndImitationAreRouted) {
   auto c = ParseLearnedSearchOptions("units_per_device=2,imitation=0.5", LearnedSearchConfig{});
   ASSERT_TRUE(c.ok()) << c.status().message();
-  EXPECT_EQ(c->units_per_device, 2);
+  EXPECT_EQ(c->sampling.units_per_device, 2);
   EXPECT_DOUBLE_EQ(c->ppo.imitation, 0.5);
-  EXPECT_EQ(LearnedSearchConfig{}.units_per_device, 4);
+  EXPECT_EQ(LearnedSearchConfig{}.sampling.units_per_device, 4);
   EXPECT_FALSE(ParseLearnedSearchOptions("units_per_device=-1", LearnedSearchConfig{}).ok());
 }
 
@@ -81,8 +81,8 @@ TEST(LearnedSearchTest, PolicyAloneAdmitsOnlyPolicySamples) {
 TEST(LearnedSearchTest, TimeLimitStopsCleanlyWithABestPlan) {
   Toy toy;
   LearnedSearchConfig c = ToySearch("", 0);
-  c.polish = true;
-  c.time_limit_s = 0.5;
+  c.ingredients.polish = true;
+  c.budget.time_limit_s = 0.5;
   auto search = LearnedSearch::Create(toy.sim, c);
   const auto start = std::chrono::steady_clock::now();
   auto r = (*search)->Run();
@@ -108,7 +108,7 @@ TEST(LearnedSearchTest, StopFlagInterruptsAndKeepsTheBestBaseline) {
 TEST(LearnedSearchTest, NeverSlowerThanTheBestBaseline) {
   Toy toy;
   LearnedSearchConfig c = ToySearch("", 3);
-  c.polish = true;
+  c.ingredients.polish = true;
   auto search = LearnedSearch::Create(toy.sim, c);
   auto r = (*search)->Run();
   ASSERT_TRUE(r.ok()) << r.status().message();
@@ -119,7 +119,7 @@ TEST(LearnedSearchTest, NeverSlowerThanTheBestBaseline) {
 // The policy imitating the best plan found by any means (explore=0).
 LearnedSearchConfig ImitatingSearch(const std::string& dir, int64_t steps) {
   LearnedSearchConfig c = ToySearch(dir, steps);
-  c.explore = 0;
+  c.ingredients.explore = 0;
   return c;
 }
 
@@ -168,8 +168,8 @@ TEST(LearnedSearchTest, ExploringPolicyKeepsItsOwnBestSample) {
     const ScratchDir scratch(explore ? "explore_own" : "imitate_own");
     const std::string dir = scratch.path();
     LearnedSearchConfig c = ToySearch(dir, 2);
-    c.explore = explore ? 1 : 0;
-    c.polish = true;
+    c.ingredients.explore = explore ? 1 : 0;
+    c.ingredients.polish = true;
     auto r = (*LearnedSearch::Create(toy.sim, c))->Run();
     ASSERT_TRUE(r.ok()) << r.status().message();
     const double trainer_best = JsonStepTimeUs(dir + "/ppo_state.json", "best");
@@ -191,7 +191,7 @@ TEST(LearnedSearchTest, ExplorationPolishesThePolicysBestSample) {
   const std::string dir = scratch.path();
   auto config = [&](int64_t steps) {
     LearnedSearchConfig c = ToySearch(dir, steps);
-    c.polish = true;
+    c.ingredients.polish = true;
     return c;
   };
   auto r = (*LearnedSearch::Create(toy.sim, config(1)))->Run();
@@ -211,8 +211,8 @@ TEST(LearnedSearchTest, ExplorationPolishesThePolicysBestSample) {
   EXPECT_EQ(toy.sim.Simulate(*explore_plan)->step_time_us, polished);
   // The polish simulated plans: without it the same run simulates fewer.
   LearnedSearchConfig no_sample_polish = config(1);
-  no_sample_polish.checkpoint_dir = "";
-  no_sample_polish.polish_samples = false;
+  no_sample_polish.checkpoints.dir = "";
+  no_sample_polish.ingredients.polish_samples = false;
   auto without = (*LearnedSearch::Create(toy.sim, no_sample_polish))->Run();
   ASSERT_TRUE(without.ok()) << without.status().message();
   EXPECT_LT(without->plans_simulated, r->plans_simulated);
@@ -241,10 +241,10 @@ TEST(LearnedSearchTest, ImitatingSamplePolishCarriesOneDescentAcrossSteps) {
                           d.at("score").at("step_time_us").get<double>());
   };
   LearnedSearchConfig c = ToySearch(dir, 1);
-  c.polish = true;
-  c.explore = 0;
-  c.polish_evaluations = 1;  // slices of one plan: a descent spans several steps
-  c.warm_start = false;      // samples spread around the best plan, not all equal to it
+  c.ingredients.polish = true;
+  c.ingredients.explore = 0;
+  c.polish.evaluations = 1;          // slices of one plan: a descent spans several steps
+  c.ingredients.warm_start = false;  // samples spread around the best plan, not all equal to it
   auto r = (*LearnedSearch::Create(toy.sim, c))->Run();
   ASSERT_TRUE(r.ok()) << r.status().message();
   auto [seen, score] = descent();
@@ -253,7 +253,7 @@ TEST(LearnedSearchTest, ImitatingSamplePolishCarriesOneDescentAcrossSteps) {
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   for (int64_t steps = 2; steps <= 8; ++steps) {
     SCOPED_TRACE(steps);
-    c.max_steps = steps;
+    c.budget.max_steps = steps;
     auto resumed = (*LearnedSearch::Create(toy.sim, c))->Run();
     ASSERT_TRUE(resumed.ok()) << resumed.status().message();
     const auto [next_seen, next_score] = descent();
@@ -296,8 +296,8 @@ TEST(LearnedSearchTest, ExplorationHandsOverToImitation) {
   const ScratchDir scratch("handover");
   const std::string dir = scratch.path();
   LearnedSearchConfig c = ToySearch(dir, 4);
-  c.polish = true;
-  c.explore = 0.5;
+  c.ingredients.polish = true;
+  c.ingredients.explore = 0.5;
   auto r = (*LearnedSearch::Create(toy.sim, c))->Run();
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_GT(r->explore_seconds, 0);
@@ -308,7 +308,7 @@ TEST(LearnedSearchTest, ExplorationHandsOverToImitation) {
     const nlohmann::json state = nlohmann::json::parse(in);
     EXPECT_FALSE(state.at("exploring").get<bool>());
   }
-  c.max_steps = 6;
+  c.budget.max_steps = 6;
   auto resumed = (*LearnedSearch::Create(toy.sim, c))->Run();
   ASSERT_TRUE(resumed.ok()) << resumed.status().message();
   EXPECT_TRUE(resumed->resumed);
@@ -322,8 +322,8 @@ TEST(LearnedSearchTest, ExplorationHandsOverToImitation) {
 TEST(LearnedSearchTest, ExplorationEndsAtTheLimitThatBindsFirst) {
   Toy toy;
   LearnedSearchConfig c = ToySearch("", 1000000);
-  c.explore = 0.5;
-  c.time_limit_s = 0.6;
+  c.ingredients.explore = 0.5;
+  c.budget.time_limit_s = 0.6;
   auto r = (*LearnedSearch::Create(toy.sim, c))->Run();
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_LT(r->steps, 500000);
@@ -338,10 +338,10 @@ TEST(LearnedSearchOptionsTest, StepOpsGrowTheSamplesOnSmallGraphs) {
   EXPECT_EQ(StepSamples(32, 1000, 10), 100);
   EXPECT_EQ(StepSamples(32, 1001, 10), 101);                 // rounded up
   EXPECT_EQ(StepSamples(32, int64_t{1} << 40, 1), 1 << 30);  // capped as an int option is
-  EXPECT_EQ(LearnedSearchConfig{}.step_ops, 0);
+  EXPECT_EQ(LearnedSearchConfig{}.sampling.step_ops, 0);
   auto c = ParseLearnedSearchOptions("step_ops=4096", LearnedSearchConfig{});
   ASSERT_TRUE(c.ok()) << c.status().message();
-  EXPECT_EQ(c->step_ops, 4096);
+  EXPECT_EQ(c->sampling.step_ops, 4096);
   EXPECT_FALSE(ParseLearnedSearchOptions("step_ops=-1", LearnedSearchConfig{}).ok());
 }
 
@@ -351,8 +351,8 @@ TEST(LearnedSearchTest, StepOpsSampleMorePlansPerStep) {
   Toy toy;
   auto plans_of = [&](int64_t step_ops) {
     LearnedSearchConfig c = ToySearch("", 3);
-    c.baselines = c.warm_start = false;
-    c.step_ops = step_ops;
+    c.ingredients.baselines = c.ingredients.warm_start = false;
+    c.sampling.step_ops = step_ops;
     auto search = LearnedSearch::Create(toy.sim, c);
     EXPECT_TRUE(search.ok()) << search.status().message();
     auto r = (*search)->Run();
@@ -376,9 +376,9 @@ TEST(LearnedSearchTest, ExploreCoupledFindsTheConsolidatedPlan) {
   const ScratchDir scratch("explore_coupled");
   const std::string dir = scratch.path();
   LearnedSearchConfig c = ToySearch("", 2);
-  c.baselines = c.warm_start = false;
+  c.ingredients.baselines = c.ingredients.warm_start = false;
   auto run = [&](double fraction) {
-    c.explore_coupled = fraction;
+    c.sampling.explore_coupled = fraction;
     auto search = LearnedSearch::Create(toy.sim, c);
     EXPECT_TRUE(search.ok()) << search.status().message();
     auto r = (*search)->Run();
@@ -390,10 +390,10 @@ TEST(LearnedSearchTest, ExploreCoupledFindsTheConsolidatedPlan) {
   EXPECT_EQ(coupled.score.step_time_us, consolidated);
   EXPECT_EQ(half.score.step_time_us, consolidated);
   EXPECT_EQ(half.plan.device, again.plan.device);
-  c.checkpoint_dir = dir;
-  c.max_steps = 1;
+  c.checkpoints.dir = dir;
+  c.budget.max_steps = 1;
   run(0.5);
-  c.max_steps = 2;
+  c.budget.max_steps = 2;
   const LearnedSearchResult resumed = run(0.5);
   EXPECT_TRUE(resumed.resumed);
   EXPECT_EQ(resumed.plan.device, half.plan.device);
@@ -402,10 +402,10 @@ TEST(LearnedSearchTest, ExploreCoupledFindsTheConsolidatedPlan) {
 }
 
 TEST(LearnedSearchOptionsTest, ExploreIsAFraction) {
-  EXPECT_DOUBLE_EQ(LearnedSearchConfig{}.explore, 0.5);
+  EXPECT_DOUBLE_EQ(LearnedSearchConfig{}.ingredients.explore, 0.5);
   auto c = ParseLearnedSearchOptions("explore=0.25", LearnedSearchConfig{});
   ASSERT_TRUE(c.ok()) << c.status().message();
-  EXPECT_DOUBLE_EQ(c->explore, 0.25);
+  EXPECT_DOUBLE_EQ(c->ingredients.explore, 0.25);
   EXPECT_FALSE(ParseLearnedSearchOptions("explore=1.5", LearnedSearchConfig{}).ok());
   EXPECT_FALSE(ParseLearnedSearchOptions("explore=-0.1", LearnedSearchConfig{}).ok());
   EXPECT_FALSE(ParseLearnedSearchOptions("explore=nan", LearnedSearchConfig{}).ok());

@@ -57,10 +57,10 @@ TEST(LearnedPlannersTest, OptionsAreParsedIntoTheTypedConfigOnce) {
   ASSERT_TRUE(ConfigurePlanner(*r.Find("go"), "polish=0,max_steps=9", &s).ok());
   const auto* c = std::any_cast<LearnedSearchConfig>(&s.config);
   ASSERT_NE(c, nullptr);
-  EXPECT_FALSE(c->polish);
-  EXPECT_EQ(c->max_steps, 9);
+  EXPECT_FALSE(c->ingredients.polish);
+  EXPECT_EQ(c->budget.max_steps, 9);
   EXPECT_EQ(c->seed, 7u);
-  EXPECT_EQ(c->time_limit_s, 30);
+  EXPECT_EQ(c->budget.time_limit_s, 30);
   EXPECT_TRUE(r.Find("go")->create(s).ok());
   // Another method's config is refused by name.
   auto wrong = r.Find("hdp")->create(s);
@@ -97,13 +97,13 @@ TEST(SearchPresetsTest, APresetSetsItsKeysAndTheOthersOverrideIt) {
   const LearnedSearchConfig go = DefaultSearchConfig("go").value();
   auto alone = ParseLearnedSearchOptions("preset=policy-alone", go);
   ASSERT_TRUE(alone.ok()) << alone.status().message();
-  EXPECT_FALSE(alone->baselines);
-  EXPECT_FALSE(alone->warm_start);
-  EXPECT_FALSE(alone->polish);
+  EXPECT_FALSE(alone->ingredients.baselines);
+  EXPECT_FALSE(alone->ingredients.warm_start);
+  EXPECT_FALSE(alone->ingredients.polish);
   auto overridden = ParseLearnedSearchOptions("polish=1,preset=policy-alone", go);
   ASSERT_TRUE(overridden.ok());
-  EXPECT_TRUE(overridden->polish);
-  EXPECT_FALSE(overridden->baselines);
+  EXPECT_TRUE(overridden->ingredients.polish);
+  EXPECT_FALSE(overridden->ingredients.baselines);
   auto one = ParseLearnedSearchOptions("preset=go-one", go);
   ASSERT_TRUE(one.ok());
   ASSERT_TRUE(one->policy.has_value());
@@ -119,15 +119,15 @@ TEST(SearchPresetsTest, APresetSetsItsKeysAndTheOthersOverrideIt) {
 
 TEST(SearchPresetsTest, TheFinetuneRecipeIsThePreset) {
   LearnedSearchConfig c = DefaultSearchConfig("go").value();
-  c.time_limit_s = 120;
+  c.budget.time_limit_s = 120;
   ASSERT_TRUE(ApplyFinetuneRecipe(7, &c).ok());
-  EXPECT_EQ(c.max_steps, 7);
-  EXPECT_EQ(c.time_limit_s, 0);
-  EXPECT_FALSE(c.baselines);
-  EXPECT_FALSE(c.polish);
-  EXPECT_TRUE(c.warm_start);
-  EXPECT_TRUE(c.frozen_start);
-  EXPECT_EQ(c.step_ops, kFinetuneMethodStepOps);
+  EXPECT_EQ(c.budget.max_steps, 7);
+  EXPECT_EQ(c.budget.time_limit_s, 0);
+  EXPECT_FALSE(c.ingredients.baselines);
+  EXPECT_FALSE(c.ingredients.polish);
+  EXPECT_TRUE(c.ingredients.warm_start);
+  EXPECT_TRUE(c.pretrained.frozen_start);
+  EXPECT_EQ(c.sampling.step_ops, kFinetuneMethodStepOps);
   EXPECT_TRUE(c.ppo.unit_bias);
   EXPECT_EQ(c.ppo.ToString(), testing::PpoOptions("unit_bias=1").ToString());
 }

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <utility>
 
 #include "models/load.h"
@@ -349,9 +350,9 @@ TEST(ZeroShotTest, RefusesACorruptOrForeignPolicyFile) {
 LearnedSearchConfig PretrainedSearch(const std::string& file, int64_t steps) {
   LearnedSearchConfig c = testing::ToySearch("", steps);
   c.policy.reset();
-  c.pretrained = file;
-  c.baselines = false;
-  c.warm_start = false;
+  c.pretrained.file = file;
+  c.ingredients.baselines = false;
+  c.ingredients.warm_start = false;
   return c;
 }
 
@@ -369,11 +370,11 @@ LearnedSearchResult RunSearch(const Simulator& sim, const LearnedSearchConfig& c
 // checkpoint in `dir` ends at `whole`, the uninterrupted run's plan.
 void ExpectResumedSearchEndsAt(const Simulator& sim, LearnedSearchConfig c, const std::string& dir,
                                const LearnedSearchResult& whole) {
-  c.checkpoint_dir = dir;
-  const int64_t steps = c.max_steps;
-  c.max_steps = steps - 1;
+  c.checkpoints.dir = dir;
+  const int64_t steps = c.budget.max_steps;
+  c.budget.max_steps = steps - 1;
   RunSearch(sim, c);
-  c.max_steps = steps;
+  c.budget.max_steps = steps;
   const LearnedSearchResult resumed = RunSearch(sim, c);
   EXPECT_TRUE(resumed.resumed);
   EXPECT_EQ(resumed.plan.priority, whole.plan.priority);
@@ -392,13 +393,14 @@ void ExpectSamePlan(const LearnedSearchResult& a, const LearnedSearchResult& b) 
 // and resumed from `dir`, ends at `whole`; a run without the option refuses that
 // checkpoint, naming the option.
 void ExpectOptionResumesAndOwnsItsCheckpoint(const Simulator& sim, LearnedSearchConfig c,
-                                             bool LearnedSearchConfig::*option, const std::string& key,
+                                             const std::function<bool&(LearnedSearchConfig&)>& option,
+                                             const std::string& key,
                                              const std::string& dir, const LearnedSearchResult& whole) {
-  c.*option = true;
+  option(c) = true;
   ExpectResumedSearchEndsAt(sim, c, dir, whole);
-  c.*option = false;
-  c.checkpoint_dir = dir;
-  c.max_steps += 1;
+  option(c) = false;
+  c.checkpoints.dir = dir;
+  c.budget.max_steps += 1;
   auto refused = LearnedSearch::Create(sim, c);
   const Status status = refused.ok() ? (*refused)->Run().status() : refused.status();
   ASSERT_FALSE(status.ok());
@@ -431,7 +433,7 @@ TEST(LearnedSearchPretrainedTest, StartsFromTheZeroShotPlanAndKeepsTheFilesNetwo
   ASSERT_FALSE(conflicting.ok());
   EXPECT_NE(conflicting.status().message().find("cannot be combined with a pre-trained policy"), std::string::npos);
   c.policy.reset();
-  c.pretrained = dir + "/missing.pt";
+  c.pretrained.file = dir + "/missing.pt";
   auto missing = LearnedSearch::Create(toy.sim, c);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find(dir + "/missing.pt"), std::string::npos);
@@ -453,7 +455,7 @@ TEST(LearnedSearchPretrainedTest, FreshPriorityRestartsTheSchedulingHeadAfterThe
   ASSERT_TRUE(SaveGoPolicy(policy, dir + "/policy.pt").ok());
   LearnedSearchConfig c = PretrainedSearch(dir + "/policy.pt", 3);
   auto run = [&](bool fresh) {
-    c.fresh_priority = fresh;
+    c.pretrained.fresh_priority = fresh;
     return RunSearch(toy.sim, c);
   };
   const LearnedSearchResult kept = run(false), fresh = run(true), again = run(true);
@@ -465,7 +467,8 @@ TEST(LearnedSearchPretrainedTest, FreshPriorityRestartsTheSchedulingHeadAfterThe
   // Interrupted after 2 steps and resumed (the restarted layer comes back from the
   // checkpoint, not drawn again): the uninterrupted run's plan. A checkpoint of the
   // option is refused without it.
-  ExpectOptionResumesAndOwnsItsCheckpoint(toy.sim, c, &LearnedSearchConfig::fresh_priority, "fresh_priority",
+  ExpectOptionResumesAndOwnsItsCheckpoint(
+      toy.sim, c, [](LearnedSearchConfig& x) -> bool& { return x.pretrained.fresh_priority; }, "fresh_priority",
                                           dir + "/ckpt", fresh);
 }
 
@@ -482,10 +485,10 @@ TEST(LearnedSearchPretrainedTest, SampledOfferedLevelsKeepThePolicysSchedulesThr
   GoPolicy untrained(*GoPolicyConfig::FromString(std::string(testing::kSmallGoNetwork) + ",level_prior=0"));
   ASSERT_TRUE(SaveGoPolicy(untrained, dir + "/policy.pt").ok());
   LearnedSearchConfig c = PretrainedSearch(dir + "/policy.pt", 3);
-  c.warm_start = true;
-  c.explore = 0;  // imitation from the start
+  c.ingredients.warm_start = true;
+  c.ingredients.explore = 0;  // imitation from the start
   auto run = [&](bool sampled) {
-    c.sample_offered_levels = sampled;
+    c.sampling.sample_offered_levels = sampled;
     return RunSearch(toy.sim, c);
   };
   const LearnedSearchResult level0 = run(false), sampled = run(true), again = run(true);
@@ -497,7 +500,7 @@ TEST(LearnedSearchPretrainedTest, SampledOfferedLevelsKeepThePolicysSchedulesThr
   EXPECT_GT(sampled.imitate_distance.levels, 0.2);
   EXPECT_EQ(sampled.zero_shot_score.step_time_us, level0.zero_shot_score.step_time_us);
   ExpectSamePlan(sampled, again);
-  c.sample_offered_levels = true;
+  c.sampling.sample_offered_levels = true;
   ExpectResumedSearchEndsAt(toy.sim, c, dir + "/ckpt", sampled);
 }
 
@@ -517,8 +520,8 @@ TEST(LearnedSearchPretrainedTest, FrozenStartTrainsTheHeadsAloneFromTheFirstStep
   // Trunk and head parameters of the policy the run's checkpoint holds that differ
   // from the file's.
   auto run = [&](bool frozen, const std::string& ckpt) {
-    c.frozen_start = frozen;
-    c.checkpoint_dir = ckpt;
+    c.pretrained.frozen_start = frozen;
+    c.checkpoints.dir = ckpt;
     const LearnedSearchResult r = RunSearch(toy.sim, c);
     EXPECT_EQ(r.explore_distance.steps, 3);
     auto trained = LoadGoPolicy(ckpt + "/policy.pt");
@@ -541,7 +544,8 @@ TEST(LearnedSearchPretrainedTest, FrozenStartTrainsTheHeadsAloneFromTheFirstStep
   EXPECT_GT(frozen_changed.second, 0);
   EXPECT_EQ(frozen.zero_shot_score.step_time_us, whole.zero_shot_score.step_time_us);
   ExpectSamePlan(frozen, again);
-  ExpectOptionResumesAndOwnsItsCheckpoint(toy.sim, c, &LearnedSearchConfig::frozen_start, "frozen_start", dir + "/ckpt",
+  ExpectOptionResumesAndOwnsItsCheckpoint(
+      toy.sim, c, [](LearnedSearchConfig& x) -> bool& { return x.pretrained.frozen_start; }, "frozen_start", dir + "/ckpt",
                                           frozen);
 }
 

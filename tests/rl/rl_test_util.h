@@ -80,14 +80,14 @@ inline LearnedSearchConfig ToySearch(const std::string& dir, int64_t steps) {
   LearnedSearchConfig c;
   c.policy = PolicyConfig(kSmallGoPolicy);
   c.ppo = PpoOptions("samples=8,epochs=2");
-  c.polish = false;  // exact resume needs no time-sliced state
-  c.max_steps = steps;
-  c.time_limit_s = 0;
-  c.threads = 1;
+  c.ingredients.polish = false;  // exact resume needs no time-sliced state
+  c.budget.max_steps = steps;
+  c.budget.time_limit_s = 0;
+  c.budget.threads = 1;
   c.seed = 2;
-  c.checkpoint_dir = dir;
-  c.checkpoint_every = 1;
-  c.explore = 1;  // the phase switch has its own test
+  c.checkpoints.dir = dir;
+  c.checkpoints.every = 1;
+  c.ingredients.explore = 1;  // the phase switch has its own test
   return c;
 }
 

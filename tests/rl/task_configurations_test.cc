@@ -19,9 +19,9 @@ LearnedSearchConfig Base() {
   LearnedSearchConfig c;
   c.policy = testing::PolicyConfig(testing::kSmallGoNetwork);
   c.ppo = testing::PpoOptions("samples=4,epochs=1");
-  c.max_steps = 3;  // the separately trained parts get 1 step each
-  c.time_limit_s = 0;
-  c.threads = 1;
+  c.budget.max_steps = 3;  // the separately trained parts get 1 step each
+  c.budget.time_limit_s = 0;
+  c.budget.threads = 1;
   return c;
 }
 
