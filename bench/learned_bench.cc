@@ -13,6 +13,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -91,14 +92,14 @@ Setup& GetSetup() {
     if (!unit_input.ok()) Fail(unit_input.status());
     s.unit_input = std::move(*unit_input);
   }
-  for (const std::string method : {"go", "colocrl", "hdp"}) {
-    const std::string options = Env(method == "go"        ? "GRAPHOPT_GO_PPO_OPTIONS"
-                                    : method == "colocrl" ? "GRAPHOPT_COLOCRL_OPTIONS"
-                                                          : "GRAPHOPT_HDP_OPTIONS",
-                                    "");
+  for (const LearnedMethod& learned : LearnedMethods()) {
+    const std::string method = learned.name;
+    std::string variable = "GRAPHOPT_";
+    for (char ch : method) variable += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    const std::string options = Env((variable + (learned.go_policy ? "_PPO_OPTIONS" : "_OPTIONS")).c_str(), "");
     const double t2 = Seconds();
     StatusOr<std::unique_ptr<Trainer>> trainer = InvalidArgument("no trainer");
-    if (method == "go") {
+    if (learned.go_policy) {
       auto config = PpoConfig::FromString(options);
       if (!config.ok()) Fail(config.status());
       trainer = std::unique_ptr<Trainer>(std::make_unique<PpoTrainer>(*s.sim, s.batch.get(), s.unit_input,

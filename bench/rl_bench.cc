@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "baselines/baseline.h"
 #include "cli/args.h"
 #include "core/strings.h"
 #include "eval/suite.h"
@@ -44,7 +45,7 @@ int Main(int argc, char** argv) {
   }
   const std::string rows_arg = args->Get("rows");
   const std::string configs_arg =
-      args->Get("configs", "full:;no-polish:polish=0;polish-only:ppo=0;ppo-only:baselines=0,warm_start=0,polish=0");
+      args->Get("configs", "full:;no-polish:polish=0;polish-only:train=0;ppo-only:baselines=0,warm_start=0,polish=0");
   const bool verbose = args->Has("verbose");
   auto time_limit = args->GetDouble("time-limit", 60);
   auto seed = args->GetIntInRange("seed", 0, 0, std::numeric_limits<int64_t>::max());
@@ -94,16 +95,16 @@ int Main(int argc, char** argv) {
       }
       double expert = 0;
       for (const BaselineScore& b : r->baselines) {
-        if (b.method == "expert" && b.score.fits()) expert = b.score.step_time_us;
+        if (b.method == kExpertBaseline && b.score.fits()) expert = b.score.step_time_us;
       }
       const std::string vs_expert = expert > 0 && r->score.fits() ? StrFormat("%.3fx", expert / r->score.step_time_us) : "-";
       const std::string vs_best = r->best_baseline_score.fits() && r->score.fits()
                                       ? StrFormat("%.3fx", r->best_baseline_score.step_time_us / r->score.step_time_us)
                                       : "-";
-      const std::string ppo = std::isfinite(r->ppo_best_us) ? StrFormat("%.1f", r->ppo_best_us / 1e3) : "-";
+      const std::string ppo = std::isfinite(r->policy_best_us) ? StrFormat("%.1f", r->policy_best_us / 1e3) : "-";
       std::printf("| %s | %s | %s | %s | %s | %s | %.1f | %s | %d/%d/%d | %lld | %lld |\n", row.name.c_str(), name.c_str(),
                   r->score.fits() ? StrFormat("%.1f", r->score.step_time_us / 1e3).c_str() : "OOM", vs_expert.c_str(),
-                  vs_best.c_str(), r->best_baseline.c_str(), r->seconds_to_best, ppo.c_str(), r->improvements_ppo,
+                  vs_best.c_str(), r->best_baseline.c_str(), r->seconds_to_best, ppo.c_str(), r->improvements_policy,
                   r->improvements_polish, r->improvements_sample_polish, static_cast<long long>(r->steps), static_cast<long long>(r->plans_simulated));
       std::fflush(stdout);
     }

@@ -4,7 +4,7 @@
 # interruption (Ctrl-C, the end of a session) goes on where it stopped. Each pair's line
 # is appended only once its run has finished.
 # Usage: bench/rl_bench_rows.sh OUT.md SECONDS "NAME:OPTIONS;..." [ROW,ROW,...]
-#   e.g. bench/rl_bench_rows.sh docs/results/ablation/a.md 300 "full:;search-only:ppo=0"
+#   e.g. bench/rl_bench_rows.sh docs/results/ablation/a.md 300 "full:;search-only:train=0"
 # RL_BENCH picks the program (default ./build/bench/rl_bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -11,7 +11,9 @@ namespace graphopt {
 const char* PlannerKindName(PlannerKind kind) {
   switch (kind) {
     case PlannerKind::kBaseline: return "baseline";
-    case PlannerKind::kLearned: return "learned";
+    case PlannerKind::kLearned: return "learned method";
+    case PlannerKind::kPreset: return "preset";
+    case PlannerKind::kTaskConfiguration: return "task configuration";
   }
   return "unknown";
 }
@@ -41,10 +43,14 @@ PlannerRegistry& PlannerRegistry::Global() {
 
 namespace {
 
-Status CheckName(const std::string& name, const char* what) {
+Status CheckName(const std::string& name, const char* what, bool plus_allowed = false) {
   if (name.empty()) return InvalidArgument(std::string(what) + " without a name");
-  if (name.find_first_of("+,: ") != std::string::npos) {
-    return InvalidArgument(std::string(what) + " \"" + name + "\": a name has no '+', ',', ':' or space");
+  if (name.find_first_of(plus_allowed ? ",: " : "+,: ") != std::string::npos) {
+    return InvalidArgument(std::string(what) + " \"" + name + "\": a name has no " +
+                           (plus_allowed ? "" : "'+', ") + "',', ':' or space");
+  }
+  if (name.front() == '+' || name.back() == '+' || name.find("++") != std::string::npos) {
+    return InvalidArgument(std::string(what) + " \"" + name + "\": an empty part between '+'");
   }
   return Status::Ok();
 }
@@ -52,7 +58,7 @@ Status CheckName(const std::string& name, const char* what) {
 }  // namespace
 
 Status PlannerRegistry::Register(PlannerInfo info) {
-  GO_RETURN_IF_ERROR(CheckName(info.name, "planner"));
+  GO_RETURN_IF_ERROR(CheckName(info.name, "planner", info.kind == PlannerKind::kTaskConfiguration));
   if (!info.create) return InvalidArgument("planner \"" + info.name + "\" has no factory");
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& p : planners_) {
@@ -166,9 +172,20 @@ StatusOr<Pipeline> ParsePipeline(const std::string& name, const PlannerRegistry&
   const std::vector<std::string> parts = Split(name, '+');
   Pipeline pipeline;
   pipeline.name = name;
-  GO_ASSIGN_OR_RETURN(pipeline.planner, registry.Get(Trim(parts[0])));
+  size_t used = 1;  // parts the planner's name takes
+  for (size_t k = parts.size(); k > 1 && pipeline.planner == nullptr; --k) {
+    std::string joined = Trim(parts[0]);
+    for (size_t i = 1; i < k; ++i) joined += "+" + Trim(parts[i]);
+    if (joined.find(':') != std::string::npos) continue;  // NAME:ARGUMENT ends at the first '+'
+    pipeline.planner = registry.Find(joined);
+    used = k;
+  }
+  if (pipeline.planner == nullptr) {
+    used = 1;
+    GO_ASSIGN_OR_RETURN(pipeline.planner, registry.Get(Trim(parts[0])));
+  }
   std::set<std::string> seen;
-  for (size_t i = 1; i < parts.size(); ++i) {
+  for (size_t i = used; i < parts.size(); ++i) {
     const std::string stage_name = Trim(parts[i]);
     const PlanStage* stage = registry.FindStage(stage_name);
     if (stage == nullptr) {

@@ -81,11 +81,16 @@ class Planner {
   virtual const SearchReport* report() const { return nullptr; }
 };
 
+// What an entry of the registry is. Every kind but a baseline scores plans by
+// simulating them (it needs PlanContext::simulator).
 enum class PlannerKind : uint8_t {
-  kBaseline,  // a heuristic: the graph, the cluster and the cost model alone
-  kLearned,   // trains or runs a policy, scoring plans by simulating them
+  kBaseline,           // a heuristic: the graph, the cluster and the cost model alone
+  kLearned,            // a learned method: trains or runs a policy (go, colocrl, hdp, zero-shot)
+  kPreset,             // a learned method with a named set of its options (go-one: go with ...)
+  kTaskConfiguration,  // a column of the GO paper's multi-task table (rl/task_configurations.h)
 };
-const char* PlannerKindName(PlannerKind kind);  // "baseline", "learned"
+// "baseline", "learned method", "preset", "task configuration".
+const char* PlannerKindName(PlannerKind kind);
 
 // How a planner is made for one run. A factory rejects settings it cannot honour.
 struct PlannerSettings {
@@ -126,6 +131,9 @@ struct PlannerInfo {
   int64_t default_steps = 0;
   // It cannot run without PlannerSettings::pretrained.
   bool needs_pretrained = false;
+  // Its options take `tasks=` (which decisions the policy makes): a placement table
+  // gives it tasks=placement unless its options say otherwise.
+  bool takes_tasks = false;
   // Parses the planner's own options ("key=value,...", as the command line gives them)
   // into settings->config, over its defaults for the settings' seed and budget (so set
   // those first: a planner made with a config uses the config's); unknown keys and bad
@@ -143,6 +151,7 @@ struct PlannerInfo {
   PlannerInfo& DecidesFusion(bool yes = true) { decides_fusion = yes; return *this; }
   PlannerInfo& WithBudget(Budget what, int64_t steps = 0) { budget = what; default_steps = steps; return *this; }
   PlannerInfo& NeedsPretrained() { needs_pretrained = true; return *this; }
+  PlannerInfo& TakesTasks() { takes_tasks = true; return *this; }
   PlannerInfo& WithOptions(std::function<Status(const std::string&, PlannerSettings*)> parse) {
     configure = std::move(parse);
     return *this;
@@ -169,8 +178,8 @@ class PlannerRegistry {
 
   // An empty registry (tests); Global() is this plus the baselines and the stages.
   PlannerRegistry() = default;
-  // Fails on an empty or repeated name, a name with '+', ',', ':' or a space, or no
-  // factory.
+  // Fails on an empty or repeated name, a name with '+', ',', ':' or a space (a task
+  // configuration's may hold '+': "pl+sch+fu"), or no factory.
   Status Register(PlannerInfo info);
   Status RegisterStage(PlanStage stage);
 
@@ -208,8 +217,9 @@ struct Pipeline {
 };
 
 // Parses "planner[+stage...]" ("plan:FILE+fusion": the planner's argument ends at the
-// first '+'). Unknown planners and stages, and a stage named twice, are errors naming
-// what is known.
+// first '+'); the planner is the longest run of leading '+'-parts that names one, so a
+// task configuration's name ("pl+sch", "pl+sch+fu") is one planner. Unknown planners
+// and stages, and a stage named twice, are errors naming what is known.
 StatusOr<Pipeline> ParsePipeline(const std::string& name, const PlannerRegistry& registry = PlannerRegistry::Global());
 
 // Runs `planner` (made from pipeline.planner) then the stages, with ValidatePlan

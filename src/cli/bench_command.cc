@@ -180,7 +180,7 @@ std::string LearnedRunLine(const std::string& row, const LearnedRun& run) {
   }
   const double ratio = run.series.reference_us > 0 ? run.series.best_us.back() / run.series.reference_us : 0.0;
   return StrFormat("%-16s %-8s final plan after %6.1f s (%lld plans); %.3fx the best baseline; best policy sample %s; "
-                   "improvements: %d policy, %d local search, %d polished samples",
+                   "improvements: %d policy samples, %d polish, %d polished policy samples",
                    row.c_str(), run.series.method.c_str(), run.report.seconds_to_best,
                    static_cast<long long>(run.series.plans.empty() ? 0 : run.series.plans.back()), ratio,
                    run.report.policy_best_us < 1e300 ? StrFormat("%.1f ms", run.report.policy_best_us / 1e3).c_str()
@@ -189,15 +189,15 @@ std::string LearnedRunLine(const std::string& row, const LearnedRun& run) {
                    run.report.improvements_sample_polish);
 }
 
-
 // A placement table scores every plan with the framework's schedule and fusion, so
-// there the learned searches (go, finetune, colocrl, hdp) search under those defaults:
+// there the learned searches that take tasks (PlannerInfo::takes_tasks: go, colocrl,
+// hdp and the presets) search under those defaults:
 // tasks=placement goes before their options unless these name the tasks (a go policy
 // then decides placement alone; ColocRL's and HDP's plans lose their critical-path
 // priorities).
-StatusOr<std::string> PlacementTableOptions(const std::string& method, const std::string& options) {
-  if (method != "go" && method != "finetune" && method != "colocrl" && method != "hdp") return options;
-  GO_ASSIGN_OR_RETURN(const auto values, ParseKeyValues(options, "--" + method + "-options"));
+StatusOr<std::string> PlacementTableOptions(const PlannerInfo& method, const std::string& options) {
+  if (!method.takes_tasks) return options;
+  GO_ASSIGN_OR_RETURN(const auto values, ParseKeyValues(options, "--" + method.name + "-options"));
   if (values.count("tasks") > 0) return options;
   return values.empty() ? std::string("tasks=placement") : "tasks=placement," + options;
 }
@@ -214,7 +214,7 @@ Status ConfigureLearnedMethods(const Args& args, const BenchRun& run, bool place
   const double time_limit = run.time_limit_s;
   const std::string pretrained = args.Get("pretrained", args.Get("transfer"));
   for (MethodSpec& m : *methods) {
-    if (m.plan || m.pipeline.planner->kind != PlannerKind::kLearned) continue;
+    if (m.plan || m.pipeline.planner->kind == PlannerKind::kBaseline) continue;
     const PlannerInfo& info = *m.pipeline.planner;
     PlannerSettings& s = m.settings;
     s.seed = run.seed;
@@ -230,7 +230,7 @@ Status ConfigureLearnedMethods(const Args& args, const BenchRun& run, bool place
     const std::string options_flag = info.name + "-options";
     std::string options = args.Get(options_flag);
     if (placement_table) {
-      GO_ASSIGN_OR_RETURN(options, PlacementTableOptions(info.name, options));
+      GO_ASSIGN_OR_RETURN(options, PlacementTableOptions(info, options));
     }
     GO_RETURN_IF_ERROR(ConfigurePlanner(info, options, &s).WithContext("--" + options_flag));
     if (info.needs_pretrained) {
@@ -362,7 +362,7 @@ class BenchJob {
 
   Status Open() {
     header_.decisions = TableDecisionsName(b_.decisions);
-    header_.judge = kJudge;
+    header_.judge = kJudgeVersion;
     GO_ASSIGN_OR_RETURN(convergence_, ReadConvergenceFile(b_.convergence_path));
     auto existing = ReadResultsFile(b_.paths.json);
     if (!existing.ok()) {

@@ -96,7 +96,7 @@ std::vector<FlagSpec> OptimizeFlags() {
            "conv.json"},
           {"policy", true,
            "options \"key=value,...\": policy config (hidden=64,...), PPO config (samples=32,epochs=1,lr=...) "
-           "and the optimizer's ingredients (baselines=1,warm_start=1,ppo=1,polish=1,polish_evaluations=48); "
+           "and the optimizer's ingredients (baselines=1,warm_start=1,train=1,polish=1,polish_evaluations=48); "
            "for colocrl and hdp, their own options; --policy help lists every key",
            "K=V,..."},
           {"preset", true,
@@ -130,9 +130,9 @@ std::string Seconds(double us) { return StrFormat("%.4f s", us / 1e6); }
 
 // What found a plan, from its convergence source (rl/learned_search.h ConvergencePoint).
 std::string PlanSourceText(const std::string& source) {
-  if (source == "ppo") return "a policy sample";
-  if (source == "ppo+polish") return "a polished policy sample";
-  if (source == "polish") return "the local search";
+  if (source == "policy") return "a policy sample";
+  if (source == "sample-polish") return "a polished policy sample";
+  if (source == "polish") return "the polish of the best plan";
   if (source.rfind("baseline:", 0) == 0) return "the baseline " + source.substr(9);
   return source;
 }
@@ -247,10 +247,10 @@ void PrintPolicyLines(const LearnedSearchConfig& config, const DefaultPolicy& po
 void PrintSearchReport(const std::string& method, const LearnedSearchResult& r, const Simulator& sim) {
   PrintPlanTable(method + " (found)", r.score, r.baselines, sim.lower_bound().value_us());
   std::printf(
-      "\nfound after %.1f s (%lld plans simulated in %lld steps, %.1f s in all); improvements: %d by PPO samples, "
-      "%d by polished PPO samples, %d by local search",
+      "\nfound after %.1f s (%lld plans simulated in %lld steps, %.1f s in all); improvements: %d by policy samples, "
+      "%d by polished policy samples, %d by the polish",
       r.seconds_to_best, static_cast<long long>(r.plans_simulated), static_cast<long long>(r.steps), r.seconds,
-      r.improvements_ppo, r.improvements_sample_polish, r.improvements_polish);
+      r.improvements_policy, r.improvements_sample_polish, r.improvements_polish);
   if (!r.trace.empty()) {
     const std::string last = r.trace.back().source, origin = PlanOrigin(r.trace);
     std::printf("; the plan comes from %s", PlanSourceText(last).c_str());
@@ -260,9 +260,9 @@ void PrintSearchReport(const std::string& method, const LearnedSearchResult& r, 
     std::printf("; zero-shot plan of the pre-trained policy %s in %.2f s", r.zero_shot_score.ToString().c_str(),
                 r.zero_shot_seconds);
   }
-  if (std::isfinite(r.ppo_best_us) && r.score.scored()) {
-    std::printf("; best policy sample %s (%.2fx the plan's time)", Seconds(r.ppo_best_us).c_str(),
-                r.ppo_best_us / r.score.step_time_us);
+  if (std::isfinite(r.policy_best_us) && r.score.scored()) {
+    std::printf("; best policy sample %s (%.2fx the plan's time)", Seconds(r.policy_best_us).c_str(),
+                r.policy_best_us / r.score.step_time_us);
   }
   std::printf("\n");
   // How far the policy's samples were from the best plan they explore around or imitate.

@@ -248,16 +248,28 @@ class Option {
   std::function<Status(const Config&, const std::string&)> check_;
 };
 
+// A key that was renamed stays known, refused: given, it is an error naming the key it
+// became, so that an old option string fails loudly instead of meaning something else.
+struct RenamedOption {
+  std::string before;  // the key as it was
+  std::string now;     // the option's name now
+};
+
 // The options of one config struct (the header comment above has the rule). Names
 // are unique across the table (checked when it is built).
 template <class Config>
 class OptionTable {
  public:
-  OptionTable(std::initializer_list<Option<Config>> options) : options_(options) {
+  OptionTable(std::initializer_list<Option<Config>> options, std::vector<RenamedOption> renamed = {})
+      : options_(options), renamed_(std::move(renamed)) {
     for (size_t i = 0; i < options_.size(); ++i) {
       for (const std::string& name : options_[i].names()) {
         GO_CHECK_MSG(Find(name) == &options_[i], "option \"" + name + "\" declared twice");
       }
+    }
+    for (const RenamedOption& r : renamed_) {
+      GO_CHECK_MSG(Find(r.before) == nullptr && Find(r.now) != nullptr,
+                   "renamed option \"" + r.before + "\": the old name is taken or \"" + r.now + "\" unknown");
     }
   }
 
@@ -304,7 +316,8 @@ class OptionTable {
     return out;
   }
 
-  bool Has(const std::string& key) const { return Find(key) != nullptr; }
+  // A key of the table, or a renamed one (which Apply and Set refuse, naming the new).
+  bool Has(const std::string& key) const { return Find(key) != nullptr || Renamed(key) != nullptr; }
   // The canonical names, in table order.
   std::vector<std::string> Keys() const {
     std::vector<std::string> keys;
@@ -348,6 +361,10 @@ class OptionTable {
       for (size_t i = 1; i < o.names().size(); ++i) key += " or `" + o.names()[i] + "`";
       out += "| " + key + " | `" + cell(o.Get(defaults)) + "` | " + cell(o.domain()) + " | " + cell(o.help()) + " |\n";
     }
+    for (size_t i = 0; i < renamed_.size(); ++i) {
+      out += std::string(i == 0 ? "\nRenamed keys, refused with their new name:" : ",") + " `" + renamed_[i].before +
+             "` (now `" + renamed_[i].now + "`)" + (i + 1 == renamed_.size() ? ".\n" : "");
+    }
     return out;
   }
   const std::vector<Option<Config>>& options() const { return options_; }
@@ -361,11 +378,21 @@ class OptionTable {
     }
     return nullptr;
   }
+  const RenamedOption* Renamed(const std::string& key) const {
+    for (const RenamedOption& r : renamed_) {
+      if (r.before == key) return &r;
+    }
+    return nullptr;
+  }
   Status UnknownKey(const std::string& key, const std::string& context) const {
+    if (const RenamedOption* r = Renamed(key)) {
+      return InvalidArgument(context + ": the key \"" + key + "\" is now \"" + r->now + "\"");
+    }
     return InvalidArgument(context + ": unknown key \"" + key + "\" (known: " + KnownKeys() + ")");
   }
 
   std::vector<Option<Config>> options_;
+  std::vector<RenamedOption> renamed_;
 };
 
 }  // namespace graphopt

@@ -8,7 +8,7 @@
 //
 // A results file says which table it is and which judge measured it: "decisions"
 // (eval/suite.h TableDecisions: "placement", "all" or "as-produced") and "judge" (the
-// simulator's rules, sim/simulator.h kJudge). Runs of another table or judge do not
+// simulator's rules, sim/simulator.h kJudgeVersion). Runs of another table or judge do not
 // merge into it (CheckMergeable). Version 1 files (before those fields) read as
 // "as-produced" measured by judge 1.
 //

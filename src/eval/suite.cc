@@ -255,7 +255,7 @@ StatusOr<SuiteResults> RunSuite(const SuiteOptions& options, const RowDoneCallba
   if (options.show_progress) progress = std::make_unique<ProgressBar>("bench", total);
   SuiteResults results;
   results.decisions = TableDecisionsName(options.decisions);
-  results.judge = kJudge;
+  results.judge = kJudgeVersion;
   int64_t done = 0;
   for (size_t r = 0; r < options.rows.size(); ++r) {
     const SuiteRow& row = options.rows[r];

@@ -103,14 +103,14 @@ StatusOr<std::unique_ptr<LearnedSearch>> LearnedSearch::Create(const Simulator& 
   impl->batch = std::make_unique<BatchSimulator>(simulator, impl->config.budget.threads);
   if (impl->handles.measure) impl->batch->set_measure(impl->handles.measure);
   if (impl->config.ingredients.polish) {
-    impl->polish = std::make_unique<LocalSearch>(simulator, impl->batch.get(), impl->config.polish.search);
-    impl->polish->set_task_defaults(defaults);
+    impl->local_search = std::make_unique<LocalSearch>(simulator, impl->batch.get(), impl->config.polish.search);
+    impl->local_search->set_task_defaults(defaults);
   }
   if (impl->config.ingredients.polish && impl->config.ingredients.polish_samples) {
     impl->sample_polish =
-        std::make_unique<SampleDescent>(simulator, impl->batch.get(), impl->config.polish.search, defaults);
+        std::make_unique<SamplePolish>(simulator, impl->batch.get(), impl->config.polish.search, defaults);
   }
-  if (impl->config.ingredients.ppo) {
+  if (impl->config.ingredients.train) {
     try {
       if (method->go_policy) {
         GO_ASSIGN_OR_RETURN(std::unique_ptr<PpoTrainer> ppo, impl->NewGoTrainer());
@@ -137,7 +137,7 @@ StatusOr<LearnedSearchResult> LearnedSearch::Run(const std::atomic<bool>* stop,
                                                  const std::function<void(const LearnedSearchProgress&)>& progress) {
   Impl& m = *impl_;
   m.start = Clock::now();
-  m.result.ppo_best_us = std::numeric_limits<double>::infinity();
+  m.result.policy_best_us = std::numeric_limits<double>::infinity();
   GO_ASSIGN_OR_RETURN(const bool resumed, m.LoadCheckpoint());
   m.result.resumed = resumed;
   GO_ASSIGN_OR_RETURN(const double reference, m.Start(resumed));
@@ -149,7 +149,7 @@ StatusOr<LearnedSearchResult> LearnedSearch::Run(const std::atomic<bool>* stop,
   };
   const std::function<bool()> halt = [&] { return (stop != nullptr && stop->load()) || time_up(); };
   // Polish the best baseline first (cheap and deterministic), then explore or imitate.
-  if (!resumed && m.polish && m.best_score.scored()) m.PolishBest(-1, 0, halt);
+  if (!resumed && m.local_search && m.best_score.scored()) m.PolishBest(-1, 0, halt);
   // (The units are split by the best plan: the same on every rank.)
   GO_RETURN_IF_ERROR(m.ShareBest());
   if (!resumed && !m.Explores()) GO_RETURN_IF_ERROR(m.StartImitation(reference, halt));
@@ -159,7 +159,7 @@ StatusOr<LearnedSearchResult> LearnedSearch::Run(const std::atomic<bool>* stop,
   while (true) {
     Impl::Agreement now;
     now.reason = StopReason(stop, time_up(), m.result.steps, m.config.budget.max_steps);
-    now.converged = !m.trainer && (!m.polish || m.polish->converged());
+    now.converged = !m.trainer && (!m.local_search || m.local_search->converged());
     now.explore_over =
         m.Explores() &&
         m.ExplorationOver(std::chrono::duration<double>(Clock::now() - run_start).count(), steps_this_run);
@@ -177,7 +177,7 @@ StatusOr<LearnedSearchResult> LearnedSearch::Run(const std::atomic<bool>* stop,
     if (m.trainer) {
       GO_ASSIGN_OR_RETURN(last_batch_best, m.TrainerStep());
     }
-    if (m.polish && !m.polish->converged() && m.best_score.scored()) {
+    if (m.local_search && !m.local_search->converged() && m.best_score.scored()) {
       m.PolishBest(m.result.steps, m.config.polish.evaluations, halt);
     } else if (m.sample_polish && m.ppo) {
       m.PolishPolicySample(halt);

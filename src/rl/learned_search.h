@@ -80,7 +80,7 @@ inline constexpr int64_t kExploreStepsWithoutLimit = 100;
 struct SearchIngredients {
   bool baselines = true;       // 1: start from the best baseline plan
   bool warm_start = true;      // 2: imitate the starting plan before PPO
-  bool ppo = true;             // 3: train the policy
+  bool train = true;           // 3: train the policy (PPO; the method's own trainer)
   bool polish = true;          // 4: local search on the best plan after each step
   bool polish_samples = true;  // 5: once that converged, local search on the policy's samples
   // With a heuristic start (baselines on): once the best baseline is polished, the
@@ -284,7 +284,9 @@ struct ConvergencePoint {
   int64_t step = 0;         // PPO steps done by then
   double best_step_us = 0;  // step time of the best plan
   bool fits = true;
-  std::string source;  // what found it: "baseline:expert", "zero-shot", "ppo", "polish", "ppo+polish"
+  // What found it: "baseline:expert", "zero-shot", "policy" (a sample of the policy in
+  // training), "polish" (the polish of the best plan), "sample-polish".
+  std::string source;
 };
 
 // The source of the plan the last point's plan descends from: the polish of the best
@@ -312,8 +314,8 @@ struct LearnedSearchResult {
   double seconds_to_best = 0;  // when the final plan was found
   int64_t steps = 0;
   int64_t plans_simulated = 0;
-  double ppo_best_us = 0;  // best plan sampled by PPO alone (inf if none fits)
-  int improvements_ppo = 0;
+  double policy_best_us = 0;  // best plan sampled by PPO alone (inf if none fits)
+  int improvements_policy = 0;
   int improvements_polish = 0;
   int improvements_sample_polish = 0;
   int num_units = 0;           // decision units of the GO policy at the end (0: no GO policy)

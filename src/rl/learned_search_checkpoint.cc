@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <utility>
 
 #include "core/files.h"
 #include "core/json_fields.h"
@@ -49,14 +50,14 @@ Status LearnedSearch::Impl::SaveCheckpoint() {
              {"seconds_to_best", result.seconds_to_best},
              {"steps", result.steps},
              {"plans_simulated", Plans()},
-             {"ppo_best_us", std::isfinite(result.ppo_best_us) ? result.ppo_best_us : -1.0},
-             {"improvements_ppo", result.improvements_ppo},
+             {"policy_best_us", std::isfinite(result.policy_best_us) ? result.policy_best_us : -1.0},
+             {"improvements_policy", result.improvements_policy},
              {"improvements_polish", result.improvements_polish},
              {"improvements_sample_polish", result.improvements_sample_polish},
              {"best", PlanScoreToJson(best_score)},
              {"trace", TraceJson(result.trace)}};
-  if (polish) {
-    state["polish"] = CursorToJson(polish->cursor());
+  if (local_search) {
+    state["polish"] = CursorToJson(local_search->cursor());
   }
   if (trainer) GO_RETURN_IF_ERROR(trainer->SaveCheckpoint(dir));
   state["trainer"] = trainer != nullptr;
@@ -86,7 +87,11 @@ StatusOr<bool> LearnedSearch::Impl::LoadCheckpoint() {
   const CheckpointStore store(dir);
   GO_ASSIGN_OR_RETURN(const std::optional<Json> opened, store.Open(kStateFile, kPart, identity, CheckpointFiles()));
   if (!opened) return false;
-  const Json& state = *opened;
+  Json state = *opened;
+  // A checkpoint written before the policy's figures had one name.
+  for (const auto& [before, now] : {std::pair{"ppo_best_us", "policy_best_us"}, {"improvements_ppo", "improvements_policy"}}) {
+    if (!state.contains(now) && state.contains(before)) state[now] = state[before];
+  }
   const std::string path = store.Path(kStateFile);
   auto number = [&](const char* name, double lo, double hi) { return JsonMemberNumber(state, name, path, lo, hi); };
   auto integer = [&](const char* name, int64_t hi) { return JsonMemberInt(state, name, path, 0, hi); };
@@ -97,13 +102,13 @@ StatusOr<bool> LearnedSearch::Impl::LoadCheckpoint() {
   GO_ASSIGN_OR_RETURN(result.seconds_to_best, number("seconds_to_best", 0, elapsed_offset));
   GO_ASSIGN_OR_RETURN(result.steps, integer("steps", kMaxCount));
   GO_ASSIGN_OR_RETURN(result.plans_simulated, integer("plans_simulated", kMaxCount));
-  GO_ASSIGN_OR_RETURN(const double ppo_best, number("ppo_best_us", -1, 1e18));
-  if (ppo_best != -1 && ppo_best <= 0) return ParseError(path + ": ppo_best_us must be -1 (none) or positive");
-  result.ppo_best_us = ppo_best < 0 ? std::numeric_limits<double>::infinity() : ppo_best;
-  GO_ASSIGN_OR_RETURN(const int64_t imp_ppo, integer("improvements_ppo", kMaxCount));
+  GO_ASSIGN_OR_RETURN(const double policy_best, number("policy_best_us", -1, 1e18));
+  if (policy_best != -1 && policy_best <= 0) return ParseError(path + ": policy_best_us must be -1 (none) or positive");
+  result.policy_best_us = policy_best < 0 ? std::numeric_limits<double>::infinity() : policy_best;
+  GO_ASSIGN_OR_RETURN(const int64_t imp_policy, integer("improvements_policy", kMaxCount));
   GO_ASSIGN_OR_RETURN(const int64_t imp_polish, integer("improvements_polish", kMaxCount));
   GO_ASSIGN_OR_RETURN(const int64_t imp_sample, integer("improvements_sample_polish", kMaxCount));
-  result.improvements_ppo = static_cast<int>(std::min<int64_t>(imp_ppo, INT32_MAX));
+  result.improvements_policy = static_cast<int>(std::min<int64_t>(imp_policy, INT32_MAX));
   result.improvements_polish = static_cast<int>(std::min<int64_t>(imp_polish, INT32_MAX));
   result.improvements_sample_polish = static_cast<int>(std::min<int64_t>(imp_sample, INT32_MAX));
   GO_ASSIGN_OR_RETURN(const Json* trace, JsonMember(state, "trace", path));
@@ -125,6 +130,8 @@ StatusOr<bool> LearnedSearch::Impl::LoadCheckpoint() {
     GO_ASSIGN_OR_RETURN(c.fits, JsonBool(*fits, where + ".fits"));
     GO_ASSIGN_OR_RETURN(const Json* source, field("source"));
     GO_ASSIGN_OR_RETURN(c.source, JsonString(*source, where + ".source"));
+    if (c.source == "ppo") c.source = "policy";  // the names of a checkpoint before they settled
+    if (c.source == "ppo+polish") c.source = "sample-polish";
     result.trace.push_back(std::move(c));
   }
   // The best plan, re-simulated: the checkpoint's word for its score is not taken.
@@ -134,9 +141,9 @@ StatusOr<bool> LearnedSearch::Impl::LoadCheckpoint() {
     GO_ASSIGN_OR_RETURN(best_score,
                         store.ReadPlan("best_plan.json", sim, recorded_best, "the state records a best plan", &best));
   }
-  if (polish && state.contains("polish")) {
+  if (local_search && state.contains("polish")) {
     GO_ASSIGN_OR_RETURN(const LocalSearch::Cursor c, CursorFromJson(state["polish"], path + ": polish"));
-    polish->set_cursor(c);
+    local_search->set_cursor(c);
   }
   GO_ASSIGN_OR_RETURN(const bool saved_units, flag("units_plan"));
   if (saved_units && ppo) {

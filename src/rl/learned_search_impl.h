@@ -18,7 +18,7 @@
 #include "rl/learned_search.h"
 #include "rl/local_search.h"
 #include "rl/ppo.h"
-#include "rl/sample_descent.h"
+#include "rl/sample_polish.h"
 #include "rl/task_defaults.h"
 #include "rl/trainer.h"
 #include "rl/training_util.h"
@@ -49,8 +49,8 @@ struct LearnedSearch::Impl {
   TaskDefaults defaults;  // of the tasks the search does not decide
   Plan units_plan;        // the plan the units are split by (empty: none)
   std::unique_ptr<BatchSimulator> batch;
-  std::unique_ptr<LocalSearch> polish;
-  std::unique_ptr<SampleDescent> sample_polish;  // ingredient 5
+  std::unique_ptr<LocalSearch> local_search;  // the polish (ingredient 4)
+  std::unique_ptr<SamplePolish> sample_polish;  // ingredient 5
   std::unique_ptr<Trainer> trainer;
   PpoTrainer* ppo = nullptr;  // the trainer, if the method is go
 
@@ -149,7 +149,7 @@ struct LearnedSearch::Impl {
   // trainer on it (the policy is not trained yet when this happens).
   Status SplitUnitsBy(const Plan& plan);
 
-  // Ingredient 5: one slice of the sample polish (rl/sample_descent.h) on the
+  // Ingredient 5: one slice of the sample polish (rl/sample_polish.h) on the
   // policy's plan, whose result is offered as the best plan.
   void PolishPolicySample(const std::function<bool()>& stop);
 

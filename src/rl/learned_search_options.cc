@@ -10,12 +10,13 @@
 
 namespace graphopt {
 
-const OptionTable<LearnedSearchConfig> kLearnedSearchOptions{
+const OptionTable<LearnedSearchConfig> kLearnedSearchOptions{{
     {"baselines", &LearnedSearchConfig::ingredients, &SearchIngredients::baselines,
      "start from the best baseline plan"},
     {"warm_start", &LearnedSearchConfig::ingredients, &SearchIngredients::warm_start,
      "imitate the starting plan before PPO"},
-    {"ppo", &LearnedSearchConfig::ingredients, &SearchIngredients::ppo, "train the policy with PPO"},
+    {"train", &LearnedSearchConfig::ingredients, &SearchIngredients::train,
+     "train the policy (go: PPO; colocrl, hdp: REINFORCE)"},
     {"polish", &LearnedSearchConfig::ingredients, &SearchIngredients::polish,
      "local search on the best plan after each step"},
     {"polish_samples", &LearnedSearchConfig::ingredients, &SearchIngredients::polish_samples,
@@ -74,7 +75,7 @@ const OptionTable<LearnedSearchConfig> kLearnedSearchOptions{
      "simulator and LibTorch threads (<= 0: every core)"},
     {"checkpoint_every", &LearnedSearchConfig::checkpoints, &SearchCheckpoints::every, "steps between checkpoints",
      AtLeast(1)},
-};
+}, {{"ppo", "train"}}};
 
 namespace {
 
@@ -100,7 +101,7 @@ std::string LearnedSearchIdentityConfig(const LearnedSearchConfig& c, const std:
              "d,"
              "zero_shot_coupled=%d,zero_shot_single=%d,zero_shot_budgeted=%d,zero_shot_memory_budget=%.17g;polish_"
              "config=%d,%.17g,%d,%d,%d,%d",
-             MethodConfigText(c).c_str(), policy.c_str(), ppo.c_str(), in.baselines, in.warm_start, in.ppo, in.polish,
+             MethodConfigText(c).c_str(), policy.c_str(), ppo.c_str(), in.baselines, in.warm_start, in.train, in.polish,
              in.polish_samples, sa.units_per_device, in.plan_units, in.explore,
              static_cast<long long>(c.polish.evaluations), !c.pretrained.file.empty(), z.samples, z.coupled_samples,
              z.single_device_plans, z.budgeted_plans, z.memory_budget, p.batch, p.min_improvement, p.min_block_ops,
@@ -123,7 +124,7 @@ const std::vector<SearchPreset>& SearchPresets() {
        "tasks=placement,baselines=0,warm_start=0,polish=0,explore_coupled=0.5,coupled_layers=1,coupled_uniform=0.1",
        "the GO paper's GO-one: placement only, the policy alone; while exploring, half the samples move whole "
        "layers, a tenth of those layers to a uniformly drawn device"},
-      {"search-only", "ppo=0", "no policy training: the best baseline and local search on it"},
+      {"search-only", "train=0", "no policy training: the best baseline and local search on it"},
       {"finetune",
        "time_limit=0,baselines=0,polish=0,warm_start=1,frozen_start=1,unit_bias=1,explore_coupled=0.5,coupled_"
        "layers=1,coupled_uniform=0.1,step_ops=" +

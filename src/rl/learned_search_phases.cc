@@ -74,9 +74,9 @@ bool LearnedSearch::Impl::Offer(const Plan& plan, const PlanScore& score, const 
   result.seconds_to_best = Seconds();
   result.trace.push_back(ConvergencePoint{result.seconds_to_best, Plans(), trainer ? trainer->step() : result.steps,
                                           score.step_time_us, score.fits(), source});
-  if (source == "ppo" || (trainer && source == trainer->method())) ++result.improvements_ppo;
+  if (source == "policy") ++result.improvements_policy;
   if (source == "polish") ++result.improvements_polish;
-  if (source == "ppo+polish") ++result.improvements_sample_polish;
+  if (source == "sample-polish") ++result.improvements_sample_polish;
   return true;
 }
 
@@ -136,9 +136,9 @@ void LearnedSearch::Impl::PolishPolicySample(const std::function<bool()>& stop) 
       sample_polish->Step(plan, sampled, exploring, rng, config.polish.evaluations, stop);
   if (!ls) return;
   result.plans_simulated += ls->evaluations;
-  if (Offer(sample_polish->plan(), sample_polish->score(), "ppo+polish") && !exploring) {
+  if (Offer(sample_polish->plan(), sample_polish->score(), "sample-polish") && !exploring) {
     OfferToTrainer(best, best_score);
-    polish->Reset();
+    local_search->Reset();
   }
 }
 
@@ -193,7 +193,7 @@ void LearnedSearch::Impl::PolishBest(int64_t step, int64_t evaluations, const st
   Plan plan = best;
   PlanScore score = best_score;
   Rng rng(learned_search_internal::PolishSeed(Seed(), step));
-  const LocalSearchStats ls = polish->Polish(&plan, &score, rng, evaluations, stop);
+  const LocalSearchStats ls = local_search->Polish(&plan, &score, rng, evaluations, stop);
   result.plans_simulated += ls.evaluations;
   if (Offer(plan, score, "polish") && TrainerImitates()) OfferToTrainer(best, best_score);
 }
@@ -214,10 +214,10 @@ StatusOr<double> LearnedSearch::Impl::TrainerStep() {
   result.plans_simulated += trainer->plans_simulated() - before;
   (Explores() ? result.explore_distance : result.imitate_distance).Add(s.units_off, s.levels_off, s.fuse_off);
   if (std::isfinite(s.best_step_us_in_batch))
-    result.ppo_best_us = std::min(result.ppo_best_us, s.best_step_us_in_batch);
+    result.policy_best_us = std::min(result.policy_best_us, s.best_step_us_in_batch);
   // (Exploring, the policy's plans are polished by the sample polish instead.)
-  if (Offer(trainer->best_plan(), trainer->best_score(), ppo ? "ppo" : config.method) && polish && !Explores()) {
-    polish->Reset();
+  if (Offer(trainer->best_plan(), trainer->best_score(), "policy") && local_search && !Explores()) {
+    local_search->Reset();
   }
   return s.best_step_us_in_batch;
 }

@@ -36,7 +36,7 @@ Status LearnedSearch::Impl::ShareBest() {
   const Json j{{"score", PlanScoreToJson(best_score)},
                {"source", result.trace.empty() ? "" : result.trace.back().source},
                {"plans", result.plans_simulated},
-               {"ppo_best_us", std::isfinite(result.ppo_best_us) ? result.ppo_best_us : -1.0}};
+               {"policy_best_us", std::isfinite(result.policy_best_us) ? result.policy_best_us : -1.0}};
   GO_ASSIGN_OR_RETURN(const std::vector<std::string> texts, world->GatherAll(j.dump()));
   std::vector<PlanScore> scores;
   std::vector<std::string> sources;
@@ -51,8 +51,8 @@ Status LearnedSearch::Impl::ShareBest() {
     sources.push_back(std::move(source));
     GO_ASSIGN_OR_RETURN(const int64_t p, JsonMemberInt(theirs, "plans", where, 0, int64_t{1} << 50));
     plans += p;
-    GO_ASSIGN_OR_RETURN(const double ppo_us, JsonMemberNumber(theirs, "ppo_best_us", where, -1, 1e18));
-    if (ppo_us >= 0) result.ppo_best_us = std::min(result.ppo_best_us, ppo_us);
+    GO_ASSIGN_OR_RETURN(const double policy_us, JsonMemberNumber(theirs, "policy_best_us", where, -1, 1e18));
+    if (policy_us >= 0) result.policy_best_us = std::min(result.policy_best_us, policy_us);
   }
   others_plans = plans - result.plans_simulated;
   size_t winner = 0;
@@ -69,8 +69,8 @@ Status LearnedSearch::Impl::ShareBest() {
   GO_ASSIGN_OR_RETURN(const Plan plan,
                       PlanFromJson(text, sim.graph(), "the best plan of rank " + std::to_string(from)));
   Offer(plan, scores[winner], sources[winner]);
-  if (trainer && (TrainerImitates() || sources[winner] == "ppo")) OfferToTrainer(best, best_score);
-  if (polish) polish->Reset();
+  if (trainer && (TrainerImitates() || sources[winner] == "policy")) OfferToTrainer(best, best_score);
+  if (local_search) local_search->Reset();
   return Status::Ok();
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/files.h"
 #include "rl/methods.h"
+#include "rl/task_configurations.h"
 #include "rl/zero_shot.h"
 #include "sim/simulator.h"
 
@@ -29,8 +30,8 @@ SearchReport ReportOf(const LearnedSearchResult& r) {
   report.end_seconds = r.seconds;
   report.end_plans = r.plans_simulated;
   report.seconds_to_best = r.seconds_to_best;
-  report.policy_best_us = r.ppo_best_us;
-  report.improvements_policy = r.improvements_ppo;
+  report.policy_best_us = r.policy_best_us;
+  report.improvements_policy = r.improvements_policy;
   report.improvements_polish = r.improvements_polish;
   report.improvements_sample_polish = r.improvements_sample_polish;
   return report;
@@ -84,20 +85,26 @@ class ZeroShotPlanner : public Planner {
 };
 
 // The search config of a learned method: its defaults, the budget, the seed and the
-// recipe (finetune) of the settings.
-StatusOr<LearnedSearchConfig> DefaultConfig(const std::string& method, const PlannerSettings& s, bool finetune) {
+// preset's options ("": none; finetune: its recipe for the settings' steps).
+StatusOr<LearnedSearchConfig> DefaultConfig(const std::string& method, const PlannerSettings& s,
+                                            const std::string& preset) {
   GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, DefaultSearchConfig(method));
   c.budget.time_limit_s = s.budget.time_limit_s;
   c.budget.max_steps = s.budget.max_steps;
   c.budget.threads = s.budget.threads;
   c.seed = s.seed;
-  if (finetune) GO_RETURN_IF_ERROR(ApplyFinetuneRecipe(s.budget.max_steps > 0 ? s.budget.max_steps : kFinetuneDefaultSteps, &c));
+  if (preset == kFinetunePreset) {
+    GO_RETURN_IF_ERROR(ApplyFinetuneRecipe(s.budget.max_steps > 0 ? s.budget.max_steps : kFinetuneDefaultSteps, &c));
+  } else if (!preset.empty()) {
+    GO_ASSIGN_OR_RETURN(c, ParseLearnedSearchOptions("preset=" + preset, c));
+  }
   return c;
 }
 
 // The settings' config (PlannerInfo::configure), or DefaultConfig.
-StatusOr<LearnedSearchConfig> SearchConfig(const std::string& method, const PlannerSettings& s, bool finetune) {
-  if (!s.config.has_value()) return DefaultConfig(method, s, finetune);
+StatusOr<LearnedSearchConfig> SearchConfig(const std::string& method, const PlannerSettings& s,
+                                           const std::string& preset) {
+  if (!s.config.has_value()) return DefaultConfig(method, s, preset);
   const auto* c = std::any_cast<LearnedSearchConfig>(&s.config);
   if (c == nullptr) return InvalidArgument("the settings of " + method + " hold another planner's config");
   if (c->method != method) return InvalidArgument("the settings of " + method + " hold the config of " + c->method);
@@ -106,9 +113,10 @@ StatusOr<LearnedSearchConfig> SearchConfig(const std::string& method, const Plan
 
 // PlannerInfo::configure of a learned method: DefaultConfig, then the options
 // (rl/learned_search.h ParseLearnedSearchOptions).
-std::function<Status(const std::string&, PlannerSettings*)> Configure(const std::string& method, bool finetune) {
-  return [method, finetune](const std::string& options, PlannerSettings* s) -> Status {
-    GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, DefaultConfig(method, *s, finetune));
+std::function<Status(const std::string&, PlannerSettings*)> Configure(const std::string& method,
+                                                                     const std::string& preset = "") {
+  return [method, preset](const std::string& options, PlannerSettings* s) -> Status {
+    GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, DefaultConfig(method, *s, preset));
     GO_ASSIGN_OR_RETURN(c, ParseLearnedSearchOptions(options, c));
     s->config = std::move(c);
     return Status::Ok();
@@ -117,20 +125,71 @@ std::function<Status(const std::string&, PlannerSettings*)> Configure(const std:
 
 PlannerFactory SearchFactory(const std::string& method) {
   return [method](const PlannerSettings& s) -> StatusOr<std::unique_ptr<Planner>> {
-    GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, SearchConfig(method, s, false));
+    GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, SearchConfig(method, s, ""));
     return std::unique_ptr<Planner>(new SearchPlanner(std::move(c), ""));
   };
 }
 
-Status NeedsPretrained(const PlannerSettings& s, const char* method) {
-  if (s.pretrained.empty()) return InvalidArgument(std::string(method) + " needs a pre-trained policy");
+Status NeedsPretrained(const PlannerSettings& s, const std::string& method) {
+  if (s.pretrained.empty()) return InvalidArgument(method + " needs a pre-trained policy");
   return Status::Ok();
+}
+
+// A preset of go as a planner: go's search with the preset's options first; finetune
+// runs a pre-trained policy for a number of steps.
+PlannerInfo PresetPlanner(const SearchPreset& preset) {
+  const std::string name = preset.name;
+  const bool finetune = name == kFinetunePreset;
+  PlannerInfo info = PlannerInfo::Of(
+      name, PlannerKind::kPreset, preset.summary + " (go with " + preset.options + ")",
+      [name, finetune](const PlannerSettings& s) -> StatusOr<std::unique_ptr<Planner>> {
+        if (finetune) GO_RETURN_IF_ERROR(NeedsPretrained(s, name));
+        GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, SearchConfig("go", s, name));
+        return std::unique_ptr<Planner>(new SearchPlanner(std::move(c), finetune ? s.pretrained : ""));
+      });
+  info.DecidesFusion().TakesTasks().WithOptions(Configure("go", name));
+  if (finetune) {
+    info.WithBudget(PlannerInfo::Budget::kSteps, kFinetuneDefaultSteps).NeedsPretrained();
+  } else {
+    info.WithBudget(PlannerInfo::Budget::kSeconds);
+  }
+  return info;
+}
+
+// A configuration of the multi-task table (rl/task_configurations.h) as a planner; its
+// learned parts are GO searches of the settings' config and budget.
+class TaskConfigurationPlanner : public Planner {
+ public:
+  TaskConfigurationPlanner(std::string name, LearnedSearchConfig base)
+      : name_(std::move(name)), base_(std::move(base)) {}
+
+  StatusOr<Plan> Run(const PlanContext& context) override {
+    GO_RETURN_IF_ERROR(NeedsSimulator(context));
+    return PlanTaskConfiguration(name_, *context.simulator, base_);
+  }
+
+ private:
+  std::string name_;
+  LearnedSearchConfig base_;
+};
+
+PlannerInfo TaskConfigurationEntry(const TaskConfiguration& configuration) {
+  const std::string name = configuration.name;
+  PlannerInfo info = PlannerInfo::Of(
+      name, PlannerKind::kTaskConfiguration, configuration.summary,
+      [name](const PlannerSettings& s) -> StatusOr<std::unique_ptr<Planner>> {
+        GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, SearchConfig("go", s, ""));
+        return std::unique_ptr<Planner>(new TaskConfigurationPlanner(name, std::move(c)));
+      });
+  info.DecidesFusion().WithOptions(Configure("go"));
+  if (configuration.learned) info.WithBudget(PlannerInfo::Budget::kSeconds);
+  return info;
 }
 
 }  // namespace
 
 Status ApplyFinetuneRecipe(int64_t steps, LearnedSearchConfig* config) {
-  GO_ASSIGN_OR_RETURN(*config, ParseLearnedSearchOptions("preset=finetune", *config));
+  GO_ASSIGN_OR_RETURN(*config, ParseLearnedSearchOptions(std::string("preset=") + kFinetunePreset, *config));
   config->budget.max_steps = steps;
   return Status::Ok();
 }
@@ -155,37 +214,34 @@ void RegisterLearnedPlanners(PlannerRegistry* r) {
                       SearchFactory("go"))
           .DecidesFusion()
           .WithBudget(Budget::kSeconds)
-          .WithOptions(Configure("go", false)));
+          .TakesTasks()
+          .WithOptions(Configure("go")));
   add(PlannerInfo::Of("colocrl", kLearned,
                       "ColocRL: a seq2seq placer over colocation groups trained by REINFORCE, from scratch",
                       SearchFactory("colocrl"))
           .WithBudget(Budget::kSeconds)
-          .WithOptions(Configure("colocrl", false)));
+          .TakesTasks()
+          .WithOptions(Configure("colocrl")));
   add(PlannerInfo::Of("hdp", kLearned, "HDP: a grouper and a placer trained together by REINFORCE, from scratch",
                       SearchFactory("hdp"))
           .WithBudget(Budget::kSeconds)
-          .WithOptions(Configure("hdp", false)));
-  add(PlannerInfo::Of("finetune", kLearned,
-                      "the pre-trained GO policy alone, fine-tuned on the graph for a number of steps",
-                      [](const PlannerSettings& s) -> StatusOr<std::unique_ptr<Planner>> {
-                        GO_RETURN_IF_ERROR(NeedsPretrained(s, "finetune"));
-                        GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, SearchConfig("go", s, true));
-                        return std::unique_ptr<Planner>(new SearchPlanner(std::move(c), s.pretrained));
-                      })
-          .DecidesFusion()
-          .WithBudget(Budget::kSteps, kFinetuneDefaultSteps)
-          .NeedsPretrained()
-          .WithOptions(Configure("go", true)));
+          .TakesTasks()
+          .WithOptions(Configure("hdp")));
   add(PlannerInfo::Of("zero-shot", kLearned,
                       "one pass of the pre-trained GO policy: its greedy plan and the best of its samples, no training",
                       [](const PlannerSettings& s) -> StatusOr<std::unique_ptr<Planner>> {
                         GO_RETURN_IF_ERROR(NeedsPretrained(s, "zero-shot"));
-                        GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, SearchConfig("go", s, false));
+                        GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, SearchConfig("go", s, ""));
                         return std::unique_ptr<Planner>(new ZeroShotPlanner(std::move(c), s.pretrained));
                       })
           .DecidesFusion()
           .NeedsPretrained()
-          .WithOptions(Configure("go", false)));
+          .WithOptions(Configure("go")));
+  for (const SearchPreset& preset : SearchPresets()) add(PresetPlanner(preset));
+  // tf-default, the table's first column, is the baseline of that name.
+  for (const TaskConfiguration& configuration : TaskConfigurations()) {
+    if (r->Find(configuration.name) == nullptr) add(TaskConfigurationEntry(configuration));
+  }
 }
 
 }  // namespace graphopt

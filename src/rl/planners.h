@@ -1,7 +1,12 @@
-// The learned planners of the registry (baselines/planner.h): go, colocrl and hdp
-// search from scratch to their budget (rl/learned_search.h); finetune runs a pre-trained
-// policy alone for a number of steps; zero-shot plans in one pass of a pre-trained
-// policy (rl/zero_shot.h). No LibTorch in this header.
+// The learned entries of the registry (baselines/planner.h), by kind:
+//   learned methods      go, colocrl and hdp search from scratch to their budget
+//                        (rl/learned_search.h); zero-shot plans in one pass of a
+//                        pre-trained policy (rl/zero_shot.h)
+//   presets              go with a preset's options first (SearchPresets: go-one,
+//                        policy-alone, search-only); finetune runs a pre-trained policy
+//                        alone for a number of steps
+//   task configurations  the columns of the multi-task table (rl/task_configurations.h)
+// No LibTorch in this header.
 //
 // Their options (PlannerInfo::configure) are those `graphopt optimize --policy` takes
 // (the driver's keys, then the method's own: rl/learned_search.h ParseLearnedSearchOptions),
@@ -18,9 +23,11 @@
 
 namespace graphopt {
 
-// Adds go, colocrl, hdp, finetune and zero-shot to `registry`; a second call adds
-// nothing.
+// Adds the entries above to `registry`; a second call adds nothing.
 void RegisterLearnedPlanners(PlannerRegistry* registry = &PlannerRegistry::Global());
+
+// The preset that fine-tunes a pre-trained policy (rl/learned_search.h SearchPresets).
+inline constexpr const char* kFinetunePreset = "finetune";
 
 // Steps of finetune when the budget sets none.
 inline constexpr int64_t kFinetuneDefaultSteps = 50;

@@ -49,27 +49,31 @@ StatusOr<Plan> Combined(const Simulator& sim, const LearnedSearchConfig& base, c
 
 const std::vector<TaskConfiguration>& TaskConfigurations() {
   using Base = const LearnedSearchConfig&;
+  constexpr bool kLearned = true, kDefaults = false;  // TaskConfiguration::learned
+  constexpr bool kOnePolicyForAll = true;             // TaskConfiguration::all_tasks
   static const std::vector<TaskConfiguration> kConfigurations = {
-      {"tf-default", false, false,
+      {"tf-default", "TF default placement, ready order, TF default fusion (the baseline tf-default)", kDefaults,
        [](const Simulator& sim, Base) { return RunBaseline("tf-default", sim.graph(), sim.cluster(), sim.cost_model()); }},
-      {"hp-only", false, false,
+      {"hp-only", "the human expert's placement, ready order, TF default fusion", kDefaults,
        [](const Simulator& sim, Base) -> StatusOr<Plan> {
          GO_ASSIGN_OR_RETURN(Plan plan, RunBaseline("expert", sim.graph(), sim.cluster(), sim.cost_model()));
          ApplyDefaultFusion(sim.graph(), &plan);
          return plan;
        }},
-      {"pl-only", true, false, [](const Simulator& sim, Base base) { return Learn(sim, base, kTaskPlacement, 1); }},
-      {"pl|sch", true, false,
+      {"pl-only", "GO placement; scheduling and fusion default", kLearned,
+       [](const Simulator& sim, Base base) { return Learn(sim, base, kTaskPlacement, 1); }},
+      {"pl|sch", "GO placement and GO scheduling, each trained alone, combined; fusion default", kLearned,
        [](const Simulator& sim, Base base) { return Combined(sim, base, {kTaskPlacement, kTaskScheduling}); }},
-      {"pl+sch", true, false,
+      {"pl+sch", "GO placement and scheduling in one policy; fusion default", kLearned,
        [](const Simulator& sim, Base base) { return Learn(sim, base, kTaskPlacement | kTaskScheduling, 1); }},
-      {"sch+fu", true, false,
+      {"sch+fu", "the expert's placement; GO scheduling and fusion in one policy", kLearned,
        [](const Simulator& sim, Base base) { return Learn(sim, base, kTaskScheduling | kTaskFusion, 1, "expert"); }},
-      {"pl|sch|fu", true, false,
+      {"pl|sch|fu", "three GO policies, each trained alone, their decisions combined", kLearned,
        [](const Simulator& sim, Base base) {
          return Combined(sim, base, {kTaskPlacement, kTaskScheduling, kTaskFusion});
        }},
-      {"pl+sch+fu", true, true, [](const Simulator& sim, Base base) { return Learn(sim, base, kAllTasks, 1); }},
+      {"pl+sch+fu", "GO: placement, scheduling and fusion in one policy and one pass", kLearned,
+       [](const Simulator& sim, Base base) { return Learn(sim, base, kAllTasks, 1); }, kOnePolicyForAll},
   };
   return kConfigurations;
 }

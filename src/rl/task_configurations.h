@@ -32,14 +32,17 @@
 
 namespace graphopt {
 
+// Each is also an entry of the planner registry (kind "task configuration", rl/planners.h),
+// but tf-default, which is the baseline of that name.
 struct TaskConfiguration {
-  std::string name;  // "pl+sch+fu"
+  std::string name;     // "pl+sch+fu"
+  std::string summary;  // one line
   // Trained with the budget of a learned column; false: a baseline's plan with defaults.
   bool learned = true;
+  std::function<StatusOr<Plan>(const Simulator& simulator, const LearnedSearchConfig& base)> plan;
   // All three tasks in one policy: the table's summary says what its schedule and
   // fusion are worth against the defaults on its placement (eval/task_effects.h).
   bool all_tasks = false;
-  std::function<StatusOr<Plan>(const Simulator& simulator, const LearnedSearchConfig& base)> plan;
 };
 
 // The eight, in the paper's order (the column order of eval/results.h

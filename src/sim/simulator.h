@@ -74,7 +74,7 @@ namespace graphopt {
 // every pair of devices its own link; 2 keeps to the kernels compilers emit
 // (sim/fusion_rules.h), shares ports and switches (sim/cluster.h) and reads a
 // training-mode BatchNorm's input twice.
-inline constexpr int kJudge = 2;
+inline constexpr int kJudgeVersion = 2;
 
 struct SimOptions {
   // Record every kernel, transfer and memory change (for the trace export). Costs

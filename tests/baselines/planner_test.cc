@@ -62,6 +62,14 @@ TEST(PlannerRegistryTest, RejectsRepeatedAndMalformedNames) {
   EXPECT_FALSE(r.Register(Fixed("", DefaultPlan(g))).ok());
   EXPECT_FALSE(r.Register(Fixed("a+b", DefaultPlan(g))).ok());
   EXPECT_FALSE(r.Register(Fixed("a,b", DefaultPlan(g))).ok());
+  // A task configuration's name may hold '+' (one planner: "pl+sch+fu"), no empty part.
+  PlannerInfo joint = Fixed("a+b", DefaultPlan(g));
+  joint.kind = PlannerKind::kTaskConfiguration;
+  EXPECT_TRUE(r.Register(joint).ok());
+  joint.name = "a++c";
+  EXPECT_FALSE(r.Register(joint).ok());
+  joint.name = "c+";
+  EXPECT_FALSE(r.Register(joint).ok());
   PlannerInfo no_factory;
   no_factory.name = "b";
   EXPECT_FALSE(r.Register(no_factory).ok());
@@ -69,7 +77,7 @@ TEST(PlannerRegistryTest, RejectsRepeatedAndMalformedNames) {
   EXPECT_FALSE(r.Register(Fixed("fusion", DefaultPlan(g))).ok());  // a stage's name
   auto unknown = r.Get("zzz");
   ASSERT_FALSE(unknown.ok());
-  EXPECT_NE(unknown.status().message().find("known: a"), std::string::npos) << unknown.status().message();
+  EXPECT_NE(unknown.status().message().find("known: a, a+b"), std::string::npos) << unknown.status().message();
 }
 
 TEST(PlannerRegistryTest, OptionsGoToThePlannersOwnParser) {

@@ -210,7 +210,7 @@ TEST(CliTest, OptimizeWritesAPlanThatSimulateAccepts) {
   CliRun r = Graphopt("optimize rnnlm:layers=2,steps=3 --cluster 2xP100 --steps 2 --time-limit 60 --out " + plan +
                       " --convergence " + conv);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* m : {"go (found)", "expert", "heft", "lower bound", "best baseline", "by polished PPO samples",
+  for (const char* m : {"go (found)", "expert", "heft", "lower bound", "best baseline", "by polished policy samples",
                         "the plan comes from"}) {
     EXPECT_NE(r.output.find(m), std::string::npos) << m << "\n" << r.output;
   }

@@ -54,7 +54,7 @@ TEST(MethodsCommandTest, OptimizeTakesAPreset) {
   const CliRun run = Graphopt("optimize rnnlm:layers=2,steps=2,hidden=64,batch=8,vocab=100 --cluster 2xV100 "
                               "--preset search-only --steps 1 --time-limit 0 --threads 1");
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  EXPECT_NE(run.output.find("preset   search-only (ppo=0)"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("preset   search-only (train=0)"), std::string::npos) << run.output;
   const CliRun bad = Graphopt("optimize --preset fastest --steps 1");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.output.find("unknown preset \"fastest\""), std::string::npos) << bad.output;

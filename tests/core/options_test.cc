@@ -123,6 +123,19 @@ TEST(OptionTableTest, AliasSetsTheSameField) {
   EXPECT_EQ(kToyOptions.ToString(*c).rfind("count=9,", 0), 0u);  // the canonical name
 }
 
+const OptionTable<ToyConfig> kRenamedOptions{{{"count", &ToyConfig::count, "how many"}}, {{"number", "count"}}};
+
+TEST(OptionTableTest, ARenamedKeyIsRefusedNamingTheNewOne) {
+  ToyConfig c;
+  EXPECT_TRUE(kRenamedOptions.Has("number"));
+  EXPECT_EQ(kRenamedOptions.Apply("number=3", &c, "toy").message(), "toy: the key \"number\" is now \"count\"");
+  EXPECT_EQ(kRenamedOptions.Set("number", "3", &c, "toy").message(), "toy: the key \"number\" is now \"count\"");
+  EXPECT_EQ(c.count, 4);
+  ASSERT_TRUE(kRenamedOptions.Apply("count=3", &c, "toy").ok());
+  EXPECT_EQ(c.count, 3);
+  EXPECT_EQ(kRenamedOptions.Keys(), std::vector<std::string>{"count"});
+}
+
 TEST(OptionTableTest, KeysAreTheCanonicalNamesInOrder) {
   const std::vector<std::string> expected = {"count", "budget", "seed", "rate",  "decay",
                                              "flag",  "mode",   "note", "batch", "parity"};

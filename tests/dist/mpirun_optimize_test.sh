@@ -28,7 +28,7 @@ cmp -s "$tmp/two-a.json" "$tmp/two-b.json" || fail "the same seed on two ranks g
 mpirun -np 2 --oversubscribe "$bin" "${tiny[@]}" --steps 4 --policy \
   hidden=16,heads=2,segment=16,memory=16,samples=4,baselines=0,warm_start=0,polish=0 > "$tmp/alone.log" 2>&1 ||
   fail "policy alone on two ranks"
-grep -q "improvements: [1-9][0-9]* by PPO samples, 0 by polished PPO samples, 0 by local search" "$tmp/alone.log" ||
+grep -q "improvements: [1-9][0-9]* by policy samples, 0 by polished policy samples, 0 by the polish" "$tmp/alone.log" ||
   fail "the policy alone on two ranks took a plan from elsewhere"
 
 # Three steps on two ranks, three more in one process.

@@ -180,7 +180,7 @@ TEST(SuiteTest, TablesGiveEveryColumnTheSameDefaults) {
   auto placement = RunSuite(options);
   ASSERT_TRUE(placement.ok()) << placement.status().message();
   EXPECT_EQ(placement->decisions, "placement");
-  EXPECT_EQ(placement->judge, kJudge);
+  EXPECT_EQ(placement->judge, kJudgeVersion);
   const RowResult& p = placement->rows[0];
   EXPECT_DOUBLE_EQ(p.methods.at("single").step_time_us, p.methods.at("tf-default").step_time_us);
   EXPECT_DOUBLE_EQ(p.methods.at("single-own").step_time_us, p.methods.at("tf-default").step_time_us);

@@ -194,8 +194,11 @@ TEST(LearnedSearchOptionsTest, BadKeysAndValuesFollowTheRule) {
             "optimizer options: checkpoint_every: 0 is out of range [1, 1073741824]");
   EXPECT_EQ(ParseLearnedSearchOptions("explore=1.5", LearnedSearchConfig{}).status().message(),
             "optimizer options: explore: 1.5 is out of range [0, 1]");
-  EXPECT_EQ(ParseLearnedSearchOptions("ppo=2", LearnedSearchConfig{}).status().message(),
-            "optimizer options: ppo: expected 0/1/true/false, got '2'");
+  EXPECT_EQ(ParseLearnedSearchOptions("train=2", LearnedSearchConfig{}).status().message(),
+            "optimizer options: train: expected 0/1/true/false, got '2'");
+  // The key trains every method's policy, not PPO's alone: its old name is refused.
+  EXPECT_EQ(ParseLearnedSearchOptions("ppo=0", LearnedSearchConfig{}).status().message(),
+            "optimizer options: the key \"ppo\" is now \"train\"");
   EXPECT_TRUE(Contains(ParseLearnedSearchOptions("lr=0", LearnedSearchConfig{}).status().message(),
                        "optimizer options: lr: 0 is out of range"));
 }

@@ -69,11 +69,11 @@ TEST(LearnedSearchTest, PolicyAloneAdmitsOnlyPolicySamples) {
     auto r = (*search)->Run();
     ASSERT_TRUE(r.ok()) << r.status().message();
     ASSERT_FALSE(r->trace.empty());
-    for (const ConvergencePoint& p : r->trace) EXPECT_EQ(p.source, "ppo");
-    EXPECT_EQ(r->improvements_ppo, static_cast<int>(r->trace.size()));
+    for (const ConvergencePoint& p : r->trace) EXPECT_EQ(p.source, "policy");
+    EXPECT_EQ(r->improvements_policy, static_cast<int>(r->trace.size()));
     EXPECT_EQ(r->improvements_polish + r->improvements_sample_polish, 0);
     EXPECT_EQ(r->score.step_time_us, r->trace.back().best_step_us);
-    EXPECT_EQ(r->score.step_time_us, r->ppo_best_us);
+    EXPECT_EQ(r->score.step_time_us, r->policy_best_us);
     EXPECT_FALSE(r->units_split);
   }
 }
@@ -174,7 +174,7 @@ TEST(LearnedSearchTest, ExploringPolicyKeepsItsOwnBestSample) {
     ASSERT_TRUE(r.ok()) << r.status().message();
     const double trainer_best = JsonStepTimeUs(dir + "/ppo_state.json", "best");
     if (explore) {
-      EXPECT_EQ(trainer_best, r->ppo_best_us);
+      EXPECT_EQ(trainer_best, r->policy_best_us);
       EXPECT_GT(trainer_best, r->score.step_time_us);  // the toy's samples stay worse than the baseline
     } else {
       EXPECT_EQ(trainer_best, r->score.step_time_us);
@@ -202,9 +202,9 @@ TEST(LearnedSearchTest, ExplorationPolishesThePolicysBestSample) {
   // trainer keeps its own best sample.
   std::ifstream in(dir + "/state.json");
   const nlohmann::json state = nlohmann::json::parse(in);
-  EXPECT_EQ(state.at("descent").at("seen").at("step_time_us").get<double>(), r->ppo_best_us);
-  EXPECT_LE(polished, r->ppo_best_us);
-  EXPECT_EQ(JsonStepTimeUs(dir + "/ppo_state.json", "best"), r->ppo_best_us);
+  EXPECT_EQ(state.at("descent").at("seen").at("step_time_us").get<double>(), r->policy_best_us);
+  EXPECT_LE(polished, r->policy_best_us);
+  EXPECT_EQ(JsonStepTimeUs(dir + "/ppo_state.json", "best"), r->policy_best_us);
   EXPECT_LE(r->score.step_time_us, polished);
   auto explore_plan = ReadPlanJson(dir + "/descent_plan.json", toy.graph);
   ASSERT_TRUE(explore_plan.ok()) << explore_plan.status().message();
@@ -283,8 +283,8 @@ TEST(LearnedSearchTest, PlanOriginSkipsThePolishOfTheBestPlan) {
   };
   EXPECT_EQ(PlanOrigin(trace({})), "");
   EXPECT_EQ(PlanOrigin(trace({"baseline:expert", "polish", "polish"})), "baseline:expert");
-  EXPECT_EQ(PlanOrigin(trace({"baseline:expert", "polish", "ppo+polish", "polish", "polish"})), "ppo+polish");
-  EXPECT_EQ(PlanOrigin(trace({"baseline:expert", "ppo"})), "ppo");
+  EXPECT_EQ(PlanOrigin(trace({"baseline:expert", "polish", "sample-polish", "polish", "polish"})), "sample-polish");
+  EXPECT_EQ(PlanOrigin(trace({"baseline:expert", "policy"})), "policy");
   EXPECT_EQ(PlanOrigin(trace({"polish"})), "polish");
 }
 

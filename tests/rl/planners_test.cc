@@ -5,28 +5,90 @@
 
 #include <any>
 
+#include "rl/task_configurations.h"
 #include "rl_test_util.h"
 #include "sim/simulator.h"
 
 namespace graphopt {
 namespace {
 
-TEST(LearnedPlannersTest, RegisteredOnceWithTheirBudgets) {
+TEST(LearnedPlannersTest, RegisteredOnceWithTheirKindsAndBudgets) {
   PlannerRegistry r;
   RegisterLearnedPlanners(&r);
   RegisterLearnedPlanners(&r);  // a second call adds nothing
-  ASSERT_EQ(r.Planners().size(), 5u);
-  for (const char* name : {"go", "colocrl", "hdp", "finetune", "zero-shot"}) {
+  // 4 learned methods, 4 presets and the 8 task configurations (tf-default among them
+  // here: this registry has no baseline of that name).
+  ASSERT_EQ(r.Planners().size(), 16u);
+  for (const char* name : {"go", "colocrl", "hdp", "zero-shot"}) {
     const PlannerInfo* info = r.Find(name);
     ASSERT_NE(info, nullptr) << name;
     EXPECT_EQ(info->kind, PlannerKind::kLearned);
   }
+  for (const SearchPreset& preset : SearchPresets()) {
+    const PlannerInfo* info = r.Find(preset.name);
+    ASSERT_NE(info, nullptr) << preset.name;
+    EXPECT_EQ(info->kind, PlannerKind::kPreset);
+    EXPECT_TRUE(info->takes_tasks);
+  }
+  for (const TaskConfiguration& configuration : TaskConfigurations()) {
+    const PlannerInfo* info = r.Find(configuration.name);
+    ASSERT_NE(info, nullptr) << configuration.name;
+    EXPECT_EQ(info->kind, PlannerKind::kTaskConfiguration);
+    EXPECT_EQ(info->budget, configuration.learned ? PlannerInfo::Budget::kSeconds : PlannerInfo::Budget::kNone);
+  }
   EXPECT_EQ(r.Find("go")->budget, PlannerInfo::Budget::kSeconds);
+  EXPECT_EQ(r.Find("go-one")->budget, PlannerInfo::Budget::kSeconds);
   EXPECT_EQ(r.Find("finetune")->budget, PlannerInfo::Budget::kSteps);
   EXPECT_EQ(r.Find("finetune")->default_steps, kFinetuneDefaultSteps);
+  EXPECT_TRUE(r.Find("finetune")->needs_pretrained);
   EXPECT_EQ(r.Find("zero-shot")->budget, PlannerInfo::Budget::kNone);
   EXPECT_TRUE(r.Find("zero-shot")->needs_pretrained);
+  EXPECT_FALSE(r.Find("zero-shot")->takes_tasks);
   EXPECT_FALSE(r.Find("colocrl")->needs_pretrained);
+  EXPECT_TRUE(r.Find("colocrl")->takes_tasks);
+}
+
+// In the process's registry tf-default is the baseline, and a task configuration's name
+// with '+' is one planner, stages after it.
+TEST(LearnedPlannersTest, TaskConfigurationsParseAsOnePlanner) {
+  RegisterLearnedPlanners();
+  const PlannerRegistry& r = PlannerRegistry::Global();
+  EXPECT_EQ(r.Find("tf-default")->kind, PlannerKind::kBaseline);
+  auto joint = ParsePipeline("pl+sch+fu");
+  ASSERT_TRUE(joint.ok()) << joint.status().message();
+  EXPECT_EQ(joint->planner->name, "pl+sch+fu");
+  EXPECT_TRUE(joint->stages.empty());
+  auto staged = ParsePipeline("pl+sch+cp");
+  ASSERT_TRUE(staged.ok()) << staged.status().message();
+  EXPECT_EQ(staged->planner->name, "pl+sch");
+  ASSERT_EQ(staged->stages.size(), 1u);
+  EXPECT_EQ(staged->stages[0]->name, "cp");
+  auto plain = ParsePipeline("metis+fusion+cp");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->planner->name, "metis");
+  EXPECT_EQ(plain->stages.size(), 2u);
+}
+
+// A preset planner is go with the preset's options first, then the keys given.
+TEST(LearnedPlannersTest, APresetIsGoWithItsOptions) {
+  PlannerRegistry r;
+  RegisterLearnedPlanners(&r);
+  PlannerSettings s;
+  s.budget.time_limit_s = 20;
+  ASSERT_TRUE(ConfigurePlanner(*r.Find("go-one"), "lr=0.01", &s).ok());
+  const auto* c = std::any_cast<LearnedSearchConfig>(&s.config);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->method, "go");
+  EXPECT_FALSE(c->ingredients.baselines);
+  EXPECT_FALSE(c->ingredients.warm_start);
+  EXPECT_FALSE(c->ingredients.polish);
+  EXPECT_EQ(c->ppo.lr, 0.01);
+  EXPECT_EQ(c->budget.time_limit_s, 20);
+  EXPECT_EQ(c->sampling.explore_coupled, 0.5);
+  EXPECT_TRUE(c->sampling.coupled_layers);
+  ASSERT_TRUE(c->policy.has_value());
+  EXPECT_EQ(c->policy->tasks, kTaskPlacement);
+  EXPECT_TRUE(r.Find("go-one")->create(s).ok());
 }
 
 TEST(LearnedPlannersTest, SettingsAreCheckedWhenThePlannerIsMade) {

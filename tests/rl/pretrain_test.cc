@@ -426,7 +426,7 @@ TEST(LearnedSearchPretrainedTest, StartsFromTheZeroShotPlanAndKeepsTheFilesNetwo
   EXPECT_EQ(r->trace.front().source, "zero-shot");
   EXPECT_TRUE(r->zero_shot_score.scored());
   EXPECT_LE(r->score.step_time_us, r->zero_shot_score.step_time_us);
-  for (const ConvergencePoint& p : r->trace) EXPECT_TRUE(p.source == "zero-shot" || p.source == "ppo") << p.source;
+  for (const ConvergencePoint& p : r->trace) EXPECT_TRUE(p.source == "zero-shot" || p.source == "policy") << p.source;
 
   c.policy = testing::PolicyConfig("hidden=32");
   auto conflicting = LearnedSearch::Create(toy.sim, c);

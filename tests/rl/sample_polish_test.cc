@@ -1,6 +1,6 @@
-// SampleDescent: which sample a descent starts from, exploring and imitating, and its
+// SamplePolish: which sample a descent starts from, exploring and imitating, and its
 // checkpoint part.
-#include "rl/sample_descent.h"
+#include "rl/sample_polish.h"
 
 #include <gtest/gtest.h>
 
@@ -20,10 +20,10 @@ PlanScore Score(const Simulator& sim, const Plan& plan) { return PlanScore::Of(*
 Plan OneDevice(const Graph& graph) { return DefaultPlan(graph, 0); }
 
 // (A slice of one evaluation only re-scores the plan: no move is tried.)
-TEST(SampleDescentTest, ExploringTheDescentGoesOnUntilTheSampleChanges) {
+TEST(SamplePolishTest, ExploringTheDescentGoesOnUntilTheSampleChanges) {
   const ChainsToy toy;
   BatchSimulator batch(toy.sim, 1);
-  SampleDescent descent(toy.sim, &batch, LocalSearchConfig{}, nullptr);
+  SamplePolish descent(toy.sim, &batch, LocalSearchConfig{}, nullptr);
   EXPECT_FALSE(descent.started());
   const Plan sample = OneDevice(toy.graph);
   const PlanScore sampled = Score(toy.sim, sample);
@@ -44,10 +44,10 @@ TEST(SampleDescentTest, ExploringTheDescentGoesOnUntilTheSampleChanges) {
   EXPECT_EQ(descent.plan().device, sample.device);
 }
 
-TEST(SampleDescentTest, ImitatingOnlyABetterSampleRestartsTheDescent) {
+TEST(SamplePolishTest, ImitatingOnlyABetterSampleRestartsTheDescent) {
   const ChainsToy toy;
   BatchSimulator batch(toy.sim, 1);
-  SampleDescent descent(toy.sim, &batch, LocalSearchConfig{}, nullptr);
+  SamplePolish descent(toy.sim, &batch, LocalSearchConfig{}, nullptr);
   Rng rng(2);
   const Plan bad = OneDevice(toy.graph);
   const PlanScore bad_score = Score(toy.sim, bad);
@@ -64,18 +64,18 @@ TEST(SampleDescentTest, ImitatingOnlyABetterSampleRestartsTheDescent) {
   EXPECT_EQ(descent.plan().device, good.device);  // a worse sample does not take over
 }
 
-TEST(SampleDescentTest, ACheckpointedDescentGoesOnAsTheOriginal) {
+TEST(SamplePolishTest, ACheckpointedDescentGoesOnAsTheOriginal) {
   const ChainsToy toy;
   BatchSimulator batch(toy.sim, 1);
-  SampleDescent descent(toy.sim, &batch, LocalSearchConfig{}, nullptr);
+  SamplePolish descent(toy.sim, &batch, LocalSearchConfig{}, nullptr);
   const Plan sample = OneDevice(toy.graph);
   const PlanScore sampled = Score(toy.sim, sample);
   Rng rng(3);
   ASSERT_TRUE(descent.Step(sample, sampled, true, rng, 3, nullptr).has_value());
-  const testing::ScratchDir scratch("sample_descent");
+  const testing::ScratchDir scratch("sample_polish");
   auto saved = descent.Save(CheckpointStore(scratch.path()));
   ASSERT_TRUE(saved.ok()) << saved.status().message();
-  SampleDescent resumed(toy.sim, &batch, LocalSearchConfig{}, nullptr);
+  SamplePolish resumed(toy.sim, &batch, LocalSearchConfig{}, nullptr);
   const Status loaded = resumed.Load(*saved, CheckpointStore(scratch.path()), "state.json: descent");
   ASSERT_TRUE(loaded.ok()) << loaded.message();
   EXPECT_EQ(resumed.plan().device, descent.plan().device);
@@ -87,7 +87,7 @@ TEST(SampleDescentTest, ACheckpointedDescentGoesOnAsTheOriginal) {
   EXPECT_EQ(resumed.score().step_time_us, descent.score().step_time_us);
   // Without its plan the part is refused, naming the file.
   std::remove((scratch.path() + "/descent_plan.json").c_str());
-  SampleDescent lost(toy.sim, &batch, LocalSearchConfig{}, nullptr);
+  SamplePolish lost(toy.sim, &batch, LocalSearchConfig{}, nullptr);
   const Status missing = lost.Load(*saved, CheckpointStore(scratch.path()), "state.json: descent");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.message().find("descent_plan.json"), std::string::npos) << missing.message();

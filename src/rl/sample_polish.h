@@ -26,11 +26,11 @@
 
 namespace graphopt {
 
-class SampleDescent {
+class SamplePolish {
  public:
   // `simulator` and `batch` must outlive it; `defaults` (may be null) as
   // LocalSearch::set_task_defaults.
-  SampleDescent(const Simulator& simulator, BatchSimulator* batch, const LocalSearchConfig& config,
+  SamplePolish(const Simulator& simulator, BatchSimulator* batch, const LocalSearchConfig& config,
                 const TaskDefaults* defaults);
 
   // One slice of the descent. `sampled` is the policy's plan (exploring: the best it

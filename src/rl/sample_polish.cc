@@ -1,4 +1,4 @@
-#include "rl/sample_descent.h"
+#include "rl/sample_polish.h"
 
 #include <utility>
 
@@ -12,13 +12,13 @@ constexpr const char* kDescentPlanFile = "descent_plan.json";
 
 }  // namespace
 
-SampleDescent::SampleDescent(const Simulator& simulator, BatchSimulator* batch, const LocalSearchConfig& config,
+SamplePolish::SamplePolish(const Simulator& simulator, BatchSimulator* batch, const LocalSearchConfig& config,
                              const TaskDefaults* defaults)
     : sim_(simulator), search_(simulator, batch, config) {
   search_.set_task_defaults(defaults);
 }
 
-std::optional<LocalSearchStats> SampleDescent::Step(const Plan& sampled, const PlanScore& score, bool exploring,
+std::optional<LocalSearchStats> SamplePolish::Step(const Plan& sampled, const PlanScore& score, bool exploring,
                                                     Rng& rng, int64_t evaluations, const std::function<bool()>& stop) {
   const bool restart = exploring ? score.BetterThan(seen_) || seen_.BetterThan(score)
                                  : !seen_.scored() || search_.converged() || score.BetterThan(score_);
@@ -32,7 +32,7 @@ std::optional<LocalSearchStats> SampleDescent::Step(const Plan& sampled, const P
   return search_.Polish(&plan_, &score_, rng, evaluations, stop);
 }
 
-StatusOr<nlohmann::json> SampleDescent::Save(const CheckpointStore& store) const {
+StatusOr<nlohmann::json> SamplePolish::Save(const CheckpointStore& store) const {
   nlohmann::json saved = CursorToJson(search_.cursor());
   saved["score"] = PlanScoreToJson(score_);
   saved["seen"] = PlanScoreToJson(seen_);
@@ -40,7 +40,7 @@ StatusOr<nlohmann::json> SampleDescent::Save(const CheckpointStore& store) const
   return saved;
 }
 
-Status SampleDescent::Load(const nlohmann::json& saved, const CheckpointStore& store, const std::string& where) {
+Status SamplePolish::Load(const nlohmann::json& saved, const CheckpointStore& store, const std::string& where) {
   GO_ASSIGN_OR_RETURN(const nlohmann::json* score, JsonMember(saved, "score", where));
   GO_ASSIGN_OR_RETURN(const PlanScore recorded, PlanScoreFromJson(*score, where + ".score"));
   GO_ASSIGN_OR_RETURN(const nlohmann::json* seen_json, JsonMember(saved, "seen", where));
