@@ -51,44 +51,28 @@ Status RunRowsOfRank(const SuiteOptions& options, const std::function<std::strin
   }
 }
 
-}  // namespace
-
-Status RunSuiteOverRanks(const SuiteOptions& options, const std::vector<double>& costs,
-                         const std::function<std::string(const RowResult&)>& row_message,
-                         const std::function<Status(const std::string&)>& on_message) {
-  World& world = World::Get();
-  if (!world.distributed()) {
-    return RunSuite(options, [&](const RowResult& row) { return on_message(row_message(row)); }).status();
+// The rows, costliest first (ties in the given order), handed out from `next`. The
+// state rank 0's worker thread shares is its own, so a worker left running when the
+// root returns an error (the caller then ends the job) touches nothing freed.
+struct SharedRows {
+  SuiteOptions options;
+  std::function<std::string(const RowResult&)> row_message;
+  std::vector<size_t> order;
+  std::mutex mu;  // guards what follows
+  size_t next = 0;
+  std::deque<std::string> mine;  // messages of rank 0's own rows, not yet taken
+  bool worker_done = false;
+  Status worker_status = Status::Ok();
+  std::optional<size_t> Take() {
+    std::lock_guard<std::mutex> lock(mu);
+    if (next >= order.size()) return std::nullopt;
+    return order[next++];
   }
-  if (!world.root()) return RunRowsOfRank(options, row_message);
-  if (costs.size() != options.rows.size()) return InternalError("one cost per row is needed");
+};
 
-  // The rows, costliest first (ties in the given order), handed out from `next`. The
-  // state the worker thread shares is its own, so a worker left running when this
-  // returns an error (the caller then ends the job) touches nothing freed.
-  struct Shared {
-    SuiteOptions options;
-    std::function<std::string(const RowResult&)> row_message;
-    std::vector<size_t> order;
-    std::mutex mu;  // guards what follows
-    size_t next = 0;
-    std::deque<std::string> mine;  // messages of rank 0's own rows, not yet taken
-    bool worker_done = false;
-    Status worker_status = Status::Ok();
-    std::optional<size_t> Take() {
-      std::lock_guard<std::mutex> lock(mu);
-      if (next >= order.size()) return std::nullopt;
-      return order[next++];
-    }
-  };
-  auto shared = std::make_shared<Shared>();
-  shared->options = options;
-  shared->row_message = row_message;
-  shared->order.resize(options.rows.size());
-  std::iota(shared->order.begin(), shared->order.end(), size_t{0});
-  std::stable_sort(shared->order.begin(), shared->order.end(), [&](size_t a, size_t b) { return costs[a] > costs[b]; });
-  // Rank 0's own rows run in a worker thread, which calls no MPI.
-  std::thread worker([shared] {
+// Rank 0's own rows, in a worker thread that calls no MPI.
+std::thread StartOwnRows(const std::shared_ptr<SharedRows>& shared) {
+  return std::thread([shared] {
     Status s = Status::Ok();
     while (const std::optional<size_t> i = shared->Take()) {
       s = RunRow(shared->options, shared->options.rows[*i], [&](const RowResult& row) {
@@ -103,53 +87,67 @@ Status RunSuiteOverRanks(const SuiteOptions& options, const std::vector<double>&
     shared->worker_status = s;
     shared->worker_done = true;
   });
+}
 
-  std::unique_ptr<ProgressBar> progress;
-  if (options.show_progress) progress = std::make_unique<ProgressBar>("bench", static_cast<int64_t>(options.rows.size()));
-  int64_t taken = 0;
+// The root's loop: takes the worker's messages and the other ranks', and hands each
+// rank that is ready the next row, until every row is done.
+Status ServeRows(World& world, SharedRows& shared, const std::function<Status(const std::string&)>& take_message) {
   int ranks_done = 0;
-  auto take_message = [&](const std::string& message) -> Status {
-    GO_RETURN_IF_ERROR(on_message(message));
-    ++taken;
-    if (progress) progress->Update(taken, StrFormat("rows over %d ranks", world.size()));
-    return Status::Ok();
-  };
-  Status status = Status::Ok();
-  while (status.ok()) {
+  while (true) {
     std::deque<std::string> ours;
     bool done = false;
     Status worker_status = Status::Ok();
     {
-      std::lock_guard<std::mutex> lock(shared->mu);
-      ours.swap(shared->mine);
-      done = shared->worker_done;
-      worker_status = shared->worker_status;
+      std::lock_guard<std::mutex> lock(shared.mu);
+      ours.swap(shared.mine);
+      done = shared.worker_done;
+      worker_status = shared.worker_status;
     }
-    for (const std::string& message : ours) {
-      status = take_message(message);
-      if (!status.ok()) break;
-    }
-    if (status.ok()) status = worker_status;
-    if (!status.ok()) break;
+    for (const std::string& message : ours) GO_RETURN_IF_ERROR(take_message(message));
+    GO_RETURN_IF_ERROR(worker_status);
     if (world.HasMessage()) {
       int source = 0;
-      StatusOr<std::string> message = world.Receive(&source);
-      if (!message.ok()) {
-        status = message.status();
-        break;
-      }
-      if (*message != kReady) {
-        status = take_message(*message);
-        if (!status.ok()) break;
-      }
-      const std::optional<size_t> row = shared->Take();
+      GO_ASSIGN_OR_RETURN(const std::string message, world.Receive(&source));
+      if (message != kReady) GO_RETURN_IF_ERROR(take_message(message));
+      const std::optional<size_t> row = shared.Take();
       if (!row) ++ranks_done;
-      status = world.SendTo(source, row ? std::to_string(*row) : std::string(kNoMoreRows));
+      GO_RETURN_IF_ERROR(world.SendTo(source, row ? std::to_string(*row) : std::string(kNoMoreRows)));
       continue;
     }
-    if (done && ranks_done == world.size() - 1) break;
+    if (done && ranks_done == world.size() - 1) return Status::Ok();
     std::this_thread::sleep_for(kPollInterval);
   }
+}
+
+}  // namespace
+
+Status RunSuiteOverRanks(const SuiteOptions& options, const std::vector<double>& costs,
+                         const std::function<std::string(const RowResult&)>& row_message,
+                         const std::function<Status(const std::string&)>& on_message) {
+  World& world = World::Get();
+  if (!world.distributed()) {
+    return RunSuite(options, [&](const RowResult& row) { return on_message(row_message(row)); }).status();
+  }
+  if (!world.root()) return RunRowsOfRank(options, row_message);
+  if (costs.size() != options.rows.size()) return InternalError("one cost per row is needed");
+
+  auto shared = std::make_shared<SharedRows>();
+  shared->options = options;
+  shared->row_message = row_message;
+  shared->order.resize(options.rows.size());
+  std::iota(shared->order.begin(), shared->order.end(), size_t{0});
+  std::stable_sort(shared->order.begin(), shared->order.end(), [&](size_t a, size_t b) { return costs[a] > costs[b]; });
+  std::thread worker = StartOwnRows(shared);
+
+  std::unique_ptr<ProgressBar> progress;
+  if (options.show_progress) progress = std::make_unique<ProgressBar>("bench", static_cast<int64_t>(options.rows.size()));
+  int64_t taken = 0;
+  const Status status = ServeRows(world, *shared, [&](const std::string& message) -> Status {
+    GO_RETURN_IF_ERROR(on_message(message));
+    ++taken;
+    if (progress) progress->Update(taken, StrFormat("rows over %d ranks", world.size()));
+    return Status::Ok();
+  });
   if (!status.ok()) {
     worker.detach();  // the caller ends the job, this row included
     return status;
