@@ -123,16 +123,20 @@ std::function<Status(const std::string&, PlannerSettings*)> Configure(const std:
   };
 }
 
-PlannerFactory SearchFactory(const std::string& method) {
-  return [method](const PlannerSettings& s) -> StatusOr<std::unique_ptr<Planner>> {
-    GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, SearchConfig(method, s, ""));
-    return std::unique_ptr<Planner>(new SearchPlanner(std::move(c), ""));
-  };
-}
-
 Status NeedsPretrained(const PlannerSettings& s, const std::string& method) {
   if (s.pretrained.empty()) return InvalidArgument(method + " needs a pre-trained policy");
   return Status::Ok();
+}
+
+// A search driver run of `method` with `preset`'s options first ("": none); `entry`
+// (the registry's name) starts from the settings' pre-trained policy if `pretrained`.
+PlannerFactory SearchFactory(const std::string& method, const std::string& preset = "",
+                             const std::string& entry = "", bool pretrained = false) {
+  return [method, preset, entry, pretrained](const PlannerSettings& s) -> StatusOr<std::unique_ptr<Planner>> {
+    if (pretrained) GO_RETURN_IF_ERROR(NeedsPretrained(s, entry));
+    GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, SearchConfig(method, s, preset));
+    return std::unique_ptr<Planner>(new SearchPlanner(std::move(c), pretrained ? s.pretrained : ""));
+  };
 }
 
 // A preset of go as a planner: go's search with the preset's options first; finetune
@@ -140,13 +144,8 @@ Status NeedsPretrained(const PlannerSettings& s, const std::string& method) {
 PlannerInfo PresetPlanner(const SearchPreset& preset) {
   const std::string name = preset.name;
   const bool finetune = name == kFinetunePreset;
-  PlannerInfo info = PlannerInfo::Of(
-      name, PlannerKind::kPreset, preset.summary + " (go with " + preset.options + ")",
-      [name, finetune](const PlannerSettings& s) -> StatusOr<std::unique_ptr<Planner>> {
-        if (finetune) GO_RETURN_IF_ERROR(NeedsPretrained(s, name));
-        GO_ASSIGN_OR_RETURN(LearnedSearchConfig c, SearchConfig("go", s, name));
-        return std::unique_ptr<Planner>(new SearchPlanner(std::move(c), finetune ? s.pretrained : ""));
-      });
+  PlannerInfo info = PlannerInfo::Of(name, PlannerKind::kPreset, preset.summary + " (go with " + preset.options + ")",
+                                     SearchFactory("go", name, name, finetune));
   info.DecidesFusion().TakesTasks().WithOptions(Configure("go", name));
   if (finetune) {
     info.WithBudget(PlannerInfo::Budget::kSteps, kFinetuneDefaultSteps).NeedsPretrained();
