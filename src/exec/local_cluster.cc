@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <exception>
@@ -149,13 +150,62 @@ double MeasureLaunchOverheadUs() {
   return Median(std::move(times)) * 1e6;
 }
 
-// The link of copies out of this device, as the executor makes them (dst.copy_(src)
-// into a buffer allocated before): the median time of copies of 4 KiB .. 16 MiB (x4
-// each step), fitted by time = latency + bytes / bandwidth. The least squares are of
-// the relative error (each point weighted by 1 / time^2), so that the 4 KiB copies
-// decide the latency as much as the 16 MiB ones the bandwidth; a negative latency is
-// clamped to 0 (and the bandwidth refitted through the origin).
-Link MeasureCopyLink() {
+// A thread on the receiving device's cores that reads a tensor whenever asked, while
+// the asking thread waits by polling (as the executor's idle workers do: a core that
+// sleeps and wakes is slower for a while after, in this virtual machine).
+class Reader {
+ public:
+  Reader(const std::vector<int>& cores, at::Tensor tensor) : tensor_(std::move(tensor)) {
+    thread_ = std::thread([this, cores] {
+      status_ = PinThisThread(cores);
+      for (;;) {
+        int seen;
+        while ((seen = request_.load(std::memory_order_acquire)) == done_.load(std::memory_order_relaxed)) {
+          __builtin_ia32_pause();
+        }
+        if (seen < 0) return;
+        if (status_.ok()) {
+          try {
+            sum_ += tensor_.sum().item<float>();
+          } catch (const std::exception& e) {
+            status_ = InternalError(std::string("reading a copy on the receiver's cores: ") + e.what());
+          }
+        }
+        done_.store(seen, std::memory_order_release);
+      }
+    });
+  }
+  ~Reader() {
+    request_.store(-1, std::memory_order_release);
+    thread_.join();
+  }
+  // Reads the whole tensor on the receiver's cores; returns when done.
+  void Read() {
+    const int next = request_.load(std::memory_order_relaxed) + 1;
+    request_.store(next, std::memory_order_release);
+    while (done_.load(std::memory_order_acquire) != next) __builtin_ia32_pause();
+  }
+  const Status& status() const { return status_; }
+
+ private:
+  at::Tensor tensor_;
+  std::atomic<int> request_{0}, done_{0};
+  Status status_;
+  double sum_ = 0;
+  std::thread thread_;
+};
+
+// The link of copies out of this device, as the executor makes them in a step: the
+// sender copies a tensor it has just produced (written again before each copy) into a
+// buffer made before the step, which the receiving device (`receiver`'s cores) read
+// after the copy before it (docs/experiments/2026-12-06-local-concurrency.md, "The
+// copies as a step makes them": copies of a buffer the receiver last read take 1.5-5x
+// those of a buffer in the sender's own cache). The median time of copies of 4 KiB ..
+// 16 MiB (x4 each step), fitted by time = latency + bytes / bandwidth. The least squares
+// are of the relative error (each point weighted by 1 / time^2), so that the 4 KiB
+// copies decide the latency as much as the 16 MiB ones the bandwidth; a negative
+// latency is clamped to 0 (and the bandwidth refitted through the origin).
+StatusOr<Link> MeasureCopyLink(const std::vector<int>& receiver) {
   const int64_t max_elements = kCopyMaxBytes / static_cast<int64_t>(sizeof(float));
   at::Tensor src = at::full({max_elements}, 1.0f);
   at::Tensor dst = at::zeros({max_elements});
@@ -164,10 +214,16 @@ Link MeasureCopyLink() {
   for (int64_t bytes = kCopyMinBytes; bytes <= kCopyMaxBytes; bytes *= 4) {
     const int64_t elements = bytes / static_cast<int64_t>(sizeof(float));
     at::Tensor from = src.narrow(0, 0, elements), to = dst.narrow(0, 0, elements);
-    to.copy_(from);  // warm-up
+    Reader reader(receiver, to);
     const int repetitions = bytes < (int64_t{1} << 20) ? 15 : 5;
     std::vector<double> times;
-    for (int r = 0; r < repetitions; ++r) times.push_back(TimeOnce([&] { to.copy_(from); }));
+    for (int r = 0; r <= repetitions; ++r) {  // the first: a warm-up
+      reader.Read();
+      from.fill_(static_cast<float>(r));  // as just produced: in the sender's cache, modified
+      const double t = TimeOnce([&] { to.copy_(from); });
+      if (r > 0) times.push_back(t);
+    }
+    GO_RETURN_IF_ERROR(reader.status());
     const double t = std::max(Median(std::move(times)), 1e-9), x = static_cast<double>(bytes);
     const double w = 1.0 / (t * t);
     s += w;
@@ -191,7 +247,7 @@ Link MeasureCopyLink() {
 // Measures one device on its cores: a thread pinned to them runs the measurements, so
 // ATen's intra-op threads (as many as at::get_num_threads(), OMP_NUM_THREADS, as the
 // executor's workers have) run there too.
-StatusOr<Measured> MeasureOnCores(const std::vector<int>& cores, bool with_link) {
+StatusOr<Measured> MeasureOnCores(const std::vector<int>& cores, const std::vector<int>* receiver) {
   Measured m;
   Status status;
   std::thread worker([&] {
@@ -201,7 +257,14 @@ StatusOr<Measured> MeasureOnCores(const std::vector<int>& cores, bool with_link)
       m.peak_flops = MeasurePeakFlops();
       m.memory_bandwidth = MeasureMemoryBandwidth();
       m.launch_overhead_us = MeasureLaunchOverheadUs();
-      if (with_link) m.link = MeasureCopyLink();
+      if (receiver != nullptr) {
+        StatusOr<Link> link = MeasureCopyLink(*receiver);
+        if (!link.ok()) {
+          status = link.status();
+          return;
+        }
+        m.link = *link;
+      }
     } catch (const std::exception& e) {
       status = InternalError(std::string("measuring cores ") + CoreRanges(cores) + ": " + e.what());
     }
@@ -243,7 +306,10 @@ StatusOr<Cluster> MeasureLocalCluster(const std::string& name, int num_devices) 
   std::vector<Link> links;
   for (int i = 0; i < n; ++i) {
     const std::vector<int>& cores = sets[static_cast<size_t>(i)];
-    GO_ASSIGN_OR_RETURN(Measured m, MeasureOnCores(cores, /*with_link=*/n > 1));
+    // Copies out of device i are measured into device i + 1 (every link out of i gets
+    // those figures).
+    const std::vector<int>* receiver = n > 1 ? &sets[static_cast<size_t>((i + 1) % n)] : nullptr;
+    GO_ASSIGN_OR_RETURN(Measured m, MeasureOnCores(cores, receiver));
     Device d;
     d.name = "cpu:" + std::to_string(i);
     d.kind = DeviceKind::kCpu;

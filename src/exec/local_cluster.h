@@ -13,9 +13,11 @@
 //
 // The links between devices carry the executor's copies (exec/executor.h: the sending
 // device's worker copies a tensor into the receiver's buffer), so link (i, j) has the
-// bandwidth and latency of copies made on i's cores: copies of 4 KiB .. 16 MiB between
-// two buffers, fitted by latency + bytes / bandwidth (least squares of the relative
-// error, latency clamped at 0). As the copy takes the sender's stream, every device
+// bandwidth and latency of copies made on i's cores as a step makes them: copies of
+// 4 KiB .. 16 MiB of data i has just written into a buffer that device i + 1 read last
+// (which costs 1.5-5x a copy between two buffers in i's own cache:
+// docs/experiments/2026-12-06-local-concurrency.md), fitted by latency + bytes /
+// bandwidth (least squares of the relative error, latency clamped at 0). As the copy takes the sender's stream, every device
 // has copies_on_stream set. Every device has one port each way, "cpu:i out" (at its
 // links' bandwidth) and "cpu:i in" (at the fastest link into it), and link (i, j)
 // crosses "cpu:i out" and "cpu:j in": one copy at a time out of and into a device. A
