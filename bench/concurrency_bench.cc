@@ -1,17 +1,16 @@
 // How much this machine's cores slow each other down, sampled over time
 // (exec/concurrency.h): one line per sample, then the distribution of each probe.
 //
-//   build/bench/concurrency_bench [SAMPLES=100] [PAUSE_MS=200] [--json]
+//   build/bench/concurrency_bench [--samples 100] [--pause-ms 200] [--json]
 //
 // Run it with OMP_NUM_THREADS=1 (one thread per core, as the executor's workers
 // have). Each sample is a ratio: 1 is no interference, 2 half speed.
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
+#include "cli/args.h"
 #include "exec/concurrency.h"
 #include "exec/local_cluster.h"
 
@@ -33,36 +32,35 @@ void Summary(const char* name, std::vector<double> v) {
 
 }  // namespace
 
+std::vector<graphopt::FlagSpec> Flags() {
+  return {{"samples", true, "samples taken (default 100)"},
+          {"pause-ms", true, "milliseconds between samples (default 200)"},
+          {"json", false, "one JSON line per sample, no summary"},
+          {"help", false, "this help"}};
+}
+
 int main(int argc, char** argv) {
   using namespace graphopt;
+  auto args = Args::Parse("", argc, argv, 1, Flags(), "concurrency_bench");
+  if (!args.ok()) return CommandError("concurrency_bench", args.status().message());
+  if (args->Has("help")) {
+    std::printf("usage: concurrency_bench [flags]\n%s", FlagsHelp(Flags()).c_str());
+    return 0;
+  }
+  if (!args->positional().empty()) return CommandError("concurrency_bench", "takes no positional arguments");
   ConcurrencyOptions options;
-  options.samples = 100;
-  bool json = false;
-  int positional = 0;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--json") == 0) {
-      json = true;
-    } else if (positional == 0) {
-      options.samples = std::atoi(argv[i]);
-      ++positional;
-    } else if (positional == 1) {
-      options.pause_ms = std::atof(argv[i]);
-      ++positional;
-    } else {
-      std::fprintf(stderr, "usage: concurrency_bench [SAMPLES] [PAUSE_MS] [--json]\n");
-      return 2;
-    }
+  const auto samples_flag = args->GetIntInRange("samples", 100, 1, 100000);
+  const auto pause_flag = args->GetDouble("pause-ms", 200);
+  for (const Status& s : {samples_flag.status(), pause_flag.status()}) {
+    if (!s.ok()) return CommandError("concurrency_bench", s.message());
   }
+  options.samples = static_cast<int>(*samples_flag);
+  options.pause_ms = *pause_flag;
+  const bool json = args->Has("json");
   const auto sets = LocalCoreSets(0);
-  if (!sets.ok()) {
-    std::fprintf(stderr, "concurrency_bench: %s\n", sets.status().ToString().c_str());
-    return 1;
-  }
+  if (!sets.ok()) return CommandError("concurrency_bench", sets.status().message());
   const auto samples = MeasureConcurrency(*sets, options);
-  if (!samples.ok()) {
-    std::fprintf(stderr, "concurrency_bench: %s\n", samples.status().ToString().c_str());
-    return 1;
-  }
+  if (!samples.ok()) return CommandError("concurrency_bench", samples.status().message());
   std::vector<double> gemm, stream, read;
   for (const ConcurrencySample& s : *samples) {
     if (json) {

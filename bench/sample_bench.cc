@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cli/args.h"
+#include "core/median.h"
 #include "core/options.h"
 #include "core/strings.h"
 #include "models/load.h"
@@ -43,12 +44,6 @@ int64_t CrossDeviceEdges(const Graph& graph, const Plan& plan) {
     }
   }
   return cross;
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 std::string Ms(const PlanScore& s) {
@@ -155,8 +150,8 @@ int Main(int argc, char** argv) {
       off += static_cast<double>(differ) / samples;
     }
     std::printf("| %d (%s) | %.0f | %lld | %s | %.1f | %s | %.1f / %s | %lld / %.0f | %.1f | %s |\n", input->num_units,
-                u.c_str(), trained, static_cast<long long>(trainer.step()), Ms(score(0)).c_str(), Median(times),
-                Ms(best).c_str(), Median(times_one), Ms(best_one).c_str(),
+                u.c_str(), trained, static_cast<long long>(trainer.step()), Ms(score(0)).c_str(), UpperMedian(times),
+                Ms(best).c_str(), UpperMedian(times_one), Ms(best_one).c_str(),
                 static_cast<long long>(CrossDeviceEdges(*graph, plans[0])), cross, off,
                 Ms(trainer.best_score()).c_str());
     std::fflush(stdout);

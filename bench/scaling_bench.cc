@@ -34,6 +34,7 @@
 #include "cli/args.h"
 #include "core/median.h"
 #include "core/strings.h"
+#include "core/timing.h"
 #include "models/load.h"
 #include "rl/learned_search.h"
 #include "rl/local_search.h"
@@ -46,7 +47,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // The process's resident memory now (VmRSS) and at its peak (ru_maxrss), in MB.
 double ResidentMb() {

@@ -13,6 +13,7 @@
 
 #include "baselines/baechi_dag.h"
 #include "core/logging.h"
+#include "core/timing.h"
 #include "graph/verifier.h"
 
 namespace graphopt {
@@ -87,9 +88,6 @@ void Erase(std::vector<int32_t>* s, int32_t x) {
   if (it != s->end() && *it == x) s->erase(it);
 }
 
-double SecondsSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 }  // namespace
 

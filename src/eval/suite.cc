@@ -12,6 +12,7 @@
 #include "core/files.h"
 #include "core/progress.h"
 #include "core/strings.h"
+#include "core/timing.h"
 #include "models/load.h"
 #include "sim/cluster.h"
 #include "sim/simulator.h"
@@ -19,9 +20,6 @@
 namespace graphopt {
 namespace {
 
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 SuiteRow Row(std::string name, std::string label, std::string model, int devices) {
   auto preset = PresetForDevices(devices);

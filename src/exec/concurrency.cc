@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/median.h"
+#include "core/timing.h"
 #include "exec/pin.h"
 
 namespace graphopt {
@@ -19,11 +20,7 @@ constexpr int64_t kGemmSide = 256;
 constexpr int64_t kStreamFloats = (int64_t{32} << 20) / 4;  // 32 MiB
 constexpr int64_t kReadFloats = (int64_t{2} << 20) / 4;     // 2 MiB
 
-using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::time_point from, Clock::time_point to) {
-  return std::chrono::duration<double>(to - from).count();
-}
+using Clock = SteadyClock;
 
 enum class Probe { kGemm, kStream };
 
@@ -42,29 +39,16 @@ std::function<void()> MakeProbe(Probe probe) {
 double MedianSeconds(const std::function<void()>& f, int repetitions) {
   f();
   std::vector<double> times;
-  for (int r = 0; r < repetitions; ++r) {
-    const Clock::time_point start = Clock::now();
-    f();
-    times.push_back(Seconds(start, Clock::now()));
-  }
+  for (int r = 0; r < repetitions; ++r) times.push_back(TimeOnce(f));
   return Median(std::move(times));
 }
 
-// Runs `body` on a thread pinned to `cores`; its error (a failed pin, an ATen
-// exception) comes back.
+// Runs `body` on a thread pinned to `cores`.
 Status OnCores(const std::vector<int>& cores, const std::function<void()>& body) {
-  Status status;
-  std::thread worker([&] {
-    status = PinThisThread(cores);
-    if (!status.ok()) return;
-    try {
-      body();
-    } catch (const std::exception& e) {
-      status = InternalError(std::string("measuring concurrency: ") + e.what());
-    }
+  return RunPinned(cores, "measuring concurrency", [&]() -> Status {
+    body();
+    return Status::Ok();
   });
-  worker.join();
-  return status;
 }
 
 // The probe on device 0 alone, then while every other device runs it in a loop.
@@ -119,13 +103,9 @@ StatusOr<double> RemoteReadRatio(const std::vector<std::vector<int>>& sets, int 
   for (int r = 0; r <= repetitions; ++r) {  // the first of each: a warm-up
     GO_RETURN_IF_ERROR(OnCores(sets[1], [&] { remote.copy_(source); }));
     GO_RETURN_IF_ERROR(OnCores(sets[0], [&] {
-      Clock::time_point start = Clock::now();
-      at::add_out(out, remote, 1.0);
-      const double t_remote = Seconds(start, Clock::now());
+      const double t_remote = TimeOnce([&] { at::add_out(out, remote, 1.0); });
       local.copy_(source);
-      start = Clock::now();
-      at::add_out(out, local, 1.0);
-      const double t_local = Seconds(start, Clock::now());
+      const double t_local = TimeOnce([&] { at::add_out(out, local, 1.0); });
       if (r > 0) {
         remote_times.push_back(t_remote);
         local_times.push_back(t_local);
@@ -149,7 +129,7 @@ StatusOr<std::vector<ConcurrencySample>> MeasureConcurrency(const std::vector<st
     if (s > 0 && options.pause_ms > 0)
       std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(options.pause_ms));
     ConcurrencySample sample;
-    sample.seconds = Seconds(begin, Clock::now());
+    sample.seconds = SecondsSince(begin);
     GO_ASSIGN_OR_RETURN(sample.gemm, BusyRatio(core_sets, Probe::kGemm, options.repetitions));
     GO_ASSIGN_OR_RETURN(sample.stream, BusyRatio(core_sets, Probe::kStream, options.repetitions));
     GO_ASSIGN_OR_RETURN(sample.read, RemoteReadRatio(core_sets, options.repetitions));

@@ -19,6 +19,7 @@
 #include "core/logging.h"
 #include "core/median.h"
 #include "core/strings.h"
+#include "core/timing.h"
 #include "exec/pin.h"
 
 namespace graphopt {
@@ -38,17 +39,7 @@ constexpr int64_t kCopyMinBytes = int64_t{4} << 10;   // link fit: 4 KiB, 16 KiB
 constexpr int64_t kCopyMaxBytes = int64_t{16} << 20;
 constexpr int kLongestDigits = 9;  // of N in local:N (no overflow; far beyond kMaxDevices)
 
-using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-// Time of one call of `f` in seconds.
-template <typename F>
-double TimeOnce(F&& f) {
-  const Clock::time_point start = Clock::now();
-  f();
-  return SecondsSince(start);
-}
+using Clock = SteadyClock;
 
 // N of "local:N", 0 for "local"; an error naming `name` otherwise.
 StatusOr<int> ParseLocalName(const std::string& name) {
@@ -249,28 +240,15 @@ StatusOr<Link> MeasureCopyLink(const std::vector<int>& receiver) {
 // executor's workers have) run there too.
 StatusOr<Measured> MeasureOnCores(const std::vector<int>& cores, const std::vector<int>* receiver) {
   Measured m;
-  Status status;
-  std::thread worker([&] {
-    status = PinThisThread(cores);
-    if (!status.ok()) return;
-    try {
-      m.peak_flops = MeasurePeakFlops();
-      m.memory_bandwidth = MeasureMemoryBandwidth();
-      m.launch_overhead_us = MeasureLaunchOverheadUs();
-      if (receiver != nullptr) {
-        StatusOr<Link> link = MeasureCopyLink(*receiver);
-        if (!link.ok()) {
-          status = link.status();
-          return;
-        }
-        m.link = *link;
-      }
-    } catch (const std::exception& e) {
-      status = InternalError(std::string("measuring cores ") + CoreRanges(cores) + ": " + e.what());
+  GO_RETURN_IF_ERROR(RunPinned(cores, "measuring cores " + CoreRanges(cores), [&]() -> Status {
+    m.peak_flops = MeasurePeakFlops();
+    m.memory_bandwidth = MeasureMemoryBandwidth();
+    m.launch_overhead_us = MeasureLaunchOverheadUs();
+    if (receiver != nullptr) {
+      GO_ASSIGN_OR_RETURN(m.link, MeasureCopyLink(*receiver));
     }
-  });
-  worker.join();
-  if (!status.ok()) return status;
+    return Status::Ok();
+  }));
   return m;
 }
 
@@ -278,20 +256,15 @@ StatusOr<Measured> MeasureOnCores(const std::vector<int>& cores, const std::vect
 
 double ReferenceGemmUs(const std::vector<int>& cores) {
   double median = -1;
-  std::thread worker([&] {
-    if (!PinThisThread(cores).ok()) return;
+  const Status run = RunPinned(cores, "reference GEMM", [&]() -> Status {
     const at::Tensor a = at::rand({512, 512}), b = at::rand({512, 512});
     at::Tensor c = at::mm(a, b);
     std::vector<double> times;
-    for (int i = 0; i < 5; ++i) {
-      const Clock::time_point start = Clock::now();
-      c = at::mm(a, b);
-      times.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
-    }
+    for (int i = 0; i < 5; ++i) times.push_back(TimeOnce([&] { c = at::mm(a, b); }) * 1e6);
     median = Median(std::move(times));
+    return Status::Ok();
   });
-  worker.join();
-  return median;
+  return run.ok() ? median : -1;
 }
 
 namespace {

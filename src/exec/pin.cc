@@ -6,7 +6,9 @@
 #include <sched.h>
 
 #include <cstring>
+#include <exception>
 #include <string>
+#include <thread>
 
 namespace graphopt {
 
@@ -25,6 +27,21 @@ Status PinThisThread(const std::vector<int>& cores) {
   at::internal::lazy_init_num_threads();
   omp_set_num_threads(static_cast<int>(cores.size()));
   return Status::Ok();
+}
+
+Status RunPinned(const std::vector<int>& cores, const std::string& what, const std::function<Status()>& body) {
+  Status status = Status::Ok();
+  std::thread worker([&] {
+    status = PinThisThread(cores);
+    if (!status.ok()) return;
+    try {
+      status = body();
+    } catch (const std::exception& e) {
+      status = InternalError(e.what());
+    }
+  });
+  worker.join();
+  return status.WithContext(what);
 }
 
 }  // namespace graphopt

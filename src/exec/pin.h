@@ -1,6 +1,8 @@
 // Pinning the calling thread to a set of cores (a device of the local cluster).
 #pragma once
 
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "core/status.h"
@@ -13,5 +15,10 @@ namespace graphopt {
 // would give each worker several threads on its one core:
 // docs/experiments/2026-11-29-fidelity.md, "How the measurement had to be made").
 Status PinThisThread(const std::vector<int>& cores);
+
+// Runs `body` on a new thread pinned to `cores` and waits for it. What fails comes back
+// as a status with `what` as its context: the pin, the status `body` returns, or an
+// exception `body` throws (an ATen error).
+Status RunPinned(const std::vector<int>& cores, const std::string& what, const std::function<Status()>& body);
 
 }  // namespace graphopt

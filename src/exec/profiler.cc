@@ -129,14 +129,8 @@ StatusOr<Profile> ProfileGraph(const Graph& graph, const Cluster& cluster, const
   profile.num_ops = graph.num_ops();
   profile.cluster = cluster;
   profile.threads = at::get_num_threads();
-  Status status = Status::Ok();
   // On the device's cores, as the executor's worker runs (its OpenMP threads too).
-  std::thread worker([&] {
-    status = PinThisThread(cores).WithContext("profile");
-    if (status.ok()) status = Measure(graph, options, &profile);
-  });
-  worker.join();
-  GO_RETURN_IF_ERROR(status);
+  GO_RETURN_IF_ERROR(RunPinned(cores, "profile", [&] { return Measure(graph, options, &profile); }));
   return profile;
 }
 
