@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "bindings.h"
+#include "exec/local_cluster.h"
 
 namespace graphopt::python {
 
@@ -32,10 +33,14 @@ void BindCluster(py::module_& m) {
 
   m.def(
       "cluster",
-      [](const std::string& name) { return std::make_shared<Cluster>(Value(LoadCluster(name))); },
+      [](const std::string& name) {
+        if (IsLocalClusterName(name)) return std::make_shared<Cluster>(Value(LocalCluster(name)));
+        return std::make_shared<Cluster>(Value(LoadCluster(name)));
+      },
       py::arg("name"),
       "A cluster: a preset ('4xV100'; graphopt.cluster_presets() lists them), a spec such as\n"
-      "'2xV100+1xP100', or a cluster .json file.");
+      "'2xV100+1xP100', a cluster .json file, or this machine's cores, 'local' (one device per\n"
+      "core) or 'local:N', measured when first asked for.");
   m.def("cluster_presets", &ClusterPresetNames, "The names of the built-in clusters.");
 }
 

@@ -3,13 +3,17 @@
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "bindings.h"
+#include "exec/local_cluster.h"
+#include "exec/verify_plans.h"
 #include "rl/default_policy.h"
 #include "rl/learned_search.h"
 #include "rl/methods.h"
@@ -29,7 +33,31 @@ struct OptimizeResult {
   double seconds = 0;
   std::string stop_reason;
   std::vector<ConvergencePoint> trace;
+  std::vector<VerifiedPlan> verified;  // with verify=K: every plan executed, the kept one first
+  int kept = -1;                       // its index in `verified`
+  double noise_floor = 0;
 };
+
+// The core sets of a local cluster for verify=K, whose kernels must run one OpenMP
+// thread per core of a device: ATen takes OMP_NUM_THREADS when it loads, so the
+// interpreter must have been started with it (the command restarts itself instead).
+std::vector<std::vector<int>> VerifyCores(const Cluster& cluster) {
+  if (!IsLocalClusterName(cluster.name())) {
+    Check(InvalidArgument("verify=K executes plans on this machine's cores: the cluster must be graphopt.cluster('local') "
+                          "or 'local:N', not " + cluster.name()));
+  }
+  const int devices = cluster.name() == "local" ? 0 : std::atoi(cluster.name().c_str() + 6);
+  std::vector<std::vector<int>> sets = Value(LocalCoreSets(devices));
+  size_t threads = sets.front().size();
+  for (const auto& set : sets) threads = std::min(threads, set.size());
+  const char* have = std::getenv("OMP_NUM_THREADS");
+  if (have == nullptr || std::to_string(threads) != have) {
+    Check(FailedPrecondition("verify=K measures kernels on " + std::to_string(threads) +
+                             " core(s) per device: start Python with OMP_NUM_THREADS=" + std::to_string(threads) +
+                             " in its environment (it is " + (have == nullptr ? std::string("unset") : have) + ")"));
+  }
+  return sets;
+}
 
 py::dict ProgressDict(const LearnedSearchProgress& p) {
   py::dict d;
@@ -57,8 +85,15 @@ OptimizeResult Optimize(std::shared_ptr<Graph> graph, std::shared_ptr<Cluster> c
                         int64_t steps, const std::string& method, bool zero_shot,
                         const std::optional<std::string>& pretrained_arg,
                         const std::string& tasks, const std::string& options, uint64_t seed, int threads,
-                        const std::string& granularity, int depth, const std::function<void(py::dict)>& progress) {
+                        const std::string& granularity, int depth, const std::function<void(py::dict)>& progress,
+                        int verify) {
   LearnedSearchConfig config = Value(DefaultSearchConfig(method));
+  if (verify < 0 || verify > kMaxTopPlans) {
+    Check(InvalidArgument("verify: " + std::to_string(verify) + " is out of range [0, " + std::to_string(kMaxTopPlans) + "]"));
+  }
+  if (verify > 0 && zero_shot) Check(InvalidArgument("verify executes the plans a search found: not with zero_shot"));
+  const std::vector<std::vector<int>> cores = verify > 0 ? VerifyCores(*cluster) : std::vector<std::vector<int>>{};
+  config.keep_plans = verify;
   config.budget.time_limit_s = time_limit;
   config.budget.max_steps = steps;
   config.seed = seed;
@@ -120,6 +155,20 @@ OptimizeResult Optimize(std::shared_ptr<Graph> graph, std::shared_ptr<Cluster> c
   out.seconds = result.seconds;
   out.stop_reason = result.stop_reason;
   out.trace = std::move(result.trace);
+  if (verify == 0) return out;
+  const std::vector<VerifyCandidate> candidates = Value(TopPlanCandidates(*sim, result.top_plans));
+  StatusOr<VerifyResult> measured = [&] {
+    py::gil_scoped_release release;
+    VerifyOptions options;
+    options.seed = seed;
+    return VerifyPlans(sim->graph(), sim->cluster(), cores, candidates, options);
+  }();
+  VerifyResult v = Value(std::move(measured));
+  out.plan->plan = candidates[static_cast<size_t>(v.best)].plan;
+  out.score = PlanScore::Of(Value(sim->Simulate(out.plan->plan)));
+  out.verified = std::move(v.plans);
+  out.kept = v.best;
+  out.noise_floor = v.noise_floor;
   return out;
 }
 
@@ -155,6 +204,28 @@ void BindOptimize(py::module_& m) {
           },
           "The best step time over the run: one dict per improvement (seconds, plans, step, best_us, fits,\n"
           "source: what found it).")
+      .def_property_readonly(
+          "verified",
+          [](const OptimizeResult& r) {
+            py::list rows;
+            for (size_t i = 0; i < r.verified.size(); ++i) {
+              const VerifiedPlan& p = r.verified[i];
+              py::dict d;
+              d["name"] = p.name;
+              d["simulated_us"] = p.simulated_us;
+              d["measured_us"] = p.measured_us;
+              d["noise"] = p.half_gap;
+              d["error"] = p.error;
+              d["kept"] = static_cast<int>(i) == r.kept;
+              rows.append(d);
+            }
+            return rows;
+          },
+          "With verify=K: one dict per plan executed (name, simulated_us, measured_us, noise: its\n"
+          "odd-against-even rounds gap, error, kept), the top plans best first, then the single-device\n"
+          "plan; `plan` is the kept one, measured fastest. Empty without verify.")
+      .def_readonly("noise_floor", &OptimizeResult::noise_floor,
+                    "With verify=K: the median of the plans' noise (0 without).")
       .def("__repr__", [](const OptimizeResult& r) {
         return "<graphopt.OptimizeResult " + r.score.ToString() + " after " + std::to_string(r.steps) + " steps>";
       });
@@ -162,7 +233,7 @@ void BindOptimize(py::module_& m) {
   m.def("optimize", &Optimize, py::arg("graph"), py::arg("cluster"), py::arg("time_limit") = kDefaultSearchSeconds,
         py::arg("steps") = 0, py::arg("method") = "go", py::arg("zero_shot") = false, py::arg("pretrained") = py::none(),
         py::arg("tasks") = "", py::arg("options") = "", py::arg("seed") = 0, py::arg("threads") = 0,
-        py::arg("granularity") = "op", py::arg("depth") = 0, py::arg("progress") = nullptr,
+        py::arg("granularity") = "op", py::arg("depth") = 0, py::arg("progress") = nullptr, py::arg("verify") = 0,
         "Plans `graph` on `cluster` with the learned optimizer, as `graphopt optimize` does: `method`\n"
         "'go' (the default), 'colocrl' or 'hdp', for `time_limit` seconds (0: none) or `steps` steps\n"
         "(0: none). `pretrained`: a GO policy file to start from ('none' trains a new policy; not\n"
@@ -173,7 +244,11 @@ void BindOptimize(py::module_& m) {
         "(the plan's device_map; depth 0: two modules holding parameters per accelerator at least).\n"
         "`progress(dict)` is called after every step (step, seconds,\n"
         "best_us, best_fits, best_baseline_us, plans). Ctrl-C, or an exception in `progress`, stops\n"
-        "the search after its step and is raised. The GIL is released while it runs.");
+        "the search after its step and is raised. verify=K (cluster 'local' or 'local:N', Python\n"
+        "started with OMP_NUM_THREADS=1 for one core per device): the best plans of the K best\n"
+        "placements found and the single-device plan are executed on this machine's cores and the\n"
+        "fastest measured is kept (`verified` lists them), as graphopt optimize --verify K does.\n"
+        "The GIL is released while it runs.");
 }
 
 }  // namespace graphopt::python

@@ -17,6 +17,7 @@
 #include "cli/flag_table.h"
 #include "cli/granularity.h"
 #include "cli/interrupt.h"
+#include "cli/verify_found.h"
 #include "core/files.h"
 #include "core/progress.h"
 #include "core/strings.h"
@@ -91,6 +92,11 @@ std::vector<FlagSpec> OptimizeFlags() {
       {
           {"threads", true, "threads for the simulator and LibTorch, 1 to 4 x the cores (default: every core)", "N"},
           {"out", true, "write the best plan to this .json file", "plan.json"},
+          {"verify", true,
+           "with --cluster local[:N]: execute the best plans of the K best placements the search found and the single-device "
+           "plan on this machine's cores (" + std::to_string(kVerifySteps) + " rounds, each plan's median step) "
+           "and keep the one measured fastest (1 to " + std::to_string(kMaxTopPlans) + ")",
+           "K"},
           {"trace", true, "write the best plan's timeline (Chrome trace) to this .json file", "trace.json"},
           {"convergence", true, "write the convergence trace (best step time over time) to this .json file",
            "conv.json"},
@@ -291,7 +297,8 @@ struct OptimizeSetup {
   LearnedSearchConfig config;
   SearchHandles handles;                    // the ranks, the measured reward
   DefaultPolicy policy;                     // the pre-trained policy chosen, or none
-  std::vector<std::vector<int>> core_sets;  // of the local cluster, with a measured reward
+  std::vector<std::vector<int>> core_sets;  // of the local cluster, with a measured reward or --verify
+  int verify = 0;                           // --verify K (0: none)
 };
 
 // Under mpirun the ranks search together (SearchHandles::world); rank 0 alone
@@ -333,13 +340,21 @@ Status ApplyRunFlags(const Args& args, OptimizeSetup* s) {
   s->learned = FindLearnedMethod(s->run.method).value();
   s->default_model = args.positional().empty();
   s->model = s->default_model ? kDefaultModel : args.positional()[0];
-  if (s->run.reward == "measured") {
+  if (args.Has("verify")) {
+    GO_ASSIGN_OR_RETURN(const int64_t k, args.GetIntInRange("verify", 0, 1, kMaxTopPlans));
+    s->verify = static_cast<int>(k);
+    if (s->run.zero_shot) return InvalidArgument("--verify executes the plans a search found: not with --zero-shot");
+    if (World::Get().distributed()) return InvalidArgument("--verify runs plans on this machine's cores: without mpirun");
+  }
+  for (const auto& [wanted, flag] : {std::pair{s->run.reward == "measured", "--reward measured"},
+                                     std::pair{s->verify > 0, "--verify"}}) {
+    if (!wanted || !s->core_sets.empty()) continue;
 #ifdef GRAPHOPT_HAVE_EXEC
     auto sets = LocalCoresWithThreads(s->run.cluster, args.argv());
-    if (!sets.ok()) return sets.status().WithContext("--reward measured");
+    if (!sets.ok()) return sets.status().WithContext(flag);
     s->core_sets = std::move(*sets);
 #else
-    return FailedPrecondition("--reward measured: this build has no executor (LibTorch was not found)");
+    return FailedPrecondition(std::string(flag) + ": this build has no executor (LibTorch was not found)");
 #endif
   }
   s->config = std::move(*defaults);
@@ -446,6 +461,7 @@ StatusOr<LearnedSearchResult> RunSearch(const Simulator& sim, const LearnedSearc
 // The search, then (on rank 0) its report and the files of --convergence, --out, --trace.
 Status Train(const Args& args, const Graph& graph, const Simulator& sim, OptimizeSetup* s) {
   if (s->run.reward == "measured") GO_RETURN_IF_ERROR(EndJobOnError(UseMeasuredReward(sim, s)));
+  s->config.keep_plans = s->verify;
   GO_ASSIGN_OR_RETURN(const LearnedSearchResult result, EndJobOnError(RunSearch(sim, s->config, s->handles)));
   if (!World::Get().root()) return Status::Ok();
   if (result.resumed) std::printf("resumed from %s\n", s->config.checkpoints.dir.c_str());
@@ -454,7 +470,18 @@ Status Train(const Args& args, const Graph& graph, const Simulator& sim, Optimiz
     GO_RETURN_IF_ERROR(WriteFileAtomic(args.Get("convergence"), ConvergenceJson(result.trace)));
     std::printf("convergence trace written to %s\n", args.Get("convergence").c_str());
   }
-  return WriteOutputs(args, graph, sim, result.plan);
+  if (s->verify == 0) return WriteOutputs(args, graph, sim, result.plan);
+#ifdef GRAPHOPT_HAVE_EXEC
+  std::printf("\nverify   executing the best plans of the %zu best placements found and the single-device plan on %s\n",
+              result.top_plans.size(), s->run.cluster.c_str());
+  std::fflush(stdout);
+  const ScopedInterrupt interrupt;
+  GO_ASSIGN_OR_RETURN(const Plan verified,
+                      VerifyFoundPlans(sim, s->core_sets, result.top_plans, s->config.seed, interrupt.flag()));
+  return WriteOutputs(args, graph, sim, verified);
+#else
+  return FailedPrecondition("--verify: this build has no executor");
+#endif
 }
 
 #endif

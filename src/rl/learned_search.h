@@ -67,6 +67,7 @@
 #include "sim/batch.h"
 #include "sim/plan.h"
 #include "sim/simulator.h"
+#include "sim/top_plans.h"
 
 namespace graphopt {
 
@@ -201,6 +202,10 @@ struct LearnedSearchConfig {
   std::string fixed_placement;
   SearchBudget budget;
   SearchCheckpoints checkpoints;
+  // How many of the best distinct plans the search offered the result keeps
+  // (LearnedSearchResult::top_plans; optimize --verify executes them), at most
+  // kMaxTopPlans; 0: only the best plan. Not an option key: it changes no plan.
+  int keep_plans = 0;
 };
 
 // What a search runs with besides its config: handles that outlive it.
@@ -333,6 +338,11 @@ struct LearnedSearchResult {
   double zero_shot_seconds = 0;  // its wall time
   std::string stop_reason;       // "steps", "time limit", "interrupted", "converged"
   bool resumed = false;
+  // With keep_plans: the best distinct plans that fit among those the search offered
+  // as candidates for its best (every baseline's it starts from, the zero-shot plan,
+  // the policy's best sample of each step, each polish), best first; the first is
+  // `plan` when it fits. Kept in checkpoints.
+  std::vector<RankedPlan> top_plans;
 };
 
 class LearnedSearch {

@@ -38,6 +38,9 @@ using learned_search_internal::TraceJson;
 constexpr const char* kPart = "search";
 constexpr const char* kStateFile = "state.json";
 
+// The file of the i-th of the top plans (LearnedSearchResult::top_plans).
+std::string TopPlanFile(size_t i) { return "top_plan_" + std::to_string(i) + ".json"; }
+
 }  // namespace
 
 Status LearnedSearch::Impl::SaveCheckpoint() {
@@ -64,6 +67,13 @@ Status LearnedSearch::Impl::SaveCheckpoint() {
   if (sample_polish && sample_polish->started()) {
     GO_ASSIGN_OR_RETURN(state["descent"], sample_polish->Save(store));
   }
+  Json top_plans = Json::array();
+  for (size_t i = 0; i < top.plans().size(); ++i) {
+    const RankedPlan& p = top.plans()[i];
+    GO_RETURN_IF_ERROR(store.WritePlan(TopPlanFile(i), sim.graph(), p.plan));
+    top_plans.push_back(Json{{"score", PlanScoreToJson(p.score)}, {"source", p.source}});
+  }
+  state["top_plans"] = std::move(top_plans);
   state["exploring"] = exploring;
   state["units_plan"] = !units_plan.device.empty();
   if (!units_plan.device.empty()) GO_RETURN_IF_ERROR(store.WritePlan("units_plan.json", sim.graph(), units_plan));
@@ -73,10 +83,32 @@ Status LearnedSearch::Impl::SaveCheckpoint() {
 // The files of a checkpoint besides state.json.
 std::vector<std::string> LearnedSearch::Impl::CheckpointFiles() const {
   std::vector<std::string> files{"best_plan.json", "units_plan.json", "descent_plan.json"};
+  for (size_t i = 0; i < static_cast<size_t>(kMaxTopPlans); ++i) files.push_back(TopPlanFile(i));
   if (trainer) {
     for (const std::string& f : trainer->CheckpointFiles()) files.push_back(f);
   }
   return files;
+}
+
+// The top plans a checkpoint records (none before it recorded them), each re-simulated,
+// offered to `top` again.
+Status LearnedSearch::Impl::LoadTopPlans(const Json& state, const CheckpointStore& store, const std::string& path) {
+  if (!state.contains("top_plans") || top.capacity() == 0) return Status::Ok();
+  const Json& list = state["top_plans"];
+  if (!list.is_array() || list.size() > static_cast<size_t>(kMaxTopPlans)) {
+    return ParseError(path + ": top_plans must be an array of at most " + std::to_string(kMaxTopPlans) + " plans");
+  }
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string where = path + ": top_plans[" + std::to_string(i) + "]";
+    GO_ASSIGN_OR_RETURN(const Json* score_json, JsonMember(list[i], "score", where));
+    GO_ASSIGN_OR_RETURN(const PlanScore recorded, PlanScoreFromJson(*score_json, where + ".score"));
+    GO_ASSIGN_OR_RETURN(const Json* source_json, JsonMember(list[i], "source", where));
+    GO_ASSIGN_OR_RETURN(const std::string source, JsonString(*source_json, where + ".source"));
+    Plan plan;
+    GO_ASSIGN_OR_RETURN(const PlanScore score, store.ReadPlan(TopPlanFile(i), sim, recorded, "the state records it", &plan));
+    top.Offer(plan, score, source);
+  }
+  return Status::Ok();
 }
 
 // Restores a checkpoint if the folder has one; returns whether it did. Every value
@@ -141,6 +173,7 @@ StatusOr<bool> LearnedSearch::Impl::LoadCheckpoint() {
     GO_ASSIGN_OR_RETURN(best_score,
                         store.ReadPlan("best_plan.json", sim, recorded_best, "the state records a best plan", &best));
   }
+  GO_RETURN_IF_ERROR(LoadTopPlans(state, store, path));
   if (local_search && state.contains("polish")) {
     GO_ASSIGN_OR_RETURN(const LocalSearch::Cursor c, CursorFromJson(state["polish"], path + ": polish"));
     local_search->set_cursor(c);

@@ -56,6 +56,7 @@ struct LearnedSearch::Impl {
 
   Plan best;
   PlanScore best_score;
+  TopPlans top;  // config.keep_plans of the plans offered
   // Ingredient 6: whether the policy still explores.
   bool exploring = false;
   CheckpointIdentity identity;  // set by Create when checkpoints are on
@@ -69,7 +70,7 @@ struct LearnedSearch::Impl {
   learned_search_internal::Clock::time_point start;
 
   Impl(const Simulator& s, LearnedSearchConfig c, SearchHandles h)
-      : sim(s), config(std::move(c)), handles(std::move(h)) {}
+      : sim(s), config(std::move(c)), top(config.keep_plans), handles(std::move(h)) {}
 
   // A fresh network, or the pre-trained one.
   StatusOr<GoPolicy> NewPolicy() const;
@@ -100,7 +101,7 @@ struct LearnedSearch::Impl {
   uint64_t Seed() const { return RankSeed(config.seed, world != nullptr ? world->rank() : 0); }
   bool Root() const { return world == nullptr || world->root(); }
 
-  // Records a new best plan if it is better.
+  // Records a new best plan if it is better (and keeps it among the top plans).
   bool Offer(const Plan& plan, const PlanScore& score, const std::string& source);
 
   // A plan's result, as the batch scores plans: simulated, or measured with a measured
@@ -180,6 +181,8 @@ struct LearnedSearch::Impl {
   // The files of a checkpoint besides state.json.
   std::vector<std::string> CheckpointFiles() const;
   StatusOr<bool> LoadCheckpoint();
+  // The top plans of a checkpoint's state (LoadCheckpoint).
+  Status LoadTopPlans(const nlohmann::json& state, const CheckpointStore& store, const std::string& path);
 };
 
 }  // namespace graphopt

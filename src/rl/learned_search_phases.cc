@@ -68,6 +68,7 @@ void LearnedSearch::Impl::OfferToTrainer(const Plan& plan, const PlanScore& scor
 }
 
 bool LearnedSearch::Impl::Offer(const Plan& plan, const PlanScore& score, const std::string& source) {
+  top.Offer(plan, score, source);
   if (!score.BetterThan(best_score)) return false;
   best = plan;
   best_score = score;
@@ -247,6 +248,7 @@ StatusOr<LearnedSearchResult> LearnedSearch::Impl::Finish(const std::string& rea
   }
   result.plan = best;
   result.score = best_score;
+  result.top_plans = top.plans();
   return result;
 }
 

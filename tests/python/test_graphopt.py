@@ -349,3 +349,45 @@ def test_every_public_name_has_a_docstring():
                 if not documentation(member):
                     undocumented.append(name + "." + attr)
     assert not undocumented, undocumented
+
+
+VERIFY_SCRIPT = """
+import graphopt
+g = graphopt.load("rnnlm:layers=1,batch=2,steps=3,hidden=16,vocab=40")
+c = graphopt.cluster("local:2")
+r = graphopt.optimize(g, c, time_limit=0, steps=2, threads=1, options="%s", verify=2)
+kept = [v for v in r.verified if v["kept"]]
+assert len(kept) == 1, r.verified
+assert r.verified[-1]["name"] == "single device" or any(v["name"].endswith("single)") for v in r.verified)
+ran = [v for v in r.verified if not v["error"]]
+assert kept[0]["measured_us"] == min(v["measured_us"] for v in ran), r.verified
+assert all(v["measured_us"] > 0 and v["simulated_us"] > 0 for v in ran)
+assert r.noise_floor >= 0
+assert graphopt.simulate(g, c, r.plan).step_time_us > 0
+print("verified", len(r.verified))
+""" % TINY_POLICY
+
+
+def run_python(script, omp_threads):
+    env = dict(os.environ)
+    env.pop("OMP_NUM_THREADS", None)
+    if omp_threads is not None:
+        env["OMP_NUM_THREADS"] = omp_threads
+    return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_optimize_verify_executes_the_top_plans_and_keeps_the_fastest():
+    r = run_python(VERIFY_SCRIPT, "1")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "verified" in r.stdout
+
+
+def test_optimize_verify_needs_a_local_cluster_and_one_thread_per_core():
+    g = graphopt.load(SMALL)
+    with pytest.raises(graphopt.InvalidArgument, match="local"):
+        graphopt.optimize(g, graphopt.cluster("2xV100"), steps=1, verify=2)
+    with pytest.raises(graphopt.InvalidArgument, match="out of range"):
+        graphopt.optimize(g, graphopt.cluster("2xV100"), steps=1, verify=17)
+    r = run_python(VERIFY_SCRIPT, None)
+    assert r.returncode != 0
+    assert "OMP_NUM_THREADS=1" in r.stderr, r.stderr

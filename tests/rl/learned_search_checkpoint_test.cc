@@ -66,6 +66,43 @@ TEST(LearnedSearchCheckpointTest, ABestPlanIsReSimulatedNotTrusted) {
   ExpectErrorWith(Resume(toy, ToySearch(dir, 4)), dir + "/best_plan.json: the checkpoint's plan is not valid");
 }
 
+TEST(LearnedSearchCheckpointTest, TheTopPlansAreKeptAndReSimulated) {
+  Toy toy;
+  const ScratchDir scratch("top_plans");
+  const std::string dir = scratch.path();
+  LearnedSearchConfig config = ToySearch(dir, 2);
+  config.keep_plans = 3;
+  auto first = LearnedSearch::Create(toy.sim, config);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  auto before = (*first)->Run();
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  ASSERT_GE(before->top_plans.size(), 2u);  // the baselines place the toy's ops differently
+  EXPECT_LE(before->top_plans.size(), 3u);
+  EXPECT_EQ(before->top_plans.front().plan.device, before->plan.device);
+  for (size_t i = 1; i < before->top_plans.size(); ++i) {
+    EXPECT_FALSE(before->top_plans[i].score.BetterThan(before->top_plans[i - 1].score));
+    EXPECT_NE(before->top_plans[i].plan.device, before->top_plans[0].plan.device);
+  }
+  // Resumed with no step left to take: the top plans are the checkpoint's.
+  auto resumed = LearnedSearch::Create(toy.sim, config);
+  ASSERT_TRUE(resumed.ok());
+  auto after = (*resumed)->Run();
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  EXPECT_TRUE(after->resumed);
+  ASSERT_EQ(after->top_plans.size(), before->top_plans.size());
+  for (size_t i = 0; i < after->top_plans.size(); ++i) {
+    EXPECT_EQ(after->top_plans[i].plan.device, before->top_plans[i].plan.device);
+    EXPECT_EQ(after->top_plans[i].source, before->top_plans[i].source);
+  }
+  // A top plan put in place of another does not simulate to its recorded score.
+  ASSERT_TRUE(WritePlanJson(toy.graph, before->plan, dir + "/top_plan_" +
+                                                         std::to_string(before->top_plans.size() - 1) + ".json")
+                  .ok());
+  auto bad = LearnedSearch::Create(toy.sim, config);
+  ASSERT_TRUE(bad.ok());
+  ExpectErrorWith((*bad)->Run().status(), "top_plan_");
+}
+
 TEST(LearnedSearchCheckpointTest, ImpossibleOrOutOfRangeStateValuesAreErrors) {
   Toy toy;
   const ScratchDir scratch("ranges");

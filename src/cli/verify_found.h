@@ -1,0 +1,29 @@
+// `graphopt optimize --verify K --cluster local[:N]`: after the search, the best plans
+// of its K best placements (LearnedSearchResult::top_plans) and the single-device plan
+// are executed on this machine's cores (exec/verify_plans.h), a table of what each was
+// simulated and measured at is printed, and the plan that ran fastest is the one the
+// command writes. The Python module's optimize(verify=K) does the same.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "core/status.h"
+#include "sim/plan.h"
+#include "sim/simulator.h"
+#include "sim/top_plans.h"
+
+namespace graphopt {
+
+// The measured rounds of a verification, after 2 warm-up rounds: each plan's time is
+// the median of this many steps.
+inline constexpr int kVerifySteps = 7;
+
+// Executes the candidates of `top` on `core_sets` (progress on stderr), prints the
+// table and the line that says which plan is kept and why, and returns that plan.
+// Fails when no plan could be executed or on `stop`.
+StatusOr<Plan> VerifyFoundPlans(const Simulator& sim, const std::vector<std::vector<int>>& core_sets,
+                                const std::vector<RankedPlan>& top, uint64_t seed, const std::atomic<bool>* stop);
+
+}  // namespace graphopt
