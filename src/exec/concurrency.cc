@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <exception>
@@ -136,6 +137,23 @@ StatusOr<std::vector<ConcurrencySample>> MeasureConcurrency(const std::vector<st
     samples.push_back(sample);
   }
   return samples;
+}
+
+StatusOr<Contention> MeasureContention(const std::vector<std::vector<int>>& core_sets, int samples) {
+  ConcurrencyOptions options;
+  options.samples = samples;
+  options.pause_ms = 0;
+  options.repetitions = 9;
+  GO_ASSIGN_OR_RETURN(const std::vector<ConcurrencySample> measured, MeasureConcurrency(core_sets, options));
+  std::vector<double> gemm, stream;
+  for (const ConcurrencySample& s : measured) {
+    gemm.push_back(s.gemm);
+    stream.push_back(s.stream);
+  }
+  Contention c;
+  c.compute = std::clamp(Median(std::move(gemm)), 1.0, kMaxSlowdown);
+  c.memory = std::clamp(Median(std::move(stream)), 1.0, kMaxSlowdown);
+  return c;
 }
 
 }  // namespace graphopt

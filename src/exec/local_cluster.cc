@@ -20,6 +20,7 @@
 #include "core/median.h"
 #include "core/strings.h"
 #include "core/timing.h"
+#include "exec/concurrency.h"
 #include "exec/pin.h"
 
 namespace graphopt {
@@ -316,6 +317,10 @@ StatusOr<Cluster> MeasureLocalCluster(const std::string& name, int num_devices) 
         cluster.SetLinkPorts(i, j, {out[static_cast<size_t>(i)], in[static_cast<size_t>(j)]});
       }
     }
+    // What the devices take from each other while they all run (sim/simulator.h,
+    // "Shared machine").
+    GO_ASSIGN_OR_RETURN(const Contention contention, MeasureContention(sets));
+    cluster.set_contention(contention);
   }
   GO_RETURN_IF_ERROR(cluster.Validate().WithContext(name + " (measured on this machine)"));
   Log(LogLevel::kDebug, StrFormat("%s measured in %.2f s: %s", name.c_str(), SecondsSince(start), cluster.Summary().c_str()));

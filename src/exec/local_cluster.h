@@ -20,9 +20,13 @@
 // bandwidth (least squares of the relative error, latency clamped at 0). As the copy takes the sender's stream, every device
 // has copies_on_stream set. Every device has one port each way, "cpu:i out" (at its
 // links' bandwidth) and "cpu:i in" (at the fastest link into it), and link (i, j)
-// crosses "cpu:i out" and "cpu:j in": one copy at a time out of and into a device. A
-// cluster of one device has no links and no ports. Measuring takes a few tenths of a
-// second per device.
+// crosses "cpu:i out" and "cpu:j in": one copy at a time out of and into a device. And
+// the cluster's contention (sim/cluster.h) is what the devices take from each other
+// when they all run: the median of three samples of exec/concurrency.h's gemm ratio
+// (compute) and stream ratio (memory), which the simulator applies to kernels that run
+// while other devices do (sim/simulator.h, "Shared machine"). A cluster of one device
+// has no links, no ports and no contention. Measuring takes a few tenths of a second
+// per device, and about half a second more for the contention.
 #pragma once
 
 #include <string>

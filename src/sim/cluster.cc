@@ -228,6 +228,7 @@ Cluster Cluster::Part(const std::vector<DeviceId>& devices) const {
       part.SetLinkPorts(a, b, std::move(ports));
     }
   }
+  part.set_contention(contention_);
   return part;
 }
 
@@ -268,8 +269,12 @@ std::string Cluster::Summary() const {
   }
   std::string ports;
   if (num_ports() > 0) ports = ", " + std::to_string(num_ports()) + " port" + (num_ports() == 1 ? "" : "s");
+  std::string shared;
+  if (contention_.any()) {
+    shared = StrFormat(", sharing: compute %.2fx, memory %.2fx while all run", contention_.compute, contention_.memory);
+  }
   return name_ + ": " + parts + " (" + std::to_string(num_devices()) + " device" + (num_devices() == 1 ? "" : "s") +
-         ports + ")";
+         ports + shared + ")";
 }
 
 Status Cluster::Validate() const {
@@ -319,6 +324,12 @@ Status Cluster::Validate() const {
   }
   if (!link_ports_.empty() && link_ports_.size() != links_.size()) {
     return InvalidArgument("cluster " + name_ + ": link ports do not match the devices");
+  }
+  for (const double slowdown : {contention_.compute, contention_.memory}) {
+    if (!(slowdown >= 1 && slowdown <= kMaxSlowdown)) {
+      return InvalidArgument(StrFormat("cluster %s: contention slowdown %g outside [1, %g]", name_.c_str(), slowdown,
+                                       kMaxSlowdown));
+    }
   }
   for (DeviceId a = 0; a < num_devices(); ++a) {
     for (DeviceId b = 0; b < num_devices(); ++b) {
@@ -378,6 +389,10 @@ std::string ClusterToJson(const Cluster& cluster) {
     }
   }
   j["links"] = links;
+  if (cluster.contention().any()) {
+    j["contention"] = {{"compute_slowdown", cluster.contention().compute},
+                       {"memory_slowdown", cluster.contention().memory}};
+  }
   return j.dump(2) + "\n";
 }
 
@@ -498,6 +513,15 @@ StatusOr<Cluster> ClusterFromJson(const std::string& text, const std::string& so
     }
   }
   if (version < 2) AddPerDevicePorts(&cluster);
+  if (j.contains("contention")) {
+    const Json& jc = j["contention"];
+    const std::string where = source + ": contention";
+    if (!jc.is_object()) return ParseError(where + ": must be an object");
+    Contention c;
+    GO_RETURN_IF_ERROR(ReadNumber(jc, "compute_slowdown", where, 1, 1, kMaxSlowdown, &c.compute));
+    GO_RETURN_IF_ERROR(ReadNumber(jc, "memory_slowdown", where, 1, 1, kMaxSlowdown, &c.memory));
+    cluster.set_contention(c);
+  }
   Status valid = cluster.Validate();
   if (!valid.ok()) return valid.WithContext(source);
   return cluster;

@@ -55,7 +55,8 @@
 //    "ports": [{"name": "gpu:0 pcie out", "bandwidth_gb_s": 15.75}, ...],
 //    "default_link": {"bandwidth_gb_s": 15.75, "latency_us": 10},
 //    "links": [{"from": "gpu:0", "to": "gpu:1", "bandwidth_gb_s": 50, "latency_us": 5,
-//               "bidirectional": true, "ports": ["gpu:0 pcie out", "gpu:1 pcie in"]}, ...]}
+//               "bidirectional": true, "ports": ["gpu:0 pcie out", "gpu:1 pcie in"]}, ...],
+//    (optional) "contention": {"compute_slowdown": 1.0, "memory_slowdown": 1.3}}
 // GB/s are 1e9 bytes per second, GiB 2^30 bytes. Every ordered pair of distinct
 // devices needs a link: listed in "links" or taken from "default_link". Devices may
 // be referred to by name or index in "links", ports by name or index in a link's
@@ -74,6 +75,7 @@
 //   launch overhead    0 .. 1e6 us   (1 s per kernel)
 //   link bandwidth     1e3 .. 1e15 B/s (port bandwidth too)
 //   link latency       0 .. 1e6 us   (1 s per transfer)
+//   slowdowns          1 .. 10      (Contention)
 // and at most kMaxDevices (1024) devices and kMaxPorts ports.
 #pragma once
 
@@ -118,6 +120,19 @@ struct Link {
   double latency_us = 0;  // fixed cost of every transfer
 };
 
+// What the devices of a cluster share besides ports: the local cluster's cores are one
+// memory system and one host (exec/local_cluster.h measures these). A kernel runs
+// `compute` times slower for its compute part and `memory` times slower for its memory
+// part while every other device runs a kernel, proportionally less while fewer do
+// (sim/simulator.h says how the simulator applies it). 1 and 1, the default and every
+// GPU preset's: the devices slow each other down only through links and ports.
+struct Contention {
+  double compute = 1;
+  double memory = 1;
+  bool any() const { return compute != 1 || memory != 1; }
+};
+inline constexpr double kMaxSlowdown = 10;
+
 // One direction of hardware that links share (see the header comment).
 struct Port {
   std::string name;      // unique within the cluster: "gpu:0 pcie out"
@@ -156,6 +171,9 @@ class Cluster {
   // port's on the way if lower (bytes/s).
   double PathBandwidth(DeviceId from, DeviceId to) const;
 
+  const Contention& contention() const { return contention_; }
+  void set_contention(const Contention& c) { contention_ = c; }
+
   // Ids of the devices that are not CPUs, in id order; every device of a cluster of
   // CPUs only (cpu, local:N), whose CPUs are its compute devices.
   std::vector<DeviceId> Accelerators() const;
@@ -182,6 +200,7 @@ class Cluster {
   std::vector<Port> ports_;
   // num_devices^2 (row = from) once a link has ports, else empty (no link has any).
   std::vector<std::vector<int32_t>> link_ports_;
+  Contention contention_;
 };
 
 // Names of the built-in presets, in display order.

@@ -60,6 +60,8 @@ StatusOr<Simulator> Simulator::Create(const Graph& graph, const Cluster& cluster
   s.ops_.assign(un, OpInfo{});
   s.op_time_.assign(un * ud, 0);
   s.op_part_.assign(un * ud, 0);
+  s.has_contention_ = cluster.contention().any() && num_devices > 1;
+  s.op_memory_share_.assign(s.has_contention_ ? un * ud : 0, 0);
   s.op_bytes_read_.assign(un, 0);
   s.op_bytes_written_.assign(un, 0);
   s.resident_bytes_.assign(un, 0);
@@ -80,6 +82,13 @@ StatusOr<Simulator> Simulator::Create(const Graph& graph, const Cluster& cluster
       const double measured = cost_model.MeasuredTimeUs(op, device);
       s.op_part_[i] =
           measured >= 0 ? CostModel::MeasuredBodyUs(measured, device) : cost_model.ComputeTimeUs(op, device);
+    }
+    for (DeviceId d = 0; d < num_devices && s.has_contention_; ++d) {
+      const Device& device = cluster.device(d);
+      const double memory = static_cast<double>(op.cost.bytes_read + op.cost.bytes_written) / device.memory_bandwidth * 1e6;
+      const double compute = cost_model.ComputeTimeUs(op, device);
+      s.op_memory_share_[uo * ud + static_cast<size_t>(d)] =
+          static_cast<float>(memory > 0 ? memory / (memory + compute) : 0);
     }
     s.op_bytes_read_[uo] = static_cast<double>(op.cost.bytes_read);
     s.op_bytes_written_[uo] = static_cast<double>(op.cost.bytes_written);

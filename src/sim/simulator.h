@@ -46,6 +46,23 @@
 //   outgoing transfers end). A tensor read by nobody is freed when its producer ends.
 //   At one time, kernels and transfers end (freeing memory) before others start
 //   (allocating it); an instant op allocates its outputs before it releases its inputs.
+// - Shared machine. On a cluster whose devices share a memory system (Cluster::
+//   contention, the local cluster's cores; no GPU preset), a kernel is slowed while
+//   other devices run kernels: with k of the other n - 1 busy, its time is
+//   stretched by 1 + (k / (n - 1)) x (m x (memory - 1) + (1 - m) x (compute - 1)),
+//   m the share of its roofline time that is memory traffic (bytes / bandwidth over
+//   that plus FLOPs / peak). The stretch is re-applied to the rest of every running
+//   kernel whenever a kernel starts or ends (processor sharing: the work left is
+//   kept, its rate changes), so two kernels that overlap for part of their time are
+//   slowed for that part only. Why a measured ratio per busy device and not a fair
+//   share of one bandwidth: on this machine's cores a GEMM beside GEMMs runs at 0.98-
+//   1.03x, a 32 MiB copy beside copies at 1.28x median, and both move with what the
+//   host gives the virtual machine from one minute to the next
+//   (docs/experiments/2026-12-06-local-concurrency.md); a bandwidth shared fairly
+//   would say 2x for the copy, and 1x for everything that is not pure streaming.
+//   The ratios are measured with every other device busy; fewer busy devices are
+//   taken to slow a kernel proportionally less. Transfers are not slowed (the local
+//   links are fitted from copies as a step makes them, exec/local_cluster.h).
 // - Step time: the end of the last kernel or transfer. The simulator reports memory
 //   overflows (OOM) and never stops on them.
 //
@@ -178,6 +195,7 @@ class Simulator {
   Simulator() = default;
   struct Run;
   struct Ports;
+  struct Slowdowns;
 
   // Plan-independent facts of an op, packed so that one cache line serves a visit.
   struct OpInfo {
@@ -234,6 +252,10 @@ class Simulator {
   std::vector<uint8_t> copies_on_stream_;
   int link_words_ = 0;
   std::vector<uint64_t> link_conflict_bits_;
+  // Cluster::contention (the shared machine, simulator_slowdowns.h); when it slows
+  // anything, each op's memory share of its roofline time on each device [op * D + d].
+  bool has_contention_ = false;
+  std::vector<float> op_memory_share_;
 };
 
 // Reusable buffers of one simulation; one per thread. Opaque.

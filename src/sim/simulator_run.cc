@@ -6,10 +6,12 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "core/strings.h"
 #include "sim/simulator_ports.h"
 #include "sim/simulator_scratch.h"
+#include "sim/simulator_slowdowns.h"
 
 namespace graphopt {
 
@@ -37,6 +39,7 @@ struct Simulator::Run {
   const OpInfo* info;
   const TensorInfo* tensors;
   Ports ports;  // clusters with ports (sim/simulator_ports.h)
+  Slowdowns* slow = nullptr;  // a shared machine (sim/simulator_slowdowns.h), else null
 
   Run(const Simulator& s, SimScratchState& state, SimResult& r, bool record_timeline)
       : sim(s),
@@ -144,6 +147,12 @@ struct Simulator::Run {
       op.alloc_bytes = AllocateOutputs(r, &compute, &bytes, &body);
       op.duration_us = singleton ? sim.op_time_[static_cast<size_t>(r) * ud + static_cast<size_t>(d)]
                                  : CostModel::FusedKernelTimeUs(compute, bytes, body, sim.cluster_.device(d));
+      if (slow != nullptr) {
+        const double memory = bytes / sim.cluster_.device(d).memory_bandwidth * 1e6;
+        st.kernel_memory_share[static_cast<size_t>(r)] =
+            singleton ? sim.op_memory_share_[static_cast<size_t>(r) * ud + static_cast<size_t>(d)]
+                      : static_cast<float>(memory > 0 ? memory / (memory + compute + body) : 0);
+      }
     }
     st.finish_begin[static_cast<size_t>(sim.num_ops_)] = static_cast<int32_t>(st.finish.size());
   }
@@ -229,10 +238,15 @@ struct Simulator::Run {
     const double duration = ops[r].duration_us;
     Alloc(d, ops[r].alloc_bytes, now);
     st.busy[static_cast<size_t>(d)] = 1;
-    result.device_busy_us[static_cast<size_t>(d)] += duration;
     ++result.num_kernels;
-    st.events.push_back({OrderedBits(now + duration), now + duration, st.seq++, r});
-    std::push_heap(st.events.begin(), st.events.end(), EventLater());
+    if (slow != nullptr) {  // its busy time and its end in the timeline are known when it ends
+      slow->Start(r, d, duration, now);
+      if (record) st.run_event[static_cast<size_t>(d)] = static_cast<int64_t>(result.timeline.size());
+    } else {
+      result.device_busy_us[static_cast<size_t>(d)] += duration;
+      st.events.push_back({OrderedBits(now + duration), now + duration, st.seq++, r});
+      std::push_heap(st.events.begin(), st.events.end(), EventLater());
+    }
     if (record) {
       TimelineEvent e;
       e.kind = TimelineEvent::Kind::kKernel;
@@ -441,12 +455,24 @@ struct Simulator::Run {
     st.dirty_links.clear();
   }
 
+  // On a shared machine: drops the first event if it is a kernel end re-timed since it
+  // was scheduled (it is not an event any more: it must not move the clock); returns
+  // whether it did.
+  bool SkipStaleEnd() {
+    const Event& e = st.events.front();
+    if (e.id < 0 || slow->IsCurrent(e, ops[e.id].device)) return false;
+    std::pop_heap(st.events.begin(), st.events.end(), EventLater());
+    st.events.pop_back();
+    return true;
+  }
+
   // The event loop; returns the step time.
   double Loop() {
     DrainWorklist(0);
     Dispatch(0);
     double now = 0;
     while (!st.events.empty() && !stopped) {
+      if (slow != nullptr && SkipStaleEnd()) continue;
       now = st.events.front().time;
       if (stop_after_us > 0 && now > stop_after_us) {
         stopped_slower = true;
@@ -458,6 +484,11 @@ struct Simulator::Run {
         st.events.pop_back();
         if (e.id >= 0) {
           const DeviceId d = ops[e.id].device;
+          if (slow != nullptr) {
+            if (!slow->IsCurrent(e, d)) continue;  // re-timed since it was scheduled
+            result.device_busy_us[static_cast<size_t>(d)] += slow->Finish(d, now);
+            if (record) result.timeline[static_cast<size_t>(st.run_event[static_cast<size_t>(d)])].end_us = now;
+          }
           st.busy[static_cast<size_t>(d)] = 0;
           if (!st.device_dirty[static_cast<size_t>(d)]) {
             st.device_dirty[static_cast<size_t>(d)] = 1;
@@ -493,7 +524,7 @@ StatusOr<SimResult> Simulator::Simulate(const Plan& plan, const SimOptions& opti
     return invalid();
   }
   SimScratchState& st = *scratch->state_;
-  st.Prepare(*this, n, nt, num_devices, num_reads_, in_.size());
+  st.Prepare(*this, n, nt, num_devices, num_reads_, in_.size(), has_contention_);
   OpState* ops = st.ops.data();
 
   SimResult result;
@@ -620,6 +651,8 @@ StatusOr<SimResult> Simulator::Simulate(const Plan& plan, const SimOptions& opti
   if (has_ports_) Ports{*this, st}.Reset();
 
   Run run(*this, st, result, options.record_timeline);
+  std::optional<Slowdowns> slowdowns;
+  if (has_contention_) run.slow = &slowdowns.emplace(*this, st);
   run.fused = fused;
   run.stop_at_oom = options.stop_at_oom || options.stop_above_overflow >= 0;
   run.stop_margin = options.stop_at_oom ? 0 : options.stop_above_overflow;

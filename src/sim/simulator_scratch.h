@@ -164,11 +164,22 @@ struct SimScratchState {
   std::vector<sim_internal::Event> events;
   std::vector<OpId> worklist;
   uint32_t seq = 0;
+  // A shared machine (simulator_slowdowns.h), sized only when the cluster has one: per
+  // kernel root its memory share; per device the kernel running (kNoId: none), its
+  // start, the time it was last re-timed, its stretch since then, its work left then
+  // (unstretched us), its end as last scheduled, its timeline entry (or -1).
+  std::vector<float> kernel_memory_share;
+  std::vector<OpId> run_op;
+  std::vector<double> run_start, run_since, run_stretch, run_left, run_end;
+  std::vector<int64_t> run_event;
 
-  void Prepare(const Simulator& sim, int n, int nt, int num_devices, int64_t num_edges, size_t num_inputs) {
+  // `shared`: the cluster's devices slow each other down (Simulator::has_contention_).
+  void Prepare(const Simulator& sim, int n, int nt, int num_devices, int64_t num_edges, size_t num_inputs,
+               bool shared) {
     const size_t num_copies_max = static_cast<size_t>(nt) + static_cast<size_t>(num_edges);
     if (owner == &sim && ops.size() == static_cast<size_t>(n) && copies.size() == num_copies_max &&
-        ready.size() == static_cast<size_t>(num_devices) && in_copy.size() == num_inputs) {
+        ready.size() == static_cast<size_t>(num_devices) && in_copy.size() == num_inputs &&
+        run_op.size() == (shared ? static_cast<size_t>(num_devices) : 0)) {
       return;
     }
     owner = &sim;
@@ -197,6 +208,10 @@ struct SimScratchState {
     stamp_counter = 0;
     read_stamp.assign(static_cast<size_t>(nt), 0);
     read_counter = 0;
+    kernel_memory_share.assign(shared ? un : 0, 0);
+    for (auto* v : {&run_start, &run_since, &run_stretch, &run_left, &run_end}) v->assign(shared ? ud : 0, 0);
+    run_op.assign(shared ? ud : 0, kNoId);
+    run_event.assign(shared ? ud : 0, -1);
   }
 };
 
