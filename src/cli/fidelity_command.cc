@@ -25,6 +25,7 @@
 #include "baselines/baseline.h"
 #include "cli/cluster_flag.h"
 #include "cli/interrupt.h"
+#include "cli/verify_found.h"
 #include "core/files.h"
 #include "core/rng.h"
 #include "eval/fidelity.h"
@@ -46,7 +47,8 @@
 namespace graphopt {
 namespace {
 
-// Six training graphs whose step runs in 0.05-2 s on one core of this machine.
+// Six built-in training graphs whose step runs in 0.05-2 s on one core of this machine,
+// then four ONNX exports of the project's data folder (batch 1) that do too.
 constexpr const char* kDefaultModels =
     "rnnlm:layers=2,batch=16,steps=10,hidden=256,vocab=2000;"
     "gnmt:layers=2,batch=16,steps=8,hidden=256,vocab=2000;"
@@ -54,12 +56,14 @@ constexpr const char* kDefaultModels =
     "wavenet:stacks=1,layers=6,batch=4,length=1024,channels=32,skip=64,quantization=64;"
     "inception_v3:batch=2,image=149,classes=100;"
     "amoebanet:cells=2,filters=16,batch=2,image=96,classes=100";
+constexpr const char* kDefaultOnnx[] = {"squeezenet1_1", "lstm_lm", "resnet50", "transformer_seq2seq"};
 
 // What the fidelity bench measures: its flags bound to the fields (cli/flag_table.h).
 struct FidelityRun {
   int64_t steps = 9;
   int64_t warmup = 2;
   double go_time = 30;
+  int64_t go_verify = 0;
   uint64_t seed = 0;
 };
 const OptionTable<FidelityRun> kFidelityFlags{
@@ -68,6 +72,10 @@ const OptionTable<FidelityRun> kFidelityFlags{
     {"warmup", &FidelityRun::warmup, "rounds of one step of every plan before measuring", InRange(0, 1000)},
     {"go-time", &FidelityRun::go_time, "seconds of GO's search per graph on the planning profile, 0 for no GO plan",
      AtLeast(0)},
+    {"go-verify", &FidelityRun::go_verify,
+     "GO's plan as optimize --verify K picks it: the best plans of its K best placements and the single-device "
+     "plan executed, the fastest kept (0: the simulator's pick)",
+     InRange(0, 16)},
     {"seed", &FidelityRun::seed, "seed of the data, the random plan and GO", InRange(0, 0x1p62)},
 };
 
@@ -76,7 +84,9 @@ std::vector<FlagSpec> FidelityFlags() {
       {
           {"fidelity", false, "the fidelity bench (this help)"},
           {"models", true,
-           "models separated by ';' (default: six built-ins sized to run a step in 0.05-2 s on one core)", "M1;M2"},
+           "models separated by ';' (default: six built-ins and four ONNX exports of the data folder, "
+           "$GRAPHOPT_DATA_DIR or ../shared/data beside the checkout, each running a step in 0.05-2 s on one core)",
+           "M1;M2"},
           {"cluster", true, "local (one device per core, the default) or local:N", "C"},
           {"plan-profile", true,
            "the op times the baselines and GO plan with: in-step (default), isolation or roofline", "P"},
@@ -196,8 +206,10 @@ StatusOr<CostModels> ProfiledModels(const std::string& model, const FidelitySett
 }
 
 // GO's plan, as `graphopt optimize --profile` finds it: the default search (from the
-// shipped pre-trained policy when there is one) for `seconds`.
-StatusOr<Plan> GoPlan(const Simulator& simulator, double seconds, uint64_t seed, const std::atomic<bool>* stop) {
+// shipped pre-trained policy when there is one) for `seconds`; with `verify` > 0, as
+// optimize --verify picks it (its top plans executed on `core_sets`, the fastest kept).
+StatusOr<Plan> GoPlan(const Simulator& simulator, double seconds, int verify, uint64_t seed,
+                      const std::vector<std::vector<int>>& core_sets, const std::atomic<bool>* stop) {
 #ifdef GRAPHOPT_HAVE_RL
   GO_ASSIGN_OR_RETURN(LearnedSearchConfig config, DefaultSearchConfig("go"));
   GO_ASSIGN_OR_RETURN(DefaultPolicy policy, FindDefaultPolicy(ProgramCheckout()));
@@ -205,11 +217,13 @@ StatusOr<Plan> GoPlan(const Simulator& simulator, double seconds, uint64_t seed,
   config.budget.time_limit_s = seconds;
   config.seed = seed;
   config.budget.threads = 0;
+  config.keep_plans = verify;
   GO_ASSIGN_OR_RETURN(auto search, LearnedSearch::Create(simulator, config));
   GO_ASSIGN_OR_RETURN(LearnedSearchResult result, search->Run(stop));
-  return result.plan;
+  if (verify == 0) return result.plan;
+  return VerifyFoundPlans(simulator, core_sets, result.top_plans, seed, stop);
 #else
-  (void)simulator, (void)seconds, (void)seed, (void)stop;
+  (void)simulator, (void)seconds, (void)verify, (void)seed, (void)core_sets, (void)stop;
   return FailedPrecondition("this build has no training library (LibTorch was not found)");
 #endif
 }
@@ -224,8 +238,10 @@ struct CandidatePlan {
 // The plans of one graph: the baselines, some with greedy fusion, a random plan and
 // GO's, each made on `planner`'s cost model; a plan that could not be made has its
 // error.
-std::vector<CandidatePlan> MakePlans(const Graph& graph, const Cluster& cluster, const Simulator& planner,
-                                     double go_seconds, uint64_t seed, const std::atomic<bool>* stop) {
+std::vector<CandidatePlan> MakePlans(const Graph& graph, const FidelitySettings& s, const Simulator& planner,
+                                     const std::atomic<bool>* stop) {
+  const Cluster& cluster = s.cluster;
+  const uint64_t seed = s.bench.seed;
   std::vector<CandidatePlan> plans;
   auto add = [&](const std::string& name, PlanSource source, StatusOr<Plan> plan) {
     CandidatePlan c;
@@ -249,7 +265,10 @@ std::vector<CandidatePlan> MakePlans(const Graph& graph, const Cluster& cluster,
   }
   Rng rng(seed);
   add("random", PlanSource::kRandom, RandomPlan(graph, cluster, RandomPlanOptions(), rng));
-  if (go_seconds > 0) add("go", PlanSource::kLearned, GoPlan(planner, go_seconds, seed, stop));
+  if (s.bench.go_time > 0) {
+    add("go", PlanSource::kLearned,
+        GoPlan(planner, s.bench.go_time, static_cast<int>(s.bench.go_verify), seed, s.core_sets, stop));
+  }
   return plans;
 }
 
@@ -344,12 +363,15 @@ StatusOr<FidelityGraphRun> MeasureGraph(const std::string& model, const Fidelity
   run.model = model;
   GO_ASSIGN_OR_RETURN(const CostModels models, ProfiledModels(model, s, stop, &run));
   if (s.bench.go_time > 0) {
-    std::printf("planning     GO searches for %.0f s on the %s op times\n", s.bench.go_time, s.plan_profile.c_str());
+    std::printf("planning     GO searches for %.0f s on the %s op times%s\n", s.bench.go_time, s.plan_profile.c_str(),
+                s.bench.go_verify > 0 ? StrFormat(", its %lld best placements executed and the fastest kept",
+                                                  static_cast<long long>(s.bench.go_verify)).c_str()
+                                      : "");
   }
   std::fflush(stdout);
   const size_t planner = static_cast<size_t>(s.planner_model);
   std::vector<CandidatePlan> plans =
-      MakePlans(*models.graphs[planner], s.cluster, models.sims[planner], s.bench.go_time, s.bench.seed, stop);
+      MakePlans(*models.graphs[planner], s, models.sims[planner], stop);
   if (stop->load()) return Cancelled("interrupted");
   GO_ASSIGN_OR_RETURN(std::vector<RoundsPlan> rounds, ForModel(model, PrepareRounds(models, s, &plans)));
   GO_RETURN_IF_ERROR(RunGraphRounds(s, stop, &rounds, &run.reference_us).WithContext(model));
@@ -359,6 +381,26 @@ StatusOr<FidelityGraphRun> MeasureGraph(const std::string& model, const Fidelity
   std::printf("%s", FidelityPlanTable(run).c_str());
   std::fflush(stdout);
   return run;
+}
+
+// The default set: the built-ins, then the ONNX exports found in the data folder (a
+// note on stderr for those not found).
+std::string DefaultModels() {
+  std::string models = kDefaultModels;
+  std::string data;
+  if (const char* dir = std::getenv("GRAPHOPT_DATA_DIR"); dir != nullptr && *dir != 0) data = dir;
+#ifdef GRAPHOPT_HAVE_RL
+  if (data.empty()) data = ProgramCheckout() + "/../shared/data";
+#endif
+  for (const char* name : kDefaultOnnx) {
+    const std::string path = data + "/onnx/" + name + ".onnx";
+    if (!data.empty() && FileExists(path)) {
+      models += ";" + path;
+    } else {
+      std::fprintf(stderr, "note: %s not found (set GRAPHOPT_DATA_DIR to the data folder): left out\n", path.c_str());
+    }
+  }
+  return models;
 }
 
 Status WriteReports(const std::vector<FidelityGraphRun>& runs, const FidelitySettings& s) {
@@ -384,7 +426,7 @@ Status FidelityBench(const Args& args) {
   std::printf("cluster      %s\n", s.cluster.Summary().c_str());
   ScopedInterrupt interrupt;
   std::vector<FidelityGraphRun> runs;
-  for (const std::string& model : SplitList(args.Get("models", kDefaultModels), ';')) {
+  for (const std::string& model : SplitList(args.Has("models") ? args.Get("models") : DefaultModels(), ';')) {
     GO_ASSIGN_OR_RETURN(FidelityGraphRun run, MeasureGraph(model, s, interrupt.flag()));
     runs.push_back(std::move(run));
   }

@@ -32,6 +32,17 @@ TEST(OptimizeVerifyTest, ExecutesTheTopPlansAndWritesTheFastest) {
   std::remove(plan.c_str());
 }
 
+TEST(OptimizeVerifyTest, TheFidelityBenchTakesGosVerifiedPlan) {
+  const std::string out = TempPath("fidelity_verify.json");
+  const std::string stem = out.substr(0, out.size() - 5);
+  CliRun r = Graphopt(std::string("bench --fidelity --force --models '") + kModel +
+                      "' --cluster local:2 --steps 2 --warmup 0 --go-time 2 --go-verify 2 --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("its 2 best placements executed and the fastest kept"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("measured fastest (median of 7 steps"), std::string::npos) << r.output;
+  for (const std::string& f : {out, stem + ".md", stem + ".svg"}) std::remove(f.c_str());
+}
+
 TEST(OptimizeVerifyTest, RefusesOtherClustersZeroShotAndCountsOutOfRange) {
   CliRun r = Graphopt(std::string("optimize ") + kModel + " --cluster 4xV100 --verify 3 --steps 1");
   EXPECT_EQ(r.exit_code, 1);
