@@ -248,6 +248,9 @@ StatusOr<LearnedSearchResult> LearnedSearch::Impl::Finish(const std::string& rea
   }
   result.plan = best;
   result.score = best_score;
+  // The best plan is among the top plans even when it was found before them (a
+  // checkpoint written without top plans, or by another rank).
+  top.Offer(best, best_score, result.trace.empty() ? "best" : result.trace.back().source);
   result.top_plans = top.plans();
   return result;
 }

@@ -94,6 +94,21 @@ TEST(LearnedSearchCheckpointTest, TheTopPlansAreKeptAndReSimulated) {
     EXPECT_EQ(after->top_plans[i].plan.device, before->top_plans[i].plan.device);
     EXPECT_EQ(after->top_plans[i].source, before->top_plans[i].source);
   }
+  // A checkpoint written without top plans: the resumed run's top plans hold its best.
+  const ScratchDir plain_scratch("top_plans_later");
+  LearnedSearchConfig plain = ToySearch(plain_scratch.path(), 2);
+  auto without = LearnedSearch::Create(toy.sim, plain);
+  ASSERT_TRUE(without.ok());
+  auto found = (*without)->Run();
+  ASSERT_TRUE(found.ok()) << found.status().message();
+  EXPECT_TRUE(found->top_plans.empty());
+  plain.keep_plans = 3;
+  auto later = LearnedSearch::Create(toy.sim, plain);
+  ASSERT_TRUE(later.ok());
+  auto resumed_later = (*later)->Run();
+  ASSERT_TRUE(resumed_later.ok()) << resumed_later.status().message();
+  ASSERT_FALSE(resumed_later->top_plans.empty());
+  EXPECT_EQ(resumed_later->top_plans.front().plan.device, found->plan.device);
   // A top plan put in place of another does not simulate to its recorded score.
   ASSERT_TRUE(WritePlanJson(toy.graph, before->plan, dir + "/top_plan_" +
                                                          std::to_string(before->top_plans.size() - 1) + ".json")
