@@ -3,7 +3,6 @@
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -46,10 +45,8 @@ std::vector<std::vector<int>> VerifyCores(const Cluster& cluster) {
     Check(InvalidArgument("verify=K executes plans on this machine's cores: the cluster must be graphopt.cluster('local') "
                           "or 'local:N', not " + cluster.name()));
   }
-  const int devices = cluster.name() == "local" ? 0 : std::atoi(cluster.name().c_str() + 6);
-  std::vector<std::vector<int>> sets = Value(LocalCoreSets(devices));
-  size_t threads = sets.front().size();
-  for (const auto& set : sets) threads = std::min(threads, set.size());
+  std::vector<std::vector<int>> sets = Value(LocalCoreSets(cluster.name()));
+  const size_t threads = CoresPerDevice(sets);
   const char* have = std::getenv("OMP_NUM_THREADS");
   if (have == nullptr || std::to_string(threads) != have) {
     Check(FailedPrecondition("verify=K measures kernels on " + std::to_string(threads) +
@@ -164,7 +161,7 @@ OptimizeResult Optimize(std::shared_ptr<Graph> graph, std::shared_ptr<Cluster> c
     return VerifyPlans(sim->graph(), sim->cluster(), cores, candidates, options);
   }();
   VerifyResult v = Value(std::move(measured));
-  out.plan->plan = candidates[static_cast<size_t>(v.best)].plan;
+  out.plan->plan = std::move(v.plan);
   out.score = PlanScore::Of(Value(sim->Simulate(out.plan->plan)));
   out.verified = std::move(v.plans);
   out.kept = v.best;

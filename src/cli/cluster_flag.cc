@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdlib>
 
 #include "sim/cost_model.h"
@@ -47,11 +46,8 @@ StatusOr<Cluster> LoadClusterAndProfile(const std::string& name, const std::stri
 StatusOr<std::vector<std::vector<int>>> LocalCoresWithThreads(const std::string& name, char** argv) {
 #ifdef GRAPHOPT_HAVE_EXEC
   if (!IsLocalClusterName(name)) return InvalidArgument("--cluster " + name + ": kernels run on this machine's cores: local or local:N");
-  const int devices = name == "local" ? 0 : std::atoi(name.c_str() + 6);
-  GO_ASSIGN_OR_RETURN(std::vector<std::vector<int>> sets, LocalCoreSets(devices));
-  size_t threads = sets.front().size();
-  for (const auto& set : sets) threads = std::min(threads, set.size());
-  const std::string want = std::to_string(threads);
+  GO_ASSIGN_OR_RETURN(std::vector<std::vector<int>> sets, LocalCoreSets(name));
+  const std::string want = std::to_string(CoresPerDevice(sets));
   const char* have = std::getenv("OMP_NUM_THREADS");
   if (have == nullptr || want != have) {
     setenv("OMP_NUM_THREADS", want.c_str(), 1);

@@ -22,6 +22,7 @@
 #include "core/progress.h"
 #include "core/strings.h"
 #include "dist/world.h"
+#include "exec/verify_plans.h"  // VerifyOptions (declarations only: no LibTorch in it)
 #include "models/load.h"
 #include "rl/learned_search.h"  // LearnedSearchConfig, whose fields the flags bind (no LibTorch in it)
 #include "sim/cluster.h"
@@ -94,7 +95,7 @@ std::vector<FlagSpec> OptimizeFlags() {
           {"out", true, "write the best plan to this .json file", "plan.json"},
           {"verify", true,
            "with --cluster local[:N]: execute the best plans of the K best placements the search found and the single-device "
-           "plan on this machine's cores (" + std::to_string(kVerifySteps) + " rounds, each plan's median step) "
+           "plan on this machine's cores (" + std::to_string(VerifyOptions{}.steps) + " rounds, each plan's median step) "
            "and keep the one measured fastest (1 to " + std::to_string(kMaxTopPlans) + ")",
            "K"},
           {"trace", true, "write the best plan's timeline (Chrome trace) to this .json file", "trace.json"},

@@ -41,8 +41,6 @@ StatusOr<Plan> VerifyFoundPlans(const Simulator& sim, const std::vector<std::vec
                                 const std::vector<RankedPlan>& top, uint64_t seed, const std::atomic<bool>* stop) {
   GO_ASSIGN_OR_RETURN(const std::vector<VerifyCandidate> candidates, TopPlanCandidates(sim, top));
   VerifyOptions options;
-  options.warmup = 2;
-  options.steps = kVerifySteps;
   options.seed = seed;
   options.stop = stop;
   options.on_round = [](int done, int rounds) {
@@ -51,7 +49,7 @@ StatusOr<Plan> VerifyFoundPlans(const Simulator& sim, const std::vector<std::vec
   };
   GO_ASSIGN_OR_RETURN(const VerifyResult r, VerifyPlans(sim.graph(), sim.cluster(), core_sets, candidates, options));
   std::printf("%s", VerifiedTable(r, options.steps).c_str());
-  return candidates[static_cast<size_t>(r.best)].plan;
+  return r.plan;
 }
 
 }  // namespace graphopt

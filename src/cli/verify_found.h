@@ -16,11 +16,8 @@
 
 namespace graphopt {
 
-// The measured rounds of a verification, after 2 warm-up rounds: each plan's time is
-// the median of this many steps.
-inline constexpr int kVerifySteps = 7;
-
-// Executes the candidates of `top` on `core_sets` (progress on stderr), prints the
+// Executes the candidates of `top` on `core_sets` in the rounds of VerifyOptions'
+// defaults (exec/verify_plans.h; progress on stderr), prints the
 // table and the line that says which plan is kept and why, and returns that plan.
 // Fails when no plan could be executed or on `stop`.
 StatusOr<Plan> VerifyFoundPlans(const Simulator& sim, const std::vector<std::vector<int>>& core_sets,

@@ -133,7 +133,9 @@ StatusOr<std::vector<ConcurrencySample>> MeasureConcurrency(const std::vector<st
     sample.seconds = SecondsSince(begin);
     GO_ASSIGN_OR_RETURN(sample.gemm, BusyRatio(core_sets, Probe::kGemm, options.repetitions));
     GO_ASSIGN_OR_RETURN(sample.stream, BusyRatio(core_sets, Probe::kStream, options.repetitions));
-    GO_ASSIGN_OR_RETURN(sample.read, RemoteReadRatio(core_sets, options.repetitions));
+    if (options.read) {
+      GO_ASSIGN_OR_RETURN(sample.read, RemoteReadRatio(core_sets, options.repetitions));
+    }
     samples.push_back(sample);
   }
   return samples;
@@ -144,6 +146,7 @@ StatusOr<Contention> MeasureContention(const std::vector<std::vector<int>>& core
   options.samples = samples;
   options.pause_ms = 0;
   options.repetitions = 9;
+  options.read = false;  // the contention has no use for it
   GO_ASSIGN_OR_RETURN(const std::vector<ConcurrencySample> measured, MeasureConcurrency(core_sets, options));
   std::vector<double> gemm, stream;
   for (const ConcurrencySample& s : measured) {

@@ -28,13 +28,14 @@ struct ConcurrencySample {
   double seconds = 0;  // since the measurement began
   double gemm = 0;     // time with the other devices busy / alone
   double stream = 0;
-  double read = 0;  // remote read / local read; 0 with one device
+  double read = 0;  // remote read / local read; 0 when not measured
 };
 
 struct ConcurrencyOptions {
   int samples = 20;
   double pause_ms = 200;  // between samples
   int repetitions = 15;   // of each probe per sample (its median kept)
+  bool read = true;       // run the read probe (false: ConcurrencySample::read stays 0)
 };
 
 // `core_sets`: the cores of each device (exec/local_cluster.h: LocalCoreSets), at

@@ -354,6 +354,17 @@ StatusOr<std::vector<std::vector<int>>> LocalCoreSets(int num_devices) {
   return sets;
 }
 
+StatusOr<std::vector<std::vector<int>>> LocalCoreSets(const std::string& name) {
+  GO_ASSIGN_OR_RETURN(const int num_devices, ParseLocalName(name));
+  return LocalCoreSets(num_devices);
+}
+
+size_t CoresPerDevice(const std::vector<std::vector<int>>& core_sets) {
+  size_t cores = core_sets.empty() ? 0 : core_sets.front().size();
+  for (const std::vector<int>& set : core_sets) cores = std::min(cores, set.size());
+  return cores;
+}
+
 StatusOr<Cluster> LocalCluster(const std::string& name) {
   GO_ASSIGN_OR_RETURN(int num_devices, ParseLocalName(name));
   static std::mutex mutex;

@@ -46,6 +46,12 @@ bool IsLocalClusterName(const std::string& name);
 // if N is negative or larger than the cores available ("local:3: this machine has 2
 // cores").
 StatusOr<std::vector<std::vector<int>>> LocalCoreSets(int num_devices);
+// The same by the cluster's name, "local" or "local:N"; InvalidArgument naming `name`
+// for another name.
+StatusOr<std::vector<std::vector<int>>> LocalCoreSets(const std::string& name);
+// The cores of the smallest device: the OpenMP threads each device's kernels run on
+// (OMP_NUM_THREADS, which ATen reads when it loads).
+size_t CoresPerDevice(const std::vector<std::vector<int>>& core_sets);
 
 // "local" or "local:N" measured on this machine, named as asked (takes a few tenths of
 // a second per device; the result is kept for the rest of the process, per name, so

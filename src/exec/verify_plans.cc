@@ -75,6 +75,7 @@ StatusOr<VerifyResult> VerifyPlans(const Graph& graph, const Cluster& cluster,
                               " plans could be executed (the first: " + result.plans.front().error + ")");
   }
   result.noise_floor = Median(std::move(gaps));
+  result.plan = candidates[static_cast<size_t>(result.best)].plan;
   return result;
 }
 

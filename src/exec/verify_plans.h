@@ -54,6 +54,7 @@ struct VerifiedPlan {
 struct VerifyResult {
   std::vector<VerifiedPlan> plans;  // in the candidates' order
   int best = -1;                    // the index of the fastest measured plan
+  Plan plan;                        // its plan
   double noise_floor = 0;           // the median of the plans' half gaps
 };
 

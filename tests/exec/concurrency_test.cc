@@ -35,12 +35,17 @@ TEST(MeasureConcurrency, RefusesACoreThatDoesNotExist) {
 
 // Every ratio a positive, finite figure, one sample each, in time order. (What the
 // figures are depends on the machine and the moment: bench/concurrency_bench.cc.)
-TEST(MeasureConcurrency, SamplesEveryProbeOnTwoDevices) {
-  // Two devices on one core when the machine has only one: the probes still run.
-  std::vector<std::vector<int>> sets = {{0}, {0}};
+// Two devices of this machine's cores; two on one core when it has only one (the probes
+// still run).
+std::vector<std::vector<int>> TwoDevices() {
   const auto local = LocalCoreSets(0);
-  ASSERT_TRUE(local.ok());
-  if (local->size() >= 2) sets = {local->at(0), local->at(1)};
+  EXPECT_TRUE(local.ok());
+  if (local.ok() && local->size() >= 2) return {local->at(0), local->at(1)};
+  return {{0}, {0}};
+}
+
+TEST(MeasureConcurrency, SamplesEveryProbeOnTwoDevices) {
+  const std::vector<std::vector<int>> sets = TwoDevices();
   ConcurrencyOptions o;
   o.samples = 3;
   o.pause_ms = 1;
@@ -57,6 +62,24 @@ TEST(MeasureConcurrency, SamplesEveryProbeOnTwoDevices) {
     last = s.seconds;
   }
   EXPECT_LT(samples->front().seconds, 1.0);  // the first sample starts the clock
+}
+
+TEST(MeasureConcurrency, TheReadProbeCanBeLeftOutAndTheContentionIsInRange) {
+  const std::vector<std::vector<int>> sets = TwoDevices();
+  ConcurrencyOptions o;
+  o.samples = 1;
+  o.repetitions = 3;
+  o.read = false;
+  const auto samples = MeasureConcurrency(sets, o);
+  ASSERT_TRUE(samples.ok()) << samples.status().ToString();
+  EXPECT_EQ(samples->front().read, 0);
+  EXPECT_GT(samples->front().stream, 0);
+  const auto contention = MeasureContention(sets, 1);
+  ASSERT_TRUE(contention.ok()) << contention.status().ToString();
+  for (double slowdown : {contention->compute, contention->memory}) {
+    EXPECT_GE(slowdown, 1);
+    EXPECT_LE(slowdown, kMaxSlowdown);
+  }
 }
 
 }  // namespace

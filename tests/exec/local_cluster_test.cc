@@ -36,6 +36,19 @@ TEST(LocalClusterName, AcceptsLocalAndLocalN) {
   }
 }
 
+TEST(LocalCoreSets, ByNameAsByCountAndTheSmallestDevicesCores) {
+  const auto by_name = LocalCoreSets("local:1");
+  const auto by_count = LocalCoreSets(1);
+  ASSERT_TRUE(by_name.ok() && by_count.ok());
+  EXPECT_EQ(*by_name, *by_count);
+  EXPECT_EQ(CoresPerDevice(*by_name), by_name->front().size());
+  EXPECT_EQ(CoresPerDevice({{0, 1, 2}, {3, 4}, {5, 6, 7}}), 2u);
+  EXPECT_EQ(CoresPerDevice({}), 0u);
+  const auto bad = LocalCoreSets("4xV100");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("4xV100: not a local cluster"), std::string::npos) << bad.status().message();
+}
+
 TEST(LocalCoreSets, OneDevicePerCoreCoversEveryCoreOnce) {
   const std::vector<int> cores = Allowed();
   auto sets = LocalCoreSets(0);

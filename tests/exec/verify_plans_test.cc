@@ -54,6 +54,7 @@ TEST(VerifyPlans, EveryPlanIsMeasuredAndTheFastestIsTheBest) {
   ASSERT_GE(r->best, 0);
   const int other = 1 - r->best;
   EXPECT_LE(r->plans[static_cast<size_t>(r->best)].measured_us, r->plans[static_cast<size_t>(other)].measured_us);
+  EXPECT_EQ(r->plan.device, TwoPlans(*graph)[static_cast<size_t>(r->best)].plan.device);
 }
 
 TEST(VerifyPlans, APlanThatCannotRunIsReportedAndTheOthersGoOn) {
