@@ -153,7 +153,8 @@ OptimizeResult Optimize(std::shared_ptr<Graph> graph, std::shared_ptr<Cluster> c
   out.stop_reason = result.stop_reason;
   out.trace = std::move(result.trace);
   if (verify == 0) return out;
-  const std::vector<VerifyCandidate> candidates = Value(TopPlanCandidates(*sim, result.top_plans));
+  const std::vector<VerifyCandidate> candidates =
+      Value(TopPlanCandidates(*sim, result.top_plans, result.baseline_plans));
   StatusOr<VerifyResult> measured = [&] {
     py::gil_scoped_release release;
     VerifyOptions options;

@@ -94,9 +94,12 @@ std::vector<FlagSpec> OptimizeFlags() {
           {"threads", true, "threads for the simulator and LibTorch, 1 to 4 x the cores (default: every core)", "N"},
           {"out", true, "write the best plan to this .json file", "plan.json"},
           {"verify", true,
-           "with --cluster local[:N]: execute the best plans of the K best placements the search found and the single-device "
-           "plan on this machine's cores (" + std::to_string(VerifyOptions{}.steps) + " rounds, each plan's median step) "
-           "and keep the one measured fastest (1 to " + std::to_string(kMaxTopPlans) + ")",
+           "with --cluster local[:N]: execute the best plans of the K best placements the search found, the baselines' "
+           "plans of other placements and the single-device plan on this machine's cores (" +
+               std::to_string(VerifyOptions{}.steps) +
+               " rounds, each plan's median step) "
+               "and keep the one measured fastest (1 to " +
+               std::to_string(kMaxTopPlans) + ")",
            "K"},
           {"trace", true, "write the best plan's timeline (Chrome trace) to this .json file", "trace.json"},
           {"convergence", true, "write the convergence trace (best step time over time) to this .json file",
@@ -473,12 +476,14 @@ Status Train(const Args& args, const Graph& graph, const Simulator& sim, Optimiz
   }
   if (s->verify == 0) return WriteOutputs(args, graph, sim, result.plan);
 #ifdef GRAPHOPT_HAVE_EXEC
-  std::printf("\nverify   executing the best plans of the %zu best placements found and the single-device plan on %s\n",
-              result.top_plans.size(), s->run.cluster.c_str());
+  std::printf(
+      "\nverify   executing the best plans of the %zu best placements found, the baselines' plans of "
+      "other placements and the single-device plan on %s\n",
+      result.top_plans.size(), s->run.cluster.c_str());
   std::fflush(stdout);
   const ScopedInterrupt interrupt;
-  GO_ASSIGN_OR_RETURN(const Plan verified,
-                      VerifyFoundPlans(sim, s->core_sets, result.top_plans, s->config.seed, interrupt.flag()));
+  GO_ASSIGN_OR_RETURN(const Plan verified, VerifyFoundPlans(sim, s->core_sets, result.top_plans, result.baseline_plans,
+                                                            s->config.seed, interrupt.flag()));
   return WriteOutputs(args, graph, sim, verified);
 #else
   return FailedPrecondition("--verify: this build has no executor");

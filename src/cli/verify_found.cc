@@ -38,8 +38,9 @@ std::string VerifiedTable(const VerifyResult& v, int steps) {
 }  // namespace
 
 StatusOr<Plan> VerifyFoundPlans(const Simulator& sim, const std::vector<std::vector<int>>& core_sets,
-                                const std::vector<RankedPlan>& top, uint64_t seed, const std::atomic<bool>* stop) {
-  GO_ASSIGN_OR_RETURN(const std::vector<VerifyCandidate> candidates, TopPlanCandidates(sim, top));
+                                const std::vector<RankedPlan>& top, const std::vector<RankedPlan>& baselines,
+                                uint64_t seed, const std::atomic<bool>* stop) {
+  GO_ASSIGN_OR_RETURN(const std::vector<VerifyCandidate> candidates, TopPlanCandidates(sim, top, baselines));
   VerifyOptions options;
   options.seed = seed;
   options.stop = stop;

@@ -1,8 +1,8 @@
 // `graphopt optimize --verify K --cluster local[:N]`: after the search, the best plans
-// of its K best placements (LearnedSearchResult::top_plans) and the single-device plan
-// are executed on this machine's cores (exec/verify_plans.h), a table of what each was
-// simulated and measured at is printed, and the plan that ran fastest is the one the
-// command writes. The Python module's optimize(verify=K) does the same.
+// of its K best placements (LearnedSearchResult::top_plans), the baselines' plans of
+// other placements (baseline_plans) and the single-device plan are executed on this machine's cores
+// (exec/verify_plans.h), a table of what each was simulated and measured at is printed, and the plan that ran fastest
+// is the one the command writes. The Python module's optimize(verify=K) does the same.
 #pragma once
 
 #include <atomic>
@@ -16,11 +16,12 @@
 
 namespace graphopt {
 
-// Executes the candidates of `top` on `core_sets` in the rounds of VerifyOptions'
+// Executes the candidates of `top` and `baselines` (TopPlanCandidates) on `core_sets` in the rounds of VerifyOptions'
 // defaults (exec/verify_plans.h; progress on stderr), prints the
 // table and the line that says which plan is kept and why, and returns that plan.
 // Fails when no plan could be executed or on `stop`.
 StatusOr<Plan> VerifyFoundPlans(const Simulator& sim, const std::vector<std::vector<int>>& core_sets,
-                                const std::vector<RankedPlan>& top, uint64_t seed, const std::atomic<bool>* stop);
+                                const std::vector<RankedPlan>& top, const std::vector<RankedPlan>& baselines,
+                                uint64_t seed, const std::atomic<bool>* stop);
 
 }  // namespace graphopt

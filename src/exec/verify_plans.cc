@@ -1,5 +1,6 @@
 #include "exec/verify_plans.h"
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -10,15 +11,23 @@
 
 namespace graphopt {
 
-StatusOr<std::vector<VerifyCandidate>> TopPlanCandidates(const Simulator& sim, const std::vector<RankedPlan>& top) {
+StatusOr<std::vector<VerifyCandidate>> TopPlanCandidates(const Simulator& sim, const std::vector<RankedPlan>& top,
+                                                         const std::vector<RankedPlan>& baselines) {
   std::vector<VerifyCandidate> candidates;
   for (size_t i = 0; i < top.size(); ++i) {
     candidates.push_back({StrFormat("%zu (%s)", i + 1, top[i].source.c_str()), top[i].plan, top[i].score.step_time_us});
   }
+  const auto placed = [&](const Plan& plan) {
+    return std::any_of(candidates.begin(), candidates.end(),
+                       [&](const VerifyCandidate& c) { return c.plan.device == plan.device; });
+  };
+  for (const RankedPlan& b : baselines) {
+    if (!placed(b.plan)) candidates.push_back({b.source + " (baseline)", b.plan, b.score.step_time_us});
+  }
   const Plan single = DefaultPlan(sim.graph(), sim.cluster().FirstAccelerator());
-  for (const RankedPlan& p : top) {
-    if (p.plan.device == single.device && p.plan.fuse_with_producer == single.fuse_with_producer &&
-        p.plan.priority == single.priority) {
+  for (const VerifyCandidate& c : candidates) {
+    if (c.plan.device == single.device && c.plan.fuse_with_producer == single.fuse_with_producer &&
+        c.plan.priority == single.priority) {
       return candidates;
     }
   }

@@ -59,10 +59,14 @@ struct VerifyResult {
 };
 
 // The candidates of a search's top plans (best first, named "1 (policy)", "2 (polish)",
-// ... by their rank and source) and the single-device plan (every op on the first
-// device, unfused: the single baseline), named "single device", unless one of them is
-// that plan; simulated times from `sim`, the search's simulator.
-StatusOr<std::vector<VerifyCandidate>> TopPlanCandidates(const Simulator& sim, const std::vector<RankedPlan>& top);
+// ... by their rank and source), then each of `baselines` (LearnedSearchResult::
+// baseline_plans, named "heft (baseline)" by their source) whose placement no candidate
+// before it has, so that the plain planners' plans are executed too when the simulator
+// ranks them below the top; then the single-device plan (every op on the first device,
+// unfused: the single baseline), named "single device", unless one of them is that plan.
+// Simulated times from `sim`, the search's simulator.
+StatusOr<std::vector<VerifyCandidate>> TopPlanCandidates(const Simulator& sim, const std::vector<RankedPlan>& top,
+                                                         const std::vector<RankedPlan>& baselines);
 
 // Executes every candidate on `core_sets` (one core set per device of `cluster`, a
 // local cluster: exec/local_cluster.h). A candidate that cannot be executed (its data

@@ -343,6 +343,12 @@ struct LearnedSearchResult {
   // the policy's best sample of each step, each polish), best first; the first is
   // `plan` when it fits. Kept in checkpoints.
   std::vector<RankedPlan> top_plans;
+  // With keep_plans: the plans of the baselines the search scored at its start (their
+  // greedy-fusion variants included), as the search's defaults complete them, one per
+  // placement (the best of each), best first, whether or not they are among the top
+  // plans: a caller that executes the top plans can check the plain planners' too.
+  // Made again by a resumed run, not kept in checkpoints.
+  std::vector<RankedPlan> baseline_plans;
 };
 
 class LearnedSearch {

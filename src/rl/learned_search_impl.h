@@ -57,6 +57,7 @@ struct LearnedSearch::Impl {
   Plan best;
   PlanScore best_score;
   TopPlans top;  // config.keep_plans of the plans offered
+  TopPlans baseline_top;  // with config.keep_plans: the baselines' plans, one per placement
   // Ingredient 6: whether the policy still explores.
   bool exploring = false;
   CheckpointIdentity identity;  // set by Create when checkpoints are on
@@ -70,7 +71,11 @@ struct LearnedSearch::Impl {
   learned_search_internal::Clock::time_point start;
 
   Impl(const Simulator& s, LearnedSearchConfig c, SearchHandles h)
-      : sim(s), config(std::move(c)), top(config.keep_plans), handles(std::move(h)) {}
+      : sim(s),
+        config(std::move(c)),
+        top(config.keep_plans),
+        baseline_top(config.keep_plans > 0 ? kMaxTopPlans : 0),
+        handles(std::move(h)) {}
 
   // A fresh network, or the pre-trained one.
   StatusOr<GoPolicy> NewPolicy() const;

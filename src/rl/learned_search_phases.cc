@@ -99,11 +99,13 @@ void LearnedSearch::Impl::RunBaselines(bool seed_best) {
   result.baselines = ScoreBaselines(sim, scoring, [this, seed_best](const BaselineScore& b, Plan* plan) {
     if (plan == nullptr) return;
     ++result.plans_simulated;
+    const bool keep = config.keep_plans > 0;
     PlanScore offered = b.score;
-    if (b.error.empty() && seed_best && WithDefaults(plan, &offered)) {
-      Offer(*plan, offered, "baseline:" + b.method);
-    }
+    if (!b.error.empty() || !(seed_best || keep) || !WithDefaults(plan, &offered)) return;
+    if (seed_best) Offer(*plan, offered, "baseline:" + b.method);
+    if (keep) baseline_top.Offer(*plan, offered, b.method);
   });
+  result.baseline_plans = baseline_top.plans();
   if (const BaselineScore* best_plain = BestPlainBaseline(result.baselines)) {
     result.best_baseline = best_plain->method;
     result.best_baseline_score = best_plain->score;

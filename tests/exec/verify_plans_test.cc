@@ -88,14 +88,14 @@ TEST(VerifyPlans, NoCandidatesOrRoundsOutOfRangeAreRefused) {
             StatusCode::kInvalidArgument);
 }
 
-TEST(TopPlanCandidates, TheTopPlansByRankThenTheSingleDevicePlanUnlessListed) {
+TEST(TopPlanCandidates, TheTopPlansByRankThenBaselinesOfOtherPlacementsThenTheSingleDevicePlan) {
   auto graph = LoadModel(kModel);
   ASSERT_TRUE(graph.ok());
   auto sim = Simulator::Create(*graph, testing::TwoInstantCores(int64_t{8} << 30));
   ASSERT_TRUE(sim.ok());
   const std::vector<VerifyCandidate> two = TwoPlans(*graph);
   std::vector<RankedPlan> top{{two[1].plan, PlanScore{90, false, 0}, "policy"}};
-  auto c = TopPlanCandidates(*sim, top);
+  auto c = TopPlanCandidates(*sim, top, {});
   ASSERT_TRUE(c.ok()) << c.status().message();
   ASSERT_EQ(c->size(), 2u);
   EXPECT_EQ((*c)[0].name, "1 (policy)");
@@ -104,10 +104,24 @@ TEST(TopPlanCandidates, TheTopPlansByRankThenTheSingleDevicePlanUnlessListed) {
   EXPECT_EQ((*c)[1].plan.device, DefaultPlan(*graph).device);
   EXPECT_GT((*c)[1].simulated_us, 0);
   top.push_back({DefaultPlan(*graph), PlanScore{95, false, 0}, "baseline:single"});
-  c = TopPlanCandidates(*sim, top);
+  c = TopPlanCandidates(*sim, top, {});
   ASSERT_TRUE(c.ok());
   ASSERT_EQ(c->size(), 2u);  // the single-device plan is a top plan already
   EXPECT_EQ((*c)[1].name, "2 (baseline:single)");
+  // Baselines: one whose placement a top plan has is left out; the others follow the
+  // top plans in their order, named by their source.
+  Plan other = two[1].plan;
+  for (int& d : other.device) d = 1 - d;
+  const std::vector<RankedPlan> baselines{{two[1].plan, PlanScore{80, false, 0}, "heft"},
+                                          {other, PlanScore{120, false, 0}, "metis+fusion"}};
+  c = TopPlanCandidates(*sim, {top[0]}, baselines);
+  ASSERT_TRUE(c.ok());
+  ASSERT_EQ(c->size(), 3u);
+  EXPECT_EQ((*c)[0].name, "1 (policy)");
+  EXPECT_EQ((*c)[1].name, "metis+fusion (baseline)");
+  EXPECT_EQ((*c)[1].plan.device, other.device);
+  EXPECT_EQ((*c)[1].simulated_us, 120);
+  EXPECT_EQ((*c)[2].name, "single device");
 }
 
 }  // namespace

@@ -83,6 +83,13 @@ TEST(LearnedSearchCheckpointTest, TheTopPlansAreKeptAndReSimulated) {
     EXPECT_FALSE(before->top_plans[i].score.BetterThan(before->top_plans[i - 1].score));
     EXPECT_NE(before->top_plans[i].plan.device, before->top_plans[0].plan.device);
   }
+  // The baselines' plans, one per placement, best first, whatever the top plans kept.
+  ASSERT_GE(before->baseline_plans.size(), 2u);
+  for (size_t i = 1; i < before->baseline_plans.size(); ++i) {
+    EXPECT_FALSE(before->baseline_plans[i].score.BetterThan(before->baseline_plans[i - 1].score));
+    for (size_t j = 0; j < i; ++j)
+      EXPECT_NE(before->baseline_plans[i].plan.device, before->baseline_plans[j].plan.device);
+  }
   // Resumed with no step left to take: the top plans are the checkpoint's.
   auto resumed = LearnedSearch::Create(toy.sim, config);
   ASSERT_TRUE(resumed.ok());
@@ -94,6 +101,12 @@ TEST(LearnedSearchCheckpointTest, TheTopPlansAreKeptAndReSimulated) {
     EXPECT_EQ(after->top_plans[i].plan.device, before->top_plans[i].plan.device);
     EXPECT_EQ(after->top_plans[i].source, before->top_plans[i].source);
   }
+  // A resumed run makes the baselines' plans again, the same.
+  ASSERT_EQ(after->baseline_plans.size(), before->baseline_plans.size());
+  for (size_t i = 0; i < after->baseline_plans.size(); ++i) {
+    EXPECT_EQ(after->baseline_plans[i].plan.device, before->baseline_plans[i].plan.device);
+    EXPECT_EQ(after->baseline_plans[i].source, before->baseline_plans[i].source);
+  }
   // A checkpoint written without top plans: the resumed run's top plans hold its best.
   const ScratchDir plain_scratch("top_plans_later");
   LearnedSearchConfig plain = ToySearch(plain_scratch.path(), 2);
@@ -102,6 +115,7 @@ TEST(LearnedSearchCheckpointTest, TheTopPlansAreKeptAndReSimulated) {
   auto found = (*without)->Run();
   ASSERT_TRUE(found.ok()) << found.status().message();
   EXPECT_TRUE(found->top_plans.empty());
+  EXPECT_TRUE(found->baseline_plans.empty());
   plain.keep_plans = 3;
   auto later = LearnedSearch::Create(toy.sim, plain);
   ASSERT_TRUE(later.ok());
