@@ -27,9 +27,11 @@
 #include "cli/interrupt.h"
 #include "cli/verify_found.h"
 #include "core/files.h"
+#include "core/median.h"
 #include "core/rng.h"
 #include "eval/fidelity.h"
 #include "eval/fidelity_report.h"
+#include "exec/concurrency.h"
 #include "exec/executor.h"
 #include "exec/fidelity_rounds.h"
 #include "exec/profiler.h"
@@ -73,8 +75,8 @@ const OptionTable<FidelityRun> kFidelityFlags{
     {"go-time", &FidelityRun::go_time, "seconds of GO's search per graph on the planning profile, 0 for no GO plan",
      AtLeast(0)},
     {"go-verify", &FidelityRun::go_verify,
-     "GO's plan as optimize --verify K picks it: the best plans of its K best placements and the single-device "
-     "plan executed, the fastest kept (0: the simulator's pick)",
+     "GO's plan as optimize --verify K picks it: the best plans of its K best placements, the baselines' and the "
+     "single-device plan executed, the fastest kept (0: the simulator's pick)",
      InRange(0, 16)},
     {"seed", &FidelityRun::seed, "seed of the data, the random plan and GO", InRange(0, 0x1p62)},
 };
@@ -221,7 +223,7 @@ StatusOr<Plan> GoPlan(const Simulator& simulator, double seconds, int verify, ui
   GO_ASSIGN_OR_RETURN(auto search, LearnedSearch::Create(simulator, config));
   GO_ASSIGN_OR_RETURN(LearnedSearchResult result, search->Run(stop));
   if (verify == 0) return result.plan;
-  return VerifyFoundPlans(simulator, core_sets, result.top_plans, seed, stop);
+  return VerifyFoundPlans(simulator, core_sets, result.top_plans, result.baseline_plans, seed, stop);
 #else
   (void)simulator, (void)seconds, (void)verify, (void)seed, (void)core_sets, (void)stop;
   return FailedPrecondition("this build has no training library (LibTorch was not found)");
@@ -316,21 +318,44 @@ StatusOr<std::vector<RoundsPlan>> PrepareRounds(const CostModels& models, const 
   return rounds;
 }
 
+// The rounds; with two devices or more, one sample of their contention after every
+// measured round (the machine's share moves from minute to minute: the calibration
+// made before the plans is not what the rounds ran with).
 Status RunGraphRounds(const FidelitySettings& s, const std::atomic<bool>* stop, std::vector<RoundsPlan>* rounds,
-                      std::vector<std::vector<double>>* reference_us) {
+                      FidelityGraphRun* run) {
   RoundsOptions options;
   options.warmup = static_cast<int>(s.bench.warmup);
   options.steps = static_cast<int>(s.bench.steps);
   options.reference_cores = s.core_sets;
   options.stop = stop;
   options.on_round = [](int done, int all) { std::fprintf(stderr, "\r  round %d/%d", done, all); };
-  GO_RETURN_IF_ERROR(RunRounds(options, rounds, reference_us));
+  run->calibrated = s.cluster.contention();
+  if (s.core_sets.size() >= 2) {
+    options.after_measured_round = [&s, run]() -> Status {
+      GO_ASSIGN_OR_RETURN(const Contention c, MeasureContention(s.core_sets, 1));
+      run->round_contention.push_back(c);
+      return Status::Ok();
+    };
+  }
+  GO_RETURN_IF_ERROR(RunRounds(options, rounds, &run->reference_us));
   std::fprintf(stderr, "\n");
   return Status::Ok();
 }
 
+// The median of the rounds' contention samples; the calibration when there are none.
+Contention RoundsContention(const FidelityGraphRun& run) {
+  if (run.round_contention.empty()) return run.calibrated;
+  std::vector<double> compute, memory;
+  for (const Contention& c : run.round_contention) {
+    compute.push_back(c.compute);
+    memory.push_back(c.memory);
+  }
+  return {Median(std::move(compute)), Median(std::move(memory))};
+}
+
 // What the rounds measured of each plan, into its record; then the in-step cost model
-// again, from the profile of the rounds' own run (the last of `rounds`).
+// again, from the profile of the rounds' own run (the last of `rounds`) and the
+// contention sampled in the rounds (and once more with the calibration's, apart).
 Status TakeMeasurements(const std::string& model, const CostModels& models, const FidelitySettings& s,
                         const std::vector<RoundsPlan>& rounds, std::vector<CandidatePlan>* plans,
                         FidelityGraphRun* run) {
@@ -346,11 +371,19 @@ Status TakeMeasurements(const std::string& model, const CostModels& models, cons
   GO_ASSIGN_OR_RETURN(const Profile co_profile, ForModel(model, ProfileFromSteps(graph, s.cluster, rounds.back().timelines)));
   run->in_step_sum_us = ProfileSum(co_profile);
   GO_ASSIGN_OR_RETURN(const Graph g_co, WithProfile(graph, co_profile));
-  GO_ASSIGN_OR_RETURN(const Simulator sim_co, ForModel(model, Simulator::Create(g_co, s.cluster)));
+  run->rounds = RoundsContention(*run);
+  Cluster in_rounds = s.cluster;
+  in_rounds.set_contention(run->rounds);
+  GO_ASSIGN_OR_RETURN(const Simulator sim_co, ForModel(model, Simulator::Create(g_co, in_rounds)));
+  GO_ASSIGN_OR_RETURN(const Simulator sim_calibrated, ForModel(model, Simulator::Create(g_co, s.cluster)));
+  const auto step_us = [](const Simulator& sim, const Plan& plan) {
+    auto r = sim.Simulate(plan);
+    return r.ok() && !r->oom ? r->step_time_us : 0;
+  };
   for (CandidatePlan& c : *plans) {
     if (!c.record.error.empty()) continue;
-    auto r = sim_co.Simulate(c.plan);
-    c.record.simulated_us[2] = r.ok() && !r->oom ? r->step_time_us : 0;
+    c.record.simulated_us[2] = step_us(sim_co, c.plan);
+    c.record.calibrated_in_step_us = step_us(sim_calibrated, c.plan);
   }
   for (const std::vector<double>& reference : run->reference_us) run->reference_spread.push_back(Spread(reference));
   return Status::Ok();
@@ -374,10 +407,11 @@ StatusOr<FidelityGraphRun> MeasureGraph(const std::string& model, const Fidelity
       MakePlans(*models.graphs[planner], s, models.sims[planner], stop);
   if (stop->load()) return Cancelled("interrupted");
   GO_ASSIGN_OR_RETURN(std::vector<RoundsPlan> rounds, ForModel(model, PrepareRounds(models, s, &plans)));
-  GO_RETURN_IF_ERROR(RunGraphRounds(s, stop, &rounds, &run.reference_us).WithContext(model));
+  GO_RETURN_IF_ERROR(RunGraphRounds(s, stop, &rounds, &run).WithContext(model));
   GO_RETURN_IF_ERROR(TakeMeasurements(model, models, s, rounds, &plans, &run));
   for (CandidatePlan& c : plans) run.plans.push_back(std::move(c.record));
   std::printf("in step      op times sum to %s ms in the rounds\n", FidelityMs(run.in_step_sum_us).c_str());
+  if (!run.round_contention.empty()) std::printf("contention   %s\n", FidelityContentionText(run).c_str());
   std::printf("%s", FidelityPlanTable(run).c_str());
   std::fflush(stdout);
   return run;

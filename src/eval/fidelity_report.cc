@@ -29,6 +29,7 @@ std::string GraphTable(const FidelityGraphRun& g) {
   std::string md = StrFormat("## %s (%d ops; op times sum to %s ms in isolation, %s ms in the rounds' steps)\n\n",
                              g.model.c_str(), g.ops, FidelityMs(g.isolation_sum_us).c_str(),
                              FidelityMs(g.in_step_sum_us).c_str());
+  if (!g.round_contention.empty()) md += "Contention: " + FidelityContentionText(g) + ".\n\n";
   md += "| plan | executed | spread | roofline | isolation | in-step |\n|---|---:|---:|---:|---:|---:|\n";
   for (const FidelityPlanRun& p : g.plans) {
     if (!p.error.empty()) {
@@ -151,15 +152,32 @@ Json GraphJson(const FidelityGraphRun& g) {
       for (int m = 0; m < kNumFidelityModels; ++m) {
         e[std::string("simulated_") + kFidelityModels[m] + "_us"] = p.simulated_us[m];
       }
+      if (!g.round_contention.empty()) e["simulated_in-step_calibrated_us"] = p.calibrated_in_step_us;
     }
     plans.push_back(e);
   }
-  return {{"model", g.model}, {"ops", g.ops}, {"plans", plans}, {"reference_gemm_us", g.reference_us}};
+  Json j = {{"model", g.model}, {"ops", g.ops}, {"plans", plans}, {"reference_gemm_us", g.reference_us}};
+  if (!g.round_contention.empty()) {
+    const auto pair = [](const Contention& c) { return Json{{"compute", c.compute}, {"memory", c.memory}}; };
+    Json samples = Json::array();
+    for (const Contention& c : g.round_contention) samples.push_back(pair(c));
+    j["contention"] = {{"calibrated", pair(g.calibrated)}, {"rounds", samples}, {"median", pair(g.rounds)}};
+  }
+  return j;
 }
 
 }  // namespace
 
 std::string FidelityMs(double us) { return StrFormat("%.2f", us / 1e3); }
+
+std::string FidelityContentionText(const FidelityGraphRun& run) {
+  if (run.round_contention.empty()) return "";
+  return StrFormat(
+      "compute %.2fx, memory %.2fx in the rounds (median of %zu samples); calibrated before: compute "
+      "%.2fx, memory %.2fx",
+      run.rounds.compute, run.rounds.memory, run.round_contention.size(), run.calibrated.compute,
+      run.calibrated.memory);
+}
 
 std::vector<FidelityPoint> FidelityPoints(const std::vector<FidelityGraphRun>& runs, int model) {
   std::vector<FidelityPoint> points;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "eval/fidelity.h"
+#include "sim/cluster.h"
 
 namespace graphopt {
 
@@ -34,6 +35,10 @@ struct FidelityPlanRun {
   double spread = 0;             // of steps_us: (max - min) / median
   double half_gap = 0;           // |median of odd rounds - median of even rounds| / median
   double simulated_us[kNumFidelityModels] = {0, 0, 0};  // per cost model; 0: out of memory
+  // The in-step model with the contention calibrated before the plans were made
+  // (FidelityGraphRun::calibrated) instead of the rounds' (0: not simulated, or out of
+  // memory): what the rounds' contention changes.
+  double calibrated_in_step_us = 0;
 };
 
 struct FidelityGraphRun {
@@ -43,6 +48,12 @@ struct FidelityGraphRun {
   std::vector<FidelityPlanRun> plans;
   std::vector<std::vector<double>> reference_us;  // per device: its reference GEMM, once per round
   std::vector<double> reference_spread;           // per device: the spread of reference_us
+  // On a cluster of two devices or more: the devices' contention (Cluster::contention)
+  // calibrated before the plans were made, and sampled after every measured round
+  // (exec/concurrency.h); the in-step model runs with the rounds' median (`rounds`).
+  Contention calibrated;
+  std::vector<Contention> round_contention;
+  Contention rounds;
 };
 
 // How the figures were made, for the report's first paragraph and the JSON file.
@@ -60,6 +71,11 @@ std::string FidelityMs(double us);
 std::vector<FidelityPoint> FidelityPoints(const std::vector<FidelityGraphRun>& runs, int model);
 // One panel per cost model, for FidelityScatterSvg.
 std::vector<FidelityPanel> FidelityPanels(const std::vector<FidelityGraphRun>& runs);
+
+// What the devices took from each other, as the graph's report says it: "compute 1.00x,
+// memory 1.31x in the rounds (median of 9 samples); calibrated before: compute 1.00x,
+// memory 1.52x"; "" without samples.
+std::string FidelityContentionText(const FidelityGraphRun& run);
 
 // The table of one graph's plans, as the bench prints it once the graph is measured:
 // executed time, spread, and per cost model the simulated time with its error.

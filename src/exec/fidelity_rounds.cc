@@ -47,6 +47,7 @@ Status RunRounds(const RoundsOptions& options, std::vector<RoundsPlan>* plans,
     for (size_t d = 0; d < options.reference_cores.size() && measured; ++d) {
       (*reference_us)[d].push_back(ReferenceGemmUs(options.reference_cores[d]));
     }
+    if (measured && options.after_measured_round) GO_RETURN_IF_ERROR(options.after_measured_round());
     if (options.on_round) options.on_round(round + 1, rounds);
   }
   return Status::Ok();

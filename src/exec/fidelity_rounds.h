@@ -8,7 +8,8 @@
 // plan, the first unmeasured (a step right after another plan's finds the caches full
 // of that plan's data); the order of the plans rotates by one from round to round.
 // After every measured round, a reference GEMM on each device's cores (ReferenceGemmUs,
-// exec/local_cluster.h) records the machine's own speed apart from any plan.
+// exec/local_cluster.h) records the machine's own speed apart from any plan, and the
+// caller may measure more of the machine (RoundsOptions::after_measured_round).
 //
 // A plan's time is the median of its measured steps (MeasuredUs); the noise floor is
 // what two halves of the same rounds disagree by, the median of the odd rounds against
@@ -48,6 +49,9 @@ struct RoundsOptions {
   std::vector<std::vector<int>> reference_cores;
   const std::atomic<bool>* stop = nullptr;  // when set, the rounds end: Cancelled("interrupted")
   std::function<void(int done, int rounds)> on_round;  // after every round (progress), if set
+  // After every measured round, after the reference GEMM (the fidelity bench samples
+  // the devices' contention there), if set; an error ends the rounds with it.
+  std::function<Status()> after_measured_round;
 };
 
 // Runs the rounds over the plans that have a step. On success `reference_us` holds, per

@@ -118,5 +118,29 @@ TEST(FidelityReportTest, AnUndefinedCorrelationIsNullInTheJson) {
   EXPECT_TRUE(j["stats"]["roofline"]["spearman"].is_null());
 }
 
+TEST(FidelityReportTest, TheRoundsContentionIsReportedBesideTheCalibration) {
+  FidelityGraphRun g = OneGraph();
+  const nlohmann::json without = nlohmann::json::parse(FidelityResultsJson({g}, kSetup));
+  EXPECT_FALSE(without["graphs"][0].contains("contention"));
+  EXPECT_FALSE(without["graphs"][0]["plans"][1].contains("simulated_in-step_calibrated_us"));
+  EXPECT_EQ(FidelityContentionText(g), "");
+  g.calibrated = {1.9, 1.5};
+  g.round_contention = {{1.0, 1.2}, {1.1, 1.3}, {1.0, 1.4}};
+  g.rounds = {1.0, 1.3};
+  g.plans[1].calibrated_in_step_us = 1100;
+  EXPECT_EQ(FidelityContentionText(g),
+            "compute 1.00x, memory 1.30x in the rounds (median of 3 samples); calibrated before: compute 1.90x, "
+            "memory 1.50x");
+  const nlohmann::json j = nlohmann::json::parse(FidelityResultsJson({g}, kSetup));
+  const nlohmann::json& c = j["graphs"][0]["contention"];
+  EXPECT_EQ(c["calibrated"]["compute"], 1.9);
+  ASSERT_EQ(c["rounds"].size(), 3u);
+  EXPECT_EQ(c["rounds"][2]["memory"], 1.4);
+  EXPECT_EQ(c["median"]["memory"], 1.3);
+  EXPECT_EQ(j["graphs"][0]["plans"][1]["simulated_in-step_calibrated_us"], 1100.0);
+  EXPECT_NE(FidelityMarkdown({g}, kSetup).find("Contention: compute 1.00x, memory 1.30x in the rounds"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace graphopt

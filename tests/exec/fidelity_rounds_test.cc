@@ -134,5 +134,26 @@ TEST(MeasuredFiguresTest, EmptyAndSingleSeriesHaveNoSpreadOrGap) {
   EXPECT_EQ(Spread({5.0}), 0.0);
 }
 
+TEST(RunRoundsTest, TheHookRunsAfterEveryMeasuredRoundAndItsErrorEndsThem) {
+  std::string order;
+  std::vector<RoundsPlan> plans;
+  plans.push_back(FakePlan("a", {1}, &order));
+  RoundsOptions options;
+  options.warmup = 1;
+  options.steps = 3;
+  std::string seen;
+  options.after_measured_round = [&] {
+    seen += order + "|";
+    return Status::Ok();
+  };
+  std::vector<std::vector<double>> reference;
+  ASSERT_TRUE(RunRounds(options, &plans, &reference).ok());
+  EXPECT_EQ(seen, "aaa|aaaaa|aaaaaaa|");  // not after the warm-up round
+  int calls = 0;
+  options.after_measured_round = [&calls] { return ++calls == 2 ? InternalError("probe failed") : Status::Ok(); };
+  EXPECT_EQ(RunRounds(options, &plans, &reference).message(), "probe failed");
+  EXPECT_EQ(calls, 2);
+}
+
 }  // namespace
 }  // namespace graphopt
