@@ -1,14 +1,19 @@
 # The figures of run.sh's results: per graph the mean absolute error of the in-step
 # model (plans on one device, single and tf-default, apart from the others, which split
 # the graph), Spearman between simulated and measured, the regret of the simulator's
-# pick, GO's verified plan against the measured best and the single-device plan, and
+# pick, GO's verified plan against the measured best (and which of verify's candidates
+# it is) and the single-device plan, and
 # the noise floor (median over the plans of |median of odd rounds - median of even| /
 # median); then the figures over the default set, over the two further graphs, and the
-# contention each run measured.  python3 summary.py OUT_DIR
+# contention each run measured. Runs that sampled the contention in the rounds
+# (simulated_in-step_calibrated_us in the JSON) get the figures twice: with the rounds'
+# median contention (the in-step column) and with the calibration made before the plans.
+#   python3 summary.py OUT_DIR
 import json, os, re, statistics, sys
 
 out = sys.argv[1]
 ONE_DEVICE = {"single", "tf-default"}
+ROUNDS, CALIBRATED = "simulated_in-step_us", "simulated_in-step_calibrated_us"
 
 
 def rank(v):
@@ -29,45 +34,70 @@ def half_gap(steps):
     return abs(statistics.median(odd) - statistics.median(even)) / statistics.median(steps)
 
 
-rows, sets = [], {"default": {"one": [], "split": []}, "further": {"one": [], "split": []}}
+def figures(ps, key):
+    """MAE, split plans' mean signed error, Spearman, regret, the pick; errors by kind."""
+    m = [p["measured_us"] for p in ps]
+    s = [p[key] for p in ps]
+    errs = {"one": [], "split": []}
+    for p in ps:
+        errs["one" if p["plan"] in ONE_DEVICE else "split"].append(p[key] / p["measured_us"] - 1)
+    pick = min(range(len(ps)), key=lambda k: s[k])
+    return {"mae": statistics.mean(abs(e) for e in errs["one"] + errs["split"]),
+            "split": statistics.mean(errs["split"]) if errs["split"] else 0, "rho": spearman(m, s),
+            "regret": m[pick] / min(m) - 1, "pick": ps[pick]["plan"], "errs": errs}
+
+
+def contention(g, log):
+    if "contention" in g:
+        c = g["contention"]
+        return "%.2f, %.2f (calibrated %.2f, %.2f)" % (c["median"]["compute"], c["median"]["memory"],
+                                                      c["calibrated"]["compute"], c["calibrated"]["memory"])
+    share = re.search(r"sharing: compute ([\d.]+)x, memory ([\d.]+)x", log)
+    return "%s, %s" % share.groups() if share else "-"
+
+
+rows, both = [], True
+sets = {which: {key: {"one": [], "split": []} for key in (ROUNDS, CALIBRATED)} for which in ("default", "further")}
 i = 0
 while os.path.exists(f"{out}/{i}.json"):
     g = json.load(open(f"{out}/{i}.json"))["graphs"][0]
     log = open(f"{out}/{i}.log").read()
-    share = re.search(r"sharing: compute ([\d.]+)x, memory ([\d.]+)x", log)
     ps = [p for p in g["plans"] if p.get("measured_us", 0) > 0]
-    m = [p["measured_us"] for p in ps]
-    s = [p["simulated_in-step_us"] for p in ps]
-    errs = {"one": [], "split": []}
-    for p in ps:
-        errs["one" if p["plan"] in ONE_DEVICE else "split"].append(p["simulated_in-step_us"] / p["measured_us"] - 1)
+    both = both and all(CALIBRATED in p for p in ps)
+    f = {key: figures(ps, key) for key in (ROUNDS, CALIBRATED) if all(key in p for p in ps)}
     which = "default" if i < 10 else "further"
-    for k in errs:
-        sets[which][k] += errs[k]
-    pick = min(range(len(ps)), key=lambda k: s[k])
+    for key in f:
+        for kind in ("one", "split"):
+            sets[which][key][kind] += f[key]["errs"][kind]
     byname = {p["plan"]: p["measured_us"] for p in ps}
-    noise = statistics.median(half_gap(p["steps_us"]) for p in ps)
-    rows.append((os.path.basename(g["model"]).split(":")[0], len(ps),
-                 statistics.mean(abs(e) for e in errs["one"] + errs["split"]),
-                 statistics.mean(errs["split"]) if errs["split"] else 0, spearman(m, s),
-                 m[pick] / min(m) - 1, ps[pick]["plan"], min(ps, key=lambda p: p["measured_us"])["plan"],
-                 byname.get("go", 0) / min(m) if "go" in byname else 0,
-                 byname.get("go", 0) / byname["single"] - 1 if "go" in byname else 0, noise,
-                 share.groups() if share else ("-", "-")))
+    m = [p["measured_us"] for p in ps]
+    rows.append({"graph": os.path.basename(g["model"]).split(":")[0], "plans": len(ps), "f": f,
+                 "best": min(ps, key=lambda p: p["measured_us"])["plan"],
+                 "go": byname["go"] / min(m) if "go" in byname else 0,
+                 "go_single": byname["go"] / byname["single"] - 1 if "go" in byname else 0,
+                 "noise": statistics.median(half_gap(p["steps_us"]) for p in ps), "share": contention(g, log),
+                 "kept": kept.group(1) if (kept := re.search(r"kept\s+(.+?), measured fastest", log)) else "-"})
     i += 1
 
-print("| graph | plans | MAE | split plans, mean signed | Spearman | sim's pick / measured best | regret | GO / measured best | GO vs single | noise floor | contention (compute, memory) |")
-print("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|")
-for r in rows:
-    print("| %s | %d | %.1f%% | %+.1f%% | %.2f | %s / %s | %.1f%% | %.3f | %+.1f%% | %.1f%% | %s, %s |" % (
-        r[0], r[1], 100 * r[2], 100 * r[3], r[4], r[6], r[7], 100 * r[5], r[8], 100 * r[9], 100 * r[10], *r[11]))
-for which, e in sets.items():
-    if not e["one"] and not e["split"]:
-        continue
-    allv = e["one"] + e["split"]
-    print("\n%s set: MAE %.1f%% over %d plans; one-device plans %.1f%% (%d), split plans %.1f%% (%d, mean signed %+.1f%%)" % (
-        which, 100 * statistics.mean(map(abs, allv)), len(allv), 100 * statistics.mean(map(abs, e["one"])), len(e["one"]),
-        100 * statistics.mean(map(abs, e["split"])), len(e["split"]), 100 * statistics.mean(e["split"])))
-go_best = sum(1 for r in rows if r[7] == "go")
+keys = [ROUNDS, CALIBRATED] if both else [ROUNDS]
+label = {ROUNDS: "rounds' contention" if both else "in-step", CALIBRATED: "calibrated contention"}
+for key in keys:
+    print("\n### in-step model, %s\n" % label[key])
+    print("| graph | plans | MAE | split plans, mean signed | Spearman | sim's pick / measured best | regret | GO / measured best | verify kept | GO vs single | noise floor | contention (compute, memory) |")
+    print("|---|---:|---:|---:|---:|---|---:|---:|---|---:|---:|---|")
+    for r in rows:
+        f = r["f"][key]
+        print("| %s | %d | %.1f%% | %+.1f%% | %.2f | %s / %s | %.1f%% | %.3f | %s | %+.1f%% | %.1f%% | %s |" % (
+            r["graph"], r["plans"], 100 * f["mae"], 100 * f["split"], f["rho"], f["pick"], r["best"],
+            100 * f["regret"], r["go"], r["kept"], 100 * r["go_single"], 100 * r["noise"], r["share"]))
+    for which, e in sets.items():
+        e = e[key]
+        if not e["one"] and not e["split"]:
+            continue
+        allv = e["one"] + e["split"]
+        print("\n%s set: MAE %.1f%% over %d plans; one-device plans %.1f%% (%d), split plans %.1f%% (%d, mean signed %+.1f%%)" % (
+            which, 100 * statistics.mean(map(abs, allv)), len(allv), 100 * statistics.mean(map(abs, e["one"])),
+            len(e["one"]), 100 * statistics.mean(map(abs, e["split"])), len(e["split"]), 100 * statistics.mean(e["split"])))
+go_best = sum(1 for r in rows if r["best"] == "go")
 print("\nGO's plan measured fastest on %d of %d graphs; within the noise floor of the fastest on %d" % (
-    go_best, len(rows), sum(1 for r in rows if r[8] - 1 <= r[10])))
+    go_best, len(rows), sum(1 for r in rows if r["go"] - 1 <= r["noise"])))
