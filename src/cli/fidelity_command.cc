@@ -210,8 +210,12 @@ StatusOr<CostModels> ProfiledModels(const std::string& model, const FidelitySett
 // GO's plan, as `graphopt optimize --profile` finds it: the default search (from the
 // shipped pre-trained policy when there is one) for `seconds`; with `verify` > 0, as
 // optimize --verify picks it (its top plans executed on `core_sets`, the fastest kept).
-StatusOr<Plan> GoPlan(const Simulator& simulator, double seconds, int verify, uint64_t seed,
-                      const std::vector<std::vector<int>>& core_sets, const std::atomic<bool>* stop) {
+struct GoPick {
+  Plan plan;
+  std::string kept;  // with verify: the name of the candidate kept ("2 (polish)", "heft (baseline)")
+};
+StatusOr<GoPick> GoPlan(const Simulator& simulator, double seconds, int verify, uint64_t seed,
+                        const std::vector<std::vector<int>>& core_sets, const std::atomic<bool>* stop) {
 #ifdef GRAPHOPT_HAVE_RL
   GO_ASSIGN_OR_RETURN(LearnedSearchConfig config, DefaultSearchConfig("go"));
   GO_ASSIGN_OR_RETURN(DefaultPolicy policy, FindDefaultPolicy(ProgramCheckout()));
@@ -222,8 +226,10 @@ StatusOr<Plan> GoPlan(const Simulator& simulator, double seconds, int verify, ui
   config.keep_plans = verify;
   GO_ASSIGN_OR_RETURN(auto search, LearnedSearch::Create(simulator, config));
   GO_ASSIGN_OR_RETURN(LearnedSearchResult result, search->Run(stop));
-  if (verify == 0) return result.plan;
-  return VerifyFoundPlans(simulator, core_sets, result.top_plans, result.baseline_plans, seed, stop);
+  if (verify == 0) return GoPick{std::move(result.plan), ""};
+  GO_ASSIGN_OR_RETURN(VerifyResult verified,
+                      VerifyFoundPlans(simulator, core_sets, result.top_plans, result.baseline_plans, seed, stop));
+  return GoPick{std::move(verified.plan), verified.plans[static_cast<size_t>(verified.best)].name};
 #else
   (void)simulator, (void)seconds, (void)verify, (void)seed, (void)core_sets, (void)stop;
   return FailedPrecondition("this build has no training library (LibTorch was not found)");
@@ -268,8 +274,10 @@ std::vector<CandidatePlan> MakePlans(const Graph& graph, const FidelitySettings&
   Rng rng(seed);
   add("random", PlanSource::kRandom, RandomPlan(graph, cluster, RandomPlanOptions(), rng));
   if (s.bench.go_time > 0) {
-    add("go", PlanSource::kLearned,
-        GoPlan(planner, s.bench.go_time, static_cast<int>(s.bench.go_verify), seed, s.core_sets, stop));
+    StatusOr<GoPick> go =
+        GoPlan(planner, s.bench.go_time, static_cast<int>(s.bench.go_verify), seed, s.core_sets, stop);
+    add("go", PlanSource::kLearned, go.ok() ? StatusOr<Plan>(go->plan) : StatusOr<Plan>(go.status()));
+    if (go.ok()) plans.back().record.verify_kept = go->kept;
   }
   return plans;
 }

@@ -482,9 +482,10 @@ Status Train(const Args& args, const Graph& graph, const Simulator& sim, Optimiz
       result.top_plans.size(), s->run.cluster.c_str());
   std::fflush(stdout);
   const ScopedInterrupt interrupt;
-  GO_ASSIGN_OR_RETURN(const Plan verified, VerifyFoundPlans(sim, s->core_sets, result.top_plans, result.baseline_plans,
-                                                            s->config.seed, interrupt.flag()));
-  return WriteOutputs(args, graph, sim, verified);
+  GO_ASSIGN_OR_RETURN(
+      const VerifyResult verified,
+      VerifyFoundPlans(sim, s->core_sets, result.top_plans, result.baseline_plans, s->config.seed, interrupt.flag()));
+  return WriteOutputs(args, graph, sim, verified.plan);
 #else
   return FailedPrecondition("--verify: this build has no executor");
 #endif

@@ -37,9 +37,9 @@ std::string VerifiedTable(const VerifyResult& v, int steps) {
 
 }  // namespace
 
-StatusOr<Plan> VerifyFoundPlans(const Simulator& sim, const std::vector<std::vector<int>>& core_sets,
-                                const std::vector<RankedPlan>& top, const std::vector<RankedPlan>& baselines,
-                                uint64_t seed, const std::atomic<bool>* stop) {
+StatusOr<VerifyResult> VerifyFoundPlans(const Simulator& sim, const std::vector<std::vector<int>>& core_sets,
+                                        const std::vector<RankedPlan>& top, const std::vector<RankedPlan>& baselines,
+                                        uint64_t seed, const std::atomic<bool>* stop) {
   GO_ASSIGN_OR_RETURN(const std::vector<VerifyCandidate> candidates, TopPlanCandidates(sim, top, baselines));
   VerifyOptions options;
   options.seed = seed;
@@ -50,7 +50,7 @@ StatusOr<Plan> VerifyFoundPlans(const Simulator& sim, const std::vector<std::vec
   };
   GO_ASSIGN_OR_RETURN(const VerifyResult r, VerifyPlans(sim.graph(), sim.cluster(), core_sets, candidates, options));
   std::printf("%s", VerifiedTable(r, options.steps).c_str());
-  return r.plan;
+  return r;
 }
 
 }  // namespace graphopt

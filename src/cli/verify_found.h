@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "exec/verify_plans.h"
 #include "sim/plan.h"
 #include "sim/simulator.h"
 #include "sim/top_plans.h"
@@ -18,10 +19,11 @@ namespace graphopt {
 
 // Executes the candidates of `top` and `baselines` (TopPlanCandidates) on `core_sets` in the rounds of VerifyOptions'
 // defaults (exec/verify_plans.h; progress on stderr), prints the
-// table and the line that says which plan is kept and why, and returns that plan.
+// table and the line that says which plan is kept and why, and returns what was
+// measured (VerifyResult::plan the plan kept, plans[best].name its candidate's name).
 // Fails when no plan could be executed or on `stop`.
-StatusOr<Plan> VerifyFoundPlans(const Simulator& sim, const std::vector<std::vector<int>>& core_sets,
-                                const std::vector<RankedPlan>& top, const std::vector<RankedPlan>& baselines,
-                                uint64_t seed, const std::atomic<bool>* stop);
+StatusOr<VerifyResult> VerifyFoundPlans(const Simulator& sim, const std::vector<std::vector<int>>& core_sets,
+                                        const std::vector<RankedPlan>& top, const std::vector<RankedPlan>& baselines,
+                                        uint64_t seed, const std::atomic<bool>* stop);
 
 }  // namespace graphopt

@@ -125,8 +125,9 @@ std::string RealEvaluation(const std::vector<FidelityGraphRun>& runs) {
     if (c.learned == nullptr || c.best == nullptr) continue;
     ++graphs;
     if (c.learned->measured_us < c.best->measured_us) ++wins;
-    md += StrFormat("| %s | %s | %s %s | %.3fx |\n", g.model.c_str(), FidelityMs(c.learned->measured_us).c_str(),
-                    c.best->name.c_str(), FidelityMs(c.best->measured_us).c_str(),
+    const std::string kept = c.learned->verify_kept.empty() ? "" : " (verify kept " + c.learned->verify_kept + ")";
+    md += StrFormat("| %s | %s%s | %s %s | %.3fx |\n", g.model.c_str(), FidelityMs(c.learned->measured_us).c_str(),
+                    kept.c_str(), c.best->name.c_str(), FidelityMs(c.best->measured_us).c_str(),
                     c.best->measured_us / c.learned->measured_us);
   }
   return md + StrFormat("\nGO's plan measured fastest on %d of %d graphs.\n", wins, graphs);
@@ -153,6 +154,7 @@ Json GraphJson(const FidelityGraphRun& g) {
         e[std::string("simulated_") + kFidelityModels[m] + "_us"] = p.simulated_us[m];
       }
       if (!g.round_contention.empty()) e["simulated_in-step_calibrated_us"] = p.calibrated_in_step_us;
+      if (!p.verify_kept.empty()) e["verify_kept"] = p.verify_kept;
     }
     plans.push_back(e);
   }

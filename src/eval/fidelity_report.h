@@ -39,6 +39,9 @@ struct FidelityPlanRun {
   // (FidelityGraphRun::calibrated) instead of the rounds' (0: not simulated, or out of
   // memory): what the rounds' contention changes.
   double calibrated_in_step_us = 0;
+  // The learned plan made with --go-verify: the candidate verify kept, by its name
+  // ("2 (polish)", "heft (baseline)": the full optimizer's pick may be a baseline's plan).
+  std::string verify_kept;
 };
 
 struct FidelityGraphRun {

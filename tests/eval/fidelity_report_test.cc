@@ -60,6 +60,17 @@ TEST(FidelityReportTest, TheLearnedPlanIsSetAgainstTheFastestBaselineNotTheRando
   EXPECT_NE(md.find("GO's plan measured fastest on 1 of 1 graphs."), std::string::npos) << md;
 }
 
+TEST(FidelityReportTest, TheCandidateVerifyKeptIsNamedBesideTheLearnedPlan) {
+  FidelityGraphRun g = OneGraph();
+  g.plans[3].verify_kept = "heft (baseline)";
+  const std::string md = FidelityFiguresMarkdown({g});
+  EXPECT_NE(md.find("| rnnlm:layers=1 | 0.80 (verify kept heft (baseline)) | heft 1.00 | 1.250x |"), std::string::npos)
+      << md;
+  const nlohmann::json j = nlohmann::json::parse(FidelityResultsJson({g}, kSetup));
+  EXPECT_EQ(j["graphs"][0]["plans"][3]["verify_kept"], "heft (baseline)");
+  EXPECT_FALSE(j["graphs"][0]["plans"][1].contains("verify_kept"));
+}
+
 TEST(FidelityReportTest, AGraphWithoutALearnedPlanIsInNoComparison) {
   FidelityGraphRun g = OneGraph();
   g.plans[3].source = PlanSource::kBaseline;

@@ -76,7 +76,8 @@ while os.path.exists(f"{out}/{i}.json"):
                  "go": byname["go"] / min(m) if "go" in byname else 0,
                  "go_single": byname["go"] / byname["single"] - 1 if "go" in byname else 0,
                  "noise": statistics.median(half_gap(p["steps_us"]) for p in ps), "share": contention(g, log),
-                 "kept": kept.group(1) if (kept := re.search(r"kept\s+(.+?), measured fastest", log)) else "-"})
+                 "kept": next((p["verify_kept"] for p in g["plans"] if "verify_kept" in p), None)
+                 or (kept.group(1) if (kept := re.search(r"kept\s+(.+?), measured fastest", log)) else "-")})
     i += 1
 
 keys = [ROUNDS, CALIBRATED] if both else [ROUNDS]
