@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,6 @@
 #include "cli/interrupt.h"
 #include "cli/verify_found.h"
 #include "core/files.h"
-#include "core/median.h"
 #include "core/rng.h"
 #include "eval/fidelity.h"
 #include "eval/fidelity_report.h"
@@ -350,20 +350,10 @@ Status RunGraphRounds(const FidelitySettings& s, const std::atomic<bool>* stop, 
   return Status::Ok();
 }
 
-// The median of the rounds' contention samples; the calibration when there are none.
-Contention RoundsContention(const FidelityGraphRun& run) {
-  if (run.round_contention.empty()) return run.calibrated;
-  std::vector<double> compute, memory;
-  for (const Contention& c : run.round_contention) {
-    compute.push_back(c.compute);
-    memory.push_back(c.memory);
-  }
-  return {Median(std::move(compute)), Median(std::move(memory))};
-}
-
 // What the rounds measured of each plan, into its record; then the in-step cost model
 // again, from the profile of the rounds' own run (the last of `rounds`) and the
-// contention sampled in the rounds (and once more with the calibration's, apart).
+// contention sampled in the rounds (and, where there are samples, once more with the
+// calibration's, apart).
 Status TakeMeasurements(const std::string& model, const CostModels& models, const FidelitySettings& s,
                         const std::vector<RoundsPlan>& rounds, std::vector<CandidatePlan>* plans,
                         FidelityGraphRun* run) {
@@ -379,11 +369,14 @@ Status TakeMeasurements(const std::string& model, const CostModels& models, cons
   GO_ASSIGN_OR_RETURN(const Profile co_profile, ForModel(model, ProfileFromSteps(graph, s.cluster, rounds.back().timelines)));
   run->in_step_sum_us = ProfileSum(co_profile);
   GO_ASSIGN_OR_RETURN(const Graph g_co, WithProfile(graph, co_profile));
-  run->rounds = RoundsContention(*run);
   Cluster in_rounds = s.cluster;
-  in_rounds.set_contention(run->rounds);
+  in_rounds.set_contention(FidelityRoundsContention(*run));
   GO_ASSIGN_OR_RETURN(const Simulator sim_co, ForModel(model, Simulator::Create(g_co, in_rounds)));
-  GO_ASSIGN_OR_RETURN(const Simulator sim_calibrated, ForModel(model, Simulator::Create(g_co, s.cluster)));
+  std::optional<Simulator> sim_calibrated;
+  if (!run->round_contention.empty()) {
+    GO_ASSIGN_OR_RETURN(Simulator calibrated, ForModel(model, Simulator::Create(g_co, s.cluster)));
+    sim_calibrated.emplace(std::move(calibrated));
+  }
   const auto step_us = [](const Simulator& sim, const Plan& plan) {
     auto r = sim.Simulate(plan);
     return r.ok() && !r->oom ? r->step_time_us : 0;
@@ -391,7 +384,7 @@ Status TakeMeasurements(const std::string& model, const CostModels& models, cons
   for (CandidatePlan& c : *plans) {
     if (!c.record.error.empty()) continue;
     c.record.simulated_us[2] = step_us(sim_co, c.plan);
-    c.record.calibrated_in_step_us = step_us(sim_calibrated, c.plan);
+    if (sim_calibrated) c.record.calibrated_in_step_us = step_us(*sim_calibrated, c.plan);
   }
   for (const std::vector<double>& reference : run->reference_us) run->reference_spread.push_back(Spread(reference));
   return Status::Ok();

@@ -163,7 +163,8 @@ Json GraphJson(const FidelityGraphRun& g) {
     const auto pair = [](const Contention& c) { return Json{{"compute", c.compute}, {"memory", c.memory}}; };
     Json samples = Json::array();
     for (const Contention& c : g.round_contention) samples.push_back(pair(c));
-    j["contention"] = {{"calibrated", pair(g.calibrated)}, {"rounds", samples}, {"median", pair(g.rounds)}};
+    j["contention"] = {
+        {"calibrated", pair(g.calibrated)}, {"rounds", samples}, {"median", pair(FidelityRoundsContention(g))}};
   }
   return j;
 }
@@ -172,13 +173,17 @@ Json GraphJson(const FidelityGraphRun& g) {
 
 std::string FidelityMs(double us) { return StrFormat("%.2f", us / 1e3); }
 
+Contention FidelityRoundsContention(const FidelityGraphRun& run) {
+  return run.round_contention.empty() ? run.calibrated : MedianContention(run.round_contention);
+}
+
 std::string FidelityContentionText(const FidelityGraphRun& run) {
   if (run.round_contention.empty()) return "";
+  const Contention rounds = FidelityRoundsContention(run);
   return StrFormat(
       "compute %.2fx, memory %.2fx in the rounds (median of %zu samples); calibrated before: compute "
       "%.2fx, memory %.2fx",
-      run.rounds.compute, run.rounds.memory, run.round_contention.size(), run.calibrated.compute,
-      run.calibrated.memory);
+      rounds.compute, rounds.memory, run.round_contention.size(), run.calibrated.compute, run.calibrated.memory);
 }
 
 std::vector<FidelityPoint> FidelityPoints(const std::vector<FidelityGraphRun>& runs, int model) {

@@ -53,11 +53,14 @@ struct FidelityGraphRun {
   std::vector<double> reference_spread;           // per device: the spread of reference_us
   // On a cluster of two devices or more: the devices' contention (Cluster::contention)
   // calibrated before the plans were made, and sampled after every measured round
-  // (exec/concurrency.h); the in-step model runs with the rounds' median (`rounds`).
+  // (exec/concurrency.h); the in-step model runs with FidelityRoundsContention.
   Contention calibrated;
   std::vector<Contention> round_contention;
-  Contention rounds;
 };
+
+// The contention the in-step model runs with: the median of the rounds' samples, the
+// calibration where there are none.
+Contention FidelityRoundsContention(const FidelityGraphRun& run);
 
 // How the figures were made, for the report's first paragraph and the JSON file.
 struct FidelitySetup {

@@ -148,15 +148,11 @@ StatusOr<Contention> MeasureContention(const std::vector<std::vector<int>>& core
   options.repetitions = 9;
   options.read = false;  // the contention has no use for it
   GO_ASSIGN_OR_RETURN(const std::vector<ConcurrencySample> measured, MeasureConcurrency(core_sets, options));
-  std::vector<double> gemm, stream;
+  std::vector<Contention> each;
   for (const ConcurrencySample& s : measured) {
-    gemm.push_back(s.gemm);
-    stream.push_back(s.stream);
+    each.push_back({std::clamp(s.gemm, 1.0, kMaxSlowdown), std::clamp(s.stream, 1.0, kMaxSlowdown)});
   }
-  Contention c;
-  c.compute = std::clamp(Median(std::move(gemm)), 1.0, kMaxSlowdown);
-  c.memory = std::clamp(Median(std::move(stream)), 1.0, kMaxSlowdown);
-  return c;
+  return MedianContention(each);
 }
 
 }  // namespace graphopt

@@ -7,6 +7,7 @@
 
 #include "core/files.h"
 #include "core/json_fields.h"
+#include "core/median.h"
 #include "core/strings.h"
 
 namespace graphopt {
@@ -141,6 +142,16 @@ void AddPerDevicePorts(Cluster* cluster) {
 }
 
 }  // namespace
+
+Contention MedianContention(const std::vector<Contention>& samples) {
+  if (samples.empty()) return {};
+  std::vector<double> compute, memory;
+  for (const Contention& c : samples) {
+    compute.push_back(c.compute);
+    memory.push_back(c.memory);
+  }
+  return {Median(std::move(compute)), Median(std::move(memory))};
+}
 
 const char* DeviceKindName(DeviceKind kind) { return kind == DeviceKind::kCpu ? "cpu" : "gpu"; }
 

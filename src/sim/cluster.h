@@ -132,6 +132,9 @@ struct Contention {
   bool any() const { return compute != 1 || memory != 1; }
 };
 inline constexpr double kMaxSlowdown = 10;
+// The median of each part over `samples` (1 and 1 for none): one contention from
+// several measurements of it.
+Contention MedianContention(const std::vector<Contention>& samples);
 
 // One direction of hardware that links share (see the header comment).
 struct Port {

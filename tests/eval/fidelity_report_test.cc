@@ -136,8 +136,8 @@ TEST(FidelityReportTest, TheRoundsContentionIsReportedBesideTheCalibration) {
   EXPECT_FALSE(without["graphs"][0]["plans"][1].contains("simulated_in-step_calibrated_us"));
   EXPECT_EQ(FidelityContentionText(g), "");
   g.calibrated = {1.9, 1.5};
+  EXPECT_EQ(FidelityRoundsContention(g).compute, 1.9);
   g.round_contention = {{1.0, 1.2}, {1.1, 1.3}, {1.0, 1.4}};
-  g.rounds = {1.0, 1.3};
   g.plans[1].calibrated_in_step_us = 1100;
   EXPECT_EQ(FidelityContentionText(g),
             "compute 1.00x, memory 1.30x in the rounds (median of 3 samples); calibrated before: compute 1.90x, "
