@@ -31,6 +31,7 @@
 #include "core/rng.h"
 #include "eval/fidelity.h"
 #include "eval/fidelity_report.h"
+#include "exec/busy_profile.h"
 #include "exec/concurrency.h"
 #include "exec/executor.h"
 #include "exec/fidelity_rounds.h"
@@ -291,8 +292,9 @@ std::function<StatusOr<SimResult>()> StepsOf(std::unique_ptr<Executor> executor)
 // the rounds, one per plan in their order, then the run of the in-step profile taken in
 // the same rounds (every op on the first device, unfused, each step's timeline kept):
 // the machine's speed drifts by 10-30% from minute to minute here, which a profile taken
-// before the rounds would count as the simulator's error. Fails if that run cannot be
-// made.
+// before the rounds would count as the simulator's error; with two devices or more, then
+// the same profile's run with every other device busy (exec/busy_profile.h), for the op
+// kinds' slowdowns. Fails if the in-step profile's run cannot be made.
 StatusOr<std::vector<RoundsPlan>> PrepareRounds(const CostModels& models, const FidelitySettings& s,
                                                 std::vector<CandidatePlan>* plans) {
   const Graph& graph = *models.graphs[0];
@@ -323,6 +325,17 @@ StatusOr<std::vector<RoundsPlan>> PrepareRounds(const CostModels& models, const 
                       Executor::Create(graph, s.cluster, s.core_sets, DefaultPlan(graph, 0), timed));
   profiler.step = StepsOf(std::move(executor));
   rounds.push_back(std::move(profiler));
+  if (s.core_sets.size() >= 2) {
+    RoundsPlan busy;
+    busy.name = "in-step profile, others busy";
+    auto steps = BusySteps::Create(graph, s.cluster, s.core_sets, exec_options);
+    if (steps.ok()) {
+      busy.step = [b = std::shared_ptr<BusySteps>(std::move(*steps))] { return b->RunStep(); };
+    } else {
+      busy.error = steps.status().message();
+    }
+    rounds.push_back(std::move(busy));
+  }
   return rounds;
 }
 
@@ -351,9 +364,10 @@ Status RunGraphRounds(const FidelitySettings& s, const std::atomic<bool>* stop, 
 }
 
 // What the rounds measured of each plan, into its record; then the in-step cost model
-// again, from the profile of the rounds' own run (the last of `rounds`) and the
-// contention sampled in the rounds (and, where there are samples, once more with the
-// calibration's, apart).
+// again, from the profile of the rounds' own run (the one after the plans in `rounds`),
+// the contention sampled in the rounds and the op kinds' slowdowns from the busy run
+// after it, where it ran (and, where there are samples, once more with the
+// calibration's and once with the rounds' probes alone, apart).
 Status TakeMeasurements(const std::string& model, const CostModels& models, const FidelitySettings& s,
                         const std::vector<RoundsPlan>& rounds, std::vector<CandidatePlan>* plans,
                         FidelityGraphRun* run) {
@@ -366,16 +380,36 @@ Status TakeMeasurements(const std::string& model, const CostModels& models, cons
     p.half_gap = HalfGap(p.steps_us);
   }
   const Graph& graph = *models.graphs[0];
-  GO_ASSIGN_OR_RETURN(const Profile co_profile, ForModel(model, ProfileFromSteps(graph, s.cluster, rounds.back().timelines)));
+  const RoundsPlan& profiler = rounds[plans->size()];
+  GO_ASSIGN_OR_RETURN(const Profile co_profile,
+                      ForModel(model, ProfileFromSteps(graph, s.cluster, profiler.timelines)));
   run->in_step_sum_us = ProfileSum(co_profile);
+  if (rounds.size() > plans->size() + 1) {
+    const RoundsPlan& busy = rounds[plans->size() + 1];
+    auto busy_profile = ProfileFromSteps(graph, s.cluster, busy.timelines);
+    if (busy.error.empty() && busy_profile.ok()) {
+      run->kinds = KindSlowdowns(graph, co_profile, *busy_profile);
+    } else {
+      std::fprintf(stderr, "%s: no op kinds measured busy (%s); the probes alone\n", model.c_str(),
+                   (busy.error.empty() ? busy_profile.status().message() : busy.error).c_str());
+    }
+  }
   GO_ASSIGN_OR_RETURN(const Graph g_co, WithProfile(graph, co_profile));
   Cluster in_rounds = s.cluster;
   in_rounds.set_contention(FidelityRoundsContention(*run));
   GO_ASSIGN_OR_RETURN(const Simulator sim_co, ForModel(model, Simulator::Create(g_co, in_rounds)));
-  std::optional<Simulator> sim_calibrated;
+  std::optional<Simulator> sim_calibrated, sim_probes;
   if (!run->round_contention.empty()) {
     GO_ASSIGN_OR_RETURN(Simulator calibrated, ForModel(model, Simulator::Create(g_co, s.cluster)));
     sim_calibrated.emplace(std::move(calibrated));
+  }
+  if (!run->kinds.empty()) {
+    Cluster probes = in_rounds;
+    Contention c = probes.contention();
+    c.kinds.clear();
+    probes.set_contention(c);
+    GO_ASSIGN_OR_RETURN(Simulator probes_only, ForModel(model, Simulator::Create(g_co, probes)));
+    sim_probes.emplace(std::move(probes_only));
   }
   const auto step_us = [](const Simulator& sim, const Plan& plan) {
     auto r = sim.Simulate(plan);
@@ -385,6 +419,7 @@ Status TakeMeasurements(const std::string& model, const CostModels& models, cons
     if (!c.record.error.empty()) continue;
     c.record.simulated_us[2] = step_us(sim_co, c.plan);
     if (sim_calibrated) c.record.calibrated_in_step_us = step_us(*sim_calibrated, c.plan);
+    if (sim_probes) c.record.probes_in_step_us = step_us(*sim_probes, c.plan);
   }
   for (const std::vector<double>& reference : run->reference_us) run->reference_spread.push_back(Spread(reference));
   return Status::Ok();

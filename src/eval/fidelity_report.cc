@@ -154,6 +154,7 @@ Json GraphJson(const FidelityGraphRun& g) {
         e[std::string("simulated_") + kFidelityModels[m] + "_us"] = p.simulated_us[m];
       }
       if (!g.round_contention.empty()) e["simulated_in-step_calibrated_us"] = p.calibrated_in_step_us;
+      if (!g.kinds.empty()) e["simulated_in-step_probes_us"] = p.probes_in_step_us;
       if (!p.verify_kept.empty()) e["verify_kept"] = p.verify_kept;
     }
     plans.push_back(e);
@@ -165,6 +166,11 @@ Json GraphJson(const FidelityGraphRun& g) {
     for (const Contention& c : g.round_contention) samples.push_back(pair(c));
     j["contention"] = {
         {"calibrated", pair(g.calibrated)}, {"rounds", samples}, {"median", pair(FidelityRoundsContention(g))}};
+    if (!g.kinds.empty()) {
+      Json kinds = Json::object();
+      for (const auto& [kind, slowdown] : g.kinds) kinds[OpKindName(kind)] = slowdown;
+      j["contention"]["kinds"] = kinds;
+    }
   }
   return j;
 }
@@ -174,16 +180,23 @@ Json GraphJson(const FidelityGraphRun& g) {
 std::string FidelityMs(double us) { return StrFormat("%.2f", us / 1e3); }
 
 Contention FidelityRoundsContention(const FidelityGraphRun& run) {
-  return run.round_contention.empty() ? run.calibrated : MedianContention(run.round_contention);
+  Contention c = run.round_contention.empty() ? run.calibrated : MedianContention(run.round_contention);
+  c.kinds = run.kinds;
+  return c;
 }
 
 std::string FidelityContentionText(const FidelityGraphRun& run) {
   if (run.round_contention.empty()) return "";
   const Contention rounds = FidelityRoundsContention(run);
   return StrFormat(
-      "compute %.2fx, memory %.2fx in the rounds (median of %zu samples); calibrated before: compute "
-      "%.2fx, memory %.2fx",
-      rounds.compute, rounds.memory, run.round_contention.size(), run.calibrated.compute, run.calibrated.memory);
+             "compute %.2fx, memory %.2fx in the rounds (median of %zu samples); calibrated before: compute "
+             "%.2fx, memory %.2fx",
+             rounds.compute, rounds.memory, run.round_contention.size(), run.calibrated.compute,
+             run.calibrated.memory) +
+         (run.kinds.empty()
+              ? ""
+              : StrFormat("; %zu op kind%s measured busy: ", run.kinds.size(), run.kinds.size() == 1 ? "" : "s") +
+                    KindSlowdownsText(run.kinds));
 }
 
 std::vector<FidelityPoint> FidelityPoints(const std::vector<FidelityGraphRun>& runs, int model) {

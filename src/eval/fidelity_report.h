@@ -10,6 +10,7 @@
 // executed (`error` set) is listed with its error and left out of every figure.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ struct FidelityPlanRun {
   // (FidelityGraphRun::calibrated) instead of the rounds' (0: not simulated, or out of
   // memory): what the rounds' contention changes.
   double calibrated_in_step_us = 0;
+  // The in-step model with the rounds' probes alone (no op kinds measured busy; 0: not
+  // simulated, or out of memory): what the busy steps change.
+  double probes_in_step_us = 0;
   // The learned plan made with --go-verify: the candidate verify kept, by its name
   // ("2 (polish)", "heft (baseline)": the full optimizer's pick may be a baseline's plan).
   std::string verify_kept;
@@ -53,13 +57,16 @@ struct FidelityGraphRun {
   std::vector<double> reference_spread;           // per device: the spread of reference_us
   // On a cluster of two devices or more: the devices' contention (Cluster::contention)
   // calibrated before the plans were made, and sampled after every measured round
-  // (exec/concurrency.h); the in-step model runs with FidelityRoundsContention.
+  // (exec/concurrency.h), and each op kind's slowdown in the in-step profile taken in
+  // the same rounds with every other device busy (exec/busy_profile.h; empty: none
+  // taken); the in-step model runs with FidelityRoundsContention.
   Contention calibrated;
   std::vector<Contention> round_contention;
+  std::map<OpKind, double> kinds;
 };
 
-// The contention the in-step model runs with: the median of the rounds' samples, the
-// calibration where there are none.
+// The contention the in-step model runs with: the median of the rounds' samples (the
+// calibration where there are none) and the kinds measured busy.
 Contention FidelityRoundsContention(const FidelityGraphRun& run);
 
 // How the figures were made, for the report's first paragraph and the JSON file.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "core/files.h"
@@ -142,6 +143,17 @@ void AddPerDevicePorts(Cluster* cluster) {
 }
 
 }  // namespace
+
+std::string KindSlowdownsText(const std::map<OpKind, double>& kinds) {
+  std::vector<std::pair<double, OpKind>> sorted;
+  for (const auto& [kind, slowdown] : kinds) sorted.push_back({-slowdown, kind});
+  std::sort(sorted.begin(), sorted.end());
+  std::string text;
+  for (const auto& [slowdown, kind] : sorted) {
+    text += StrFormat("%s%s %.2fx", text.empty() ? "" : ", ", OpKindName(kind), -slowdown);
+  }
+  return text;
+}
 
 Contention MedianContention(const std::vector<Contention>& samples) {
   if (samples.empty()) return {};
@@ -283,6 +295,7 @@ std::string Cluster::Summary() const {
   std::string shared;
   if (contention_.any()) {
     shared = StrFormat(", sharing: compute %.2fx, memory %.2fx while all run", contention_.compute, contention_.memory);
+    if (!contention_.kinds.empty()) shared += StrFormat(", %zu op kinds measured", contention_.kinds.size());
   }
   return name_ + ": " + parts + " (" + std::to_string(num_devices()) + " device" + (num_devices() == 1 ? "" : "s") +
          ports + shared + ")";
@@ -336,7 +349,9 @@ Status Cluster::Validate() const {
   if (!link_ports_.empty() && link_ports_.size() != links_.size()) {
     return InvalidArgument("cluster " + name_ + ": link ports do not match the devices");
   }
-  for (const double slowdown : {contention_.compute, contention_.memory}) {
+  std::vector<double> slowdowns = {contention_.compute, contention_.memory};
+  for (const auto& [kind, slowdown] : contention_.kinds) slowdowns.push_back(slowdown);
+  for (const double slowdown : slowdowns) {
     if (!(slowdown >= 1 && slowdown <= kMaxSlowdown)) {
       return InvalidArgument(StrFormat("cluster %s: contention slowdown %g outside [1, %g]", name_.c_str(), slowdown,
                                        kMaxSlowdown));
@@ -403,6 +418,11 @@ std::string ClusterToJson(const Cluster& cluster) {
   if (cluster.contention().any()) {
     j["contention"] = {{"compute_slowdown", cluster.contention().compute},
                        {"memory_slowdown", cluster.contention().memory}};
+    if (!cluster.contention().kinds.empty()) {
+      Json kinds = Json::object();
+      for (const auto& [kind, slowdown] : cluster.contention().kinds) kinds[OpKindName(kind)] = slowdown;
+      j["contention"]["kinds"] = kinds;
+    }
   }
   return j.dump(2) + "\n";
 }
@@ -531,6 +551,17 @@ StatusOr<Cluster> ClusterFromJson(const std::string& text, const std::string& so
     Contention c;
     GO_RETURN_IF_ERROR(ReadNumber(jc, "compute_slowdown", where, 1, 1, kMaxSlowdown, &c.compute));
     GO_RETURN_IF_ERROR(ReadNumber(jc, "memory_slowdown", where, 1, 1, kMaxSlowdown, &c.memory));
+    if (jc.contains("kinds")) {
+      const Json& jk = jc["kinds"];
+      if (!jk.is_object()) return ParseError(where + ": \"kinds\" must be an object of op kind -> slowdown");
+      for (auto it = jk.begin(); it != jk.end(); ++it) {
+        const std::optional<OpKind> kind = OpKindFromName(it.key());
+        if (!kind) return ParseError(where + ": kinds: unknown op kind '" + it.key() + "'");
+        double slowdown = 1;
+        GO_RETURN_IF_ERROR(ReadNumber(jk, it.key().c_str(), where + ": kinds", 1, 1, kMaxSlowdown, &slowdown));
+        c.kinds[*kind] = slowdown;
+      }
+    }
     cluster.set_contention(c);
   }
   Status valid = cluster.Validate();

@@ -56,7 +56,8 @@
 //    "default_link": {"bandwidth_gb_s": 15.75, "latency_us": 10},
 //    "links": [{"from": "gpu:0", "to": "gpu:1", "bandwidth_gb_s": 50, "latency_us": 5,
 //               "bidirectional": true, "ports": ["gpu:0 pcie out", "gpu:1 pcie in"]}, ...],
-//    (optional) "contention": {"compute_slowdown": 1.0, "memory_slowdown": 1.3}}
+//    (optional) "contention": {"compute_slowdown": 1.0, "memory_slowdown": 1.3,
+//                              (optional) "kinds": {"Conv": 1.2, "Add": 1.1}}}
 // GB/s are 1e9 bytes per second, GiB 2^30 bytes. Every ordered pair of distinct
 // devices needs a link: listed in "links" or taken from "default_link". Devices may
 // be referred to by name or index in "links", ports by name or index in a link's
@@ -80,11 +81,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "core/ids.h"
 #include "core/status.h"
+#include "graph/op_kind.h"
 
 namespace graphopt {
 
@@ -124,16 +127,25 @@ struct Link {
 // memory system and one host (exec/local_cluster.h measures these). A kernel runs
 // `compute` times slower for its compute part and `memory` times slower for its memory
 // part while every other device runs a kernel, proportionally less while fewer do
-// (sim/simulator.h says how the simulator applies it). 1 and 1, the default and every
-// GPU preset's: the devices slow each other down only through links and ports.
+// (sim/simulator.h says how the simulator applies it). A kernel of an op kind listed
+// in `kinds` runs that many times slower instead, as measured in executed steps with
+// every other device running the same step (exec/busy_profile.h): what two probes
+// cannot say of kernels that live in the caches or are bound by neither. 1 and 1 and no
+// kinds, the default and every GPU preset's: the devices slow each other down only
+// through links and ports.
 struct Contention {
+  Contention() = default;
+  Contention(double compute_slowdown, double memory_slowdown) : compute(compute_slowdown), memory(memory_slowdown) {}
   double compute = 1;
   double memory = 1;
-  bool any() const { return compute != 1 || memory != 1; }
+  std::map<OpKind, double> kinds;
+  bool any() const { return compute != 1 || memory != 1 || !kinds.empty(); }
 };
 inline constexpr double kMaxSlowdown = 10;
-// The median of each part over `samples` (1 and 1 for none): one contention from
-// several measurements of it.
+// "Conv 1.22x, Add 1.05x": the kinds' slowdowns, slowest first ("" for none).
+std::string KindSlowdownsText(const std::map<OpKind, double>& kinds);
+// The median of compute and of memory over `samples` (1 and 1 for none): one
+// contention from several measurements of it (their kinds are not kept).
 Contention MedianContention(const std::vector<Contention>& samples);
 
 // One direction of hardware that links share (see the header comment).

@@ -8,6 +8,7 @@
 
 #include "core/strings.h"
 #include "sim/simulator_scratch.h"
+#include "sim/simulator_slowdowns.h"
 
 namespace graphopt {
 
@@ -61,7 +62,9 @@ StatusOr<Simulator> Simulator::Create(const Graph& graph, const Cluster& cluster
   s.op_time_.assign(un * ud, 0);
   s.op_part_.assign(un * ud, 0);
   s.has_contention_ = cluster.contention().any() && num_devices > 1;
-  s.op_memory_share_.assign(s.has_contention_ ? un * ud : 0, 0);
+  const Contention& contention = cluster.contention();
+  s.op_excess_.assign(s.has_contention_ ? un * ud : 0, 0);
+  s.op_kind_excess_.assign(s.has_contention_ && !contention.kinds.empty() ? un : 0, -1);
   s.op_bytes_read_.assign(un, 0);
   s.op_bytes_written_.assign(un, 0);
   s.resident_bytes_.assign(un, 0);
@@ -83,12 +86,18 @@ StatusOr<Simulator> Simulator::Create(const Graph& graph, const Cluster& cluster
       s.op_part_[i] =
           measured >= 0 ? CostModel::MeasuredBodyUs(measured, device) : cost_model.ComputeTimeUs(op, device);
     }
+    const auto kind = contention.kinds.find(op.kind);
+    if (!s.op_kind_excess_.empty() && kind != contention.kinds.end()) {
+      s.op_kind_excess_[uo] = static_cast<float>(kind->second - 1);
+    }
     for (DeviceId d = 0; d < num_devices && s.has_contention_; ++d) {
       const Device& device = cluster.device(d);
       const double memory = static_cast<double>(op.cost.bytes_read + op.cost.bytes_written) / device.memory_bandwidth * 1e6;
       const double compute = cost_model.ComputeTimeUs(op, device);
-      s.op_memory_share_[uo * ud + static_cast<size_t>(d)] =
-          static_cast<float>(memory > 0 ? memory / (memory + compute) : 0);
+      s.op_excess_[uo * ud + static_cast<size_t>(d)] =
+          !s.op_kind_excess_.empty() && s.op_kind_excess_[uo] >= 0
+              ? s.op_kind_excess_[uo]
+              : static_cast<float>(RooflineExcess(contention, memory, compute));
     }
     s.op_bytes_read_[uo] = static_cast<double>(op.cost.bytes_read);
     s.op_bytes_written_[uo] = static_cast<double>(op.cost.bytes_written);

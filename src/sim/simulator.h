@@ -49,9 +49,13 @@
 // - Shared machine. On a cluster whose devices share a memory system (Cluster::
 //   contention, the local cluster's cores; no GPU preset), a kernel is slowed while
 //   other devices run kernels: with k of the other n - 1 busy, its time is
-//   stretched by 1 + (k / (n - 1)) x (m x (memory - 1) + (1 - m) x (compute - 1)),
-//   m the share of its roofline time that is memory traffic (bytes / bandwidth over
-//   that plus FLOPs / peak). The stretch is re-applied to the rest of every running
+//   stretched by 1 + (k / (n - 1)) x e. For an op whose kind the contention lists
+//   (measured in executed steps, exec/busy_profile.h), e is that kind's slowdown - 1;
+//   for any other, e = m x (memory - 1) + (1 - m) x (compute - 1), m the share of its
+//   roofline time that is memory traffic (bytes / bandwidth over that plus FLOPs /
+//   peak); a fused kernel takes m from its boundary traffic, or, where the contention
+//   lists kinds, the mean of its members' e weighted by their times alone (members of
+//   unlisted kinds with the kernel's roofline e). The stretch is re-applied to the rest of every running
 //   kernel whenever a kernel starts or ends (processor sharing: the work left is
 //   kept, its rate changes), so two kernels that overlap for part of their time are
 //   slowed for that part only. Why a measured ratio per busy device and not a fair
@@ -60,6 +64,11 @@
 //   host gives the virtual machine from one minute to the next
 //   (docs/experiments/2026-12-06-local-concurrency.md); a bandwidth shared fairly
 //   would say 2x for the copy, and 1x for everything that is not pure streaming.
+//   Why kinds measured in steps beside the two probes: a step's kernels mostly work
+//   in the caches, bound by neither probe's resource; in one run here a busy core
+//   slowed WaveNet's convolutions by 1.22x where the probes predicted 1.02x, and in
+//   another Inception-v3's batch norms by 1.01x where they predicted 1.46x
+//   (docs/experiments/2026-12-07-busy-profile.md).
 //   The ratios are measured with every other device busy; fewer busy devices are
 //   taken to slow a kernel proportionally less. Transfers are not slowed (the local
 //   links are fitted from copies as a step makes them, exec/local_cluster.h).
@@ -253,9 +262,12 @@ class Simulator {
   int link_words_ = 0;
   std::vector<uint64_t> link_conflict_bits_;
   // Cluster::contention (the shared machine, simulator_slowdowns.h); when it slows
-  // anything, each op's memory share of its roofline time on each device [op * D + d].
+  // anything, each op's stretch minus 1 alone on each device [op * D + d] with every
+  // other device busy, and, when the contention lists op kinds, each op's kind's
+  // slowdown minus 1 (-1: its kind is not listed) [op].
   bool has_contention_ = false;
-  std::vector<float> op_memory_share_;
+  std::vector<float> op_excess_;
+  std::vector<float> op_kind_excess_;
 };
 
 // Reusable buffers of one simulation; one per thread. Opaque.

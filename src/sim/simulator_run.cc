@@ -148,13 +148,33 @@ struct Simulator::Run {
       op.duration_us = singleton ? sim.op_time_[static_cast<size_t>(r) * ud + static_cast<size_t>(d)]
                                  : CostModel::FusedKernelTimeUs(compute, bytes, body, sim.cluster_.device(d));
       if (slow != nullptr) {
-        const double memory = bytes / sim.cluster_.device(d).memory_bandwidth * 1e6;
-        st.kernel_memory_share[static_cast<size_t>(r)] =
-            singleton ? sim.op_memory_share_[static_cast<size_t>(r) * ud + static_cast<size_t>(d)]
-                      : static_cast<float>(memory > 0 ? memory / (memory + compute + body) : 0);
+        st.kernel_excess[static_cast<size_t>(r)] =
+            singleton ? sim.op_excess_[static_cast<size_t>(r) * ud + static_cast<size_t>(d)]
+                      : static_cast<float>(FusedExcess(r, compute + body, bytes));
       }
     }
     st.finish_begin[static_cast<size_t>(sim.num_ops_)] = static_cast<int32_t>(st.finish.size());
+  }
+
+  // A fused kernel's stretch minus 1 with every other device busy: the roofline's of its
+  // boundary traffic (`bytes`) against its time alone (`time_us`); where the contention
+  // lists op kinds, the mean over its members weighted by their time alone, each member
+  // of a listed kind with its kind's.
+  double FusedExcess(OpId r, double time_us, double bytes) const {
+    const DeviceId d = ops[r].device;
+    const double roofline =
+        RooflineExcess(sim.cluster_.contention(), bytes / sim.cluster_.device(d).memory_bandwidth * 1e6, time_us);
+    if (sim.op_kind_excess_.empty()) return roofline;
+    const size_t ud = static_cast<size_t>(num_devices);
+    double weighted = 0, total = 0;
+    for (const OpId* m = MembersBegin(r); m != MembersEnd(r); ++m) {
+      const size_t um = static_cast<size_t>(*m);
+      const double w = sim.op_time_[um * ud + static_cast<size_t>(d)];
+      const double e = sim.op_kind_excess_[um];
+      weighted += w * (e >= 0 ? e : roofline);
+      total += w;
+    }
+    return total > 0 ? weighted / total : roofline;
   }
 
   // Sets the bytes of the outputs of kernel r that leave it and returns their sum;

@@ -165,10 +165,11 @@ struct SimScratchState {
   std::vector<OpId> worklist;
   uint32_t seq = 0;
   // A shared machine (simulator_slowdowns.h), sized only when the cluster has one: per
-  // kernel root its memory share; per device the kernel running (kNoId: none), its
+  // kernel root its stretch minus 1 with every other device busy; per device the
+  // kernel running (kNoId: none), its
   // start, the time it was last re-timed, its stretch since then, its work left then
   // (unstretched us), its end as last scheduled, its timeline entry (or -1).
-  std::vector<float> kernel_memory_share;
+  std::vector<float> kernel_excess;
   std::vector<OpId> run_op;
   std::vector<double> run_start, run_since, run_stretch, run_left, run_end;
   std::vector<int64_t> run_event;
@@ -208,7 +209,7 @@ struct SimScratchState {
     stamp_counter = 0;
     read_stamp.assign(static_cast<size_t>(nt), 0);
     read_counter = 0;
-    kernel_memory_share.assign(shared ? un : 0, 0);
+    kernel_excess.assign(shared ? un : 0, 0);
     for (auto* v : {&run_start, &run_since, &run_stretch, &run_left, &run_end}) v->assign(shared ? ud : 0, 0);
     run_op.assign(shared ? ud : 0, kNoId);
     run_event.assign(shared ? ud : 0, -1);

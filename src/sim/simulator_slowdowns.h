@@ -20,20 +20,23 @@
 
 namespace graphopt {
 
+// The stretch minus 1, with every other device busy, of a kernel whose roofline time is
+// `memory_us` of memory traffic and `compute_us` of the rest: each part slowed by its
+// Contention ratio.
+inline double RooflineExcess(const Contention& c, double memory_us, double compute_us) {
+  const double m = memory_us > 0 ? memory_us / (memory_us + compute_us) : 0;
+  return m * (c.memory - 1) + (1 - m) * (c.compute - 1);
+}
+
 struct Simulator::Slowdowns {
   using Event = sim_internal::Event;
   using EventLater = sim_internal::EventLater;
 
   SimScratchState& st;
-  double compute_excess = 0;  // Contention::compute - 1
-  double memory_excess = 0;   // Contention::memory - 1
-  double per_device = 0;      // 1 / (devices - 1)
-  int busy = 0;               // devices running a kernel
+  double per_device = 0;  // 1 / (devices - 1)
+  int busy = 0;           // devices running a kernel
 
   Slowdowns(const Simulator& sim, SimScratchState& state) : st(state) {
-    const Contention& c = sim.cluster_.contention();
-    compute_excess = c.compute - 1;
-    memory_excess = c.memory - 1;
     per_device = sim.num_devices_ > 1 ? 1.0 / (sim.num_devices_ - 1) : 0;
   }
 
@@ -71,8 +74,7 @@ struct Simulator::Slowdowns {
   // The stretch of the kernel running on d with the other busy devices as they are.
   double Stretch(DeviceId d) const {
     const size_t ud = static_cast<size_t>(d);
-    const double m = st.kernel_memory_share[static_cast<size_t>(st.run_op[ud])];
-    return 1 + (busy - 1) * per_device * (m * memory_excess + (1 - m) * compute_excess);
+    return 1 + (busy - 1) * per_device * st.kernel_excess[static_cast<size_t>(st.run_op[ud])];
   }
 
   void RetimeOthers(DeviceId changed, double now) {

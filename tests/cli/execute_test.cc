@@ -61,6 +61,25 @@ TEST(ProfileCommandTest, WritesAProfileThatSimulateUses) {
   EXPECT_NE(other.output.find(profile), std::string::npos) << other.output;
   std::remove(profile.c_str());
 }
+
+TEST(ProfileCommandTest, BusyStepsPutTheKindsSlowdownsInTheProfilesCluster) {
+  const std::string profile = TempPath("profile_busy.json");
+  CliRun p =
+      Graphopt(std::string("profile ") + kModel + " --cluster local:2 --in-step --busy --steps 3 --out " + profile);
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_NE(p.output.find("op kinds slowed with every other device running the step: "), std::string::npos) << p.output;
+  EXPECT_NE(p.output.find("MatMul "), std::string::npos) << p.output;
+  CliRun s = Graphopt(std::string("simulate ") + kModel + " --cluster local:2 --profile " + profile);
+  ASSERT_EQ(s.exit_code, 0) << s.output;
+  EXPECT_NE(s.output.find("op kinds measured"), std::string::npos) << s.output;
+  std::remove(profile.c_str());
+  CliRun alone = Graphopt(std::string("profile ") + kModel + " --cluster local:2 --busy --out " + profile);
+  EXPECT_EQ(alone.exit_code, 1);
+  EXPECT_NE(alone.output.find("--busy goes with --in-step"), std::string::npos) << alone.output;
+  CliRun one = Graphopt(std::string("profile ") + kModel + " --cluster local:1 --in-step --busy --out " + profile);
+  EXPECT_EQ(one.exit_code, 1);
+  EXPECT_NE(one.output.find("has one device"), std::string::npos) << one.output;
+}
 #endif
 
 }  // namespace

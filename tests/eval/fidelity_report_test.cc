@@ -148,6 +148,18 @@ TEST(FidelityReportTest, TheRoundsContentionIsReportedBesideTheCalibration) {
   ASSERT_EQ(c["rounds"].size(), 3u);
   EXPECT_EQ(c["rounds"][2]["memory"], 1.4);
   EXPECT_EQ(c["median"]["memory"], 1.3);
+  EXPECT_FALSE(c.contains("kinds"));
+  EXPECT_FALSE(j["graphs"][0]["plans"][1].contains("simulated_in-step_probes_us"));
+  // Op kinds measured busy: in the text slowest first, in the JSON by name, and in the
+  // contention the in-step model runs with.
+  g.kinds = {{OpKind::kAdd, 1.05}, {OpKind::kConv, 1.22}};
+  g.plans[1].probes_in_step_us = 1050;
+  EXPECT_EQ(FidelityRoundsContention(g).kinds, g.kinds);
+  EXPECT_NE(FidelityContentionText(g).find("; 2 op kinds measured busy: Conv 1.22x, Add 1.05x"), std::string::npos)
+      << FidelityContentionText(g);
+  const nlohmann::json k = nlohmann::json::parse(FidelityResultsJson({g}, kSetup));
+  EXPECT_EQ(k["graphs"][0]["contention"]["kinds"]["Conv"], 1.22);
+  EXPECT_EQ(k["graphs"][0]["plans"][1]["simulated_in-step_probes_us"], 1050);
   EXPECT_EQ(j["graphs"][0]["plans"][1]["simulated_in-step_calibrated_us"], 1100.0);
   EXPECT_NE(FidelityMarkdown({g}, kSetup).find("Contention: compute 1.00x, memory 1.30x in the rounds"),
             std::string::npos);

@@ -1,7 +1,10 @@
 // A shared machine (sim/simulator.h, "Shared machine"; sim/simulator_slowdowns.h): a
 // kernel is stretched while other devices run kernels, by its memory share of the
-// memory slowdown and the rest of the compute slowdown, re-timed at every start and end.
+// memory slowdown and the rest of the compute slowdown, or by its kind's measured
+// slowdown where the contention lists it, re-timed at every start and end.
 #include <gtest/gtest.h>
+
+#include <map>
 
 #include "sim/cluster.h"
 #include "sim/simulator.h"
@@ -95,6 +98,55 @@ TEST(SharedMachine, OverlapIsStretchedOnlyWhileItLasts) {
   EXPECT_DOUBLE_EQ(a_end, 202);
 }
 
+Cluster SharedByKind(std::map<OpKind, double> kinds) {
+  Cluster c = PaperCluster(2);
+  Contention contention{1, 2};
+  contention.kinds = std::move(kinds);
+  c.set_contention(contention);
+  return c;
+}
+
+// The end of op's kernel in the timeline of `r`.
+double KernelEnd(const SimResult& r, OpId op) {
+  for (const TimelineEvent& e : r.timeline) {
+    if (e.kind == TimelineEvent::Kind::kKernel && e.op == op) return e.end_us;
+  }
+  ADD_FAILURE() << "no kernel of op " << op;
+  return -1;
+}
+
+TEST(SharedMachine, AListedKindTakesItsMeasuredSlowdownInsteadOfTheProbes) {
+  TwoStreams t;  // two Adds, all memory traffic: the probes' memory 2x would double them
+  EXPECT_DOUBLE_EQ(StepUs(t.g.graph(), SharedByKind({{OpKind::kAdd, 1.25}}), t.plan), 1.25 * 101);
+  EXPECT_DOUBLE_EQ(StepUs(t.g.graph(), SharedByKind({{OpKind::kAdd, 1.0}}), t.plan), 101);
+  EXPECT_DOUBLE_EQ(StepUs(t.g.graph(), SharedByKind({{OpKind::kMatMul, 3}}), t.plan), 202);  // Add unlisted
+}
+
+TEST(SharedMachine, AFusedKernelTakesItsMembersSlowdownsWeightedByTheirTimes) {
+  // Device 0: Add a (101 us alone) fused with Relu r (101 us alone). Device 1: a long
+  // compute kernel, busy all the while and not slowed (compute 1, MatMul unlisted).
+  PaperGraph g;
+  const TensorId x = g.Input("x", 4), y = g.Input("y", 4);
+  const OpId a = Streaming(g, "a", x);
+  const OpId r = g.Add("r", OpKind::kRelu, {g.Out(a)}, {4}, 0, 100000, 0);
+  g.Compute("b", {y}, 10000, 4);
+  Plan plan = DefaultPlan(g.graph());
+  plan.device = {0, 1, 0, 0, 1};
+  plan.fuse_with_producer[static_cast<size_t>(r)] = 1;
+  SimResult alone, busy;
+  StepUs(g.graph(), PaperCluster(2), plan, &alone);
+  const double fused_us = KernelEnd(alone, a);
+  ASSERT_GT(fused_us, 0);
+  // Add listed at 3x, Relu unlisted with the kernel's roofline (compute 1, memory 1:
+  // none): excess (101 x 2 + 101 x 0) / 202 = 1, so twice as long.
+  Cluster by_kind = SharedByKind({{OpKind::kAdd, 3}});
+  Contention c = by_kind.contention();
+  c.memory = 1;
+  by_kind.set_contention(c);
+  StepUs(g.graph(), by_kind, plan, &busy);
+  EXPECT_DOUBLE_EQ(KernelEnd(busy, a), 2 * fused_us);
+}
+
 TEST(SharedMachine, TheClusterFileKeepsItAndPresetsHaveNone) {
   const Cluster c = Shared(1.05, 1.3);
   auto back = ClusterFromJson(ClusterToJson(c), "shared.json");
@@ -111,6 +163,31 @@ TEST(SharedMachine, TheClusterFileKeepsItAndPresetsHaveNone) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("shared.json: contention: \"memory_slowdown\""), std::string::npos)
       << bad.status().message();
+}
+
+TEST(SharedMachine, TheClusterFileKeepsTheKindsAndNamesABadOne) {
+  const Cluster c = SharedByKind({{OpKind::kConv, 1.2}, {OpKind::kAdd, 1.05}});
+  const std::string text = ClusterToJson(c);
+  auto back = ClusterFromJson(text, "kinds.json");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->contention().kinds, c.contention().kinds);
+  EXPECT_NE(c.Summary().find("2 op kinds measured"), std::string::npos) << c.Summary();
+  std::string unknown = text;
+  unknown.replace(unknown.find("\"Conv\""), 6, "\"Conx\"");
+  auto bad = ClusterFromJson(unknown, "kinds.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("kinds.json: contention: kinds: unknown op kind 'Conx'"), std::string::npos)
+      << bad.status().message();
+  std::string low = text;
+  low.replace(low.find("1.2"), 3, "0.9");
+  auto out_of_range = ClusterFromJson(low, "kinds.json");
+  ASSERT_FALSE(out_of_range.ok());
+  EXPECT_NE(out_of_range.status().message().find("\"Conv\""), std::string::npos) << out_of_range.status().message();
+  Cluster invalid = c;
+  Contention wrong = c.contention();
+  wrong.kinds[OpKind::kRelu] = 11;
+  invalid.set_contention(wrong);
+  EXPECT_FALSE(invalid.Validate().ok());
 }
 
 }  // namespace

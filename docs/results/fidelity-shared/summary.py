@@ -7,13 +7,16 @@
 # median); then the figures over the default set, over the two further graphs, and the
 # contention each run measured. Runs that sampled the contention in the rounds
 # (simulated_in-step_calibrated_us in the JSON) get the figures twice: with the rounds'
-# median contention (the in-step column) and with the calibration made before the plans.
+# median contention (the in-step column) and with the calibration made before the plans;
+# runs that also measured op kinds busy (simulated_in-step_probes_us) a third time, with
+# the rounds' probes alone (the in-step column then has the kinds too).
 #   python3 summary.py OUT_DIR
 import json, os, re, statistics, sys
 
 out = sys.argv[1]
 ONE_DEVICE = {"single", "tf-default"}
-ROUNDS, CALIBRATED = "simulated_in-step_us", "simulated_in-step_calibrated_us"
+ROUNDS, PROBES, CALIBRATED = "simulated_in-step_us", "simulated_in-step_probes_us", "simulated_in-step_calibrated_us"
+KEYS = (ROUNDS, PROBES, CALIBRATED)
 
 
 def rank(v):
@@ -50,21 +53,25 @@ def figures(ps, key):
 def contention(g, log):
     if "contention" in g:
         c = g["contention"]
-        return "%.2f, %.2f (calibrated %.2f, %.2f)" % (c["median"]["compute"], c["median"]["memory"],
+        text = "%.2f, %.2f (calibrated %.2f, %.2f)" % (c["median"]["compute"], c["median"]["memory"],
                                                       c["calibrated"]["compute"], c["calibrated"]["memory"])
+        if c.get("kinds"):
+            top = max(c["kinds"].items(), key=lambda kv: kv[1])
+            text += "; %d kinds, up to %s %.2f" % (len(c["kinds"]), top[0], top[1])
+        return text
     share = re.search(r"sharing: compute ([\d.]+)x, memory ([\d.]+)x", log)
     return "%s, %s" % share.groups() if share else "-"
 
 
-rows, both = [], True
-sets = {which: {key: {"one": [], "split": []} for key in (ROUNDS, CALIBRATED)} for which in ("default", "further")}
+rows, present = [], set(KEYS)
+sets = {which: {key: {"one": [], "split": []} for key in KEYS} for which in ("default", "further")}
 i = 0
 while os.path.exists(f"{out}/{i}.json"):
     g = json.load(open(f"{out}/{i}.json"))["graphs"][0]
     log = open(f"{out}/{i}.log").read()
     ps = [p for p in g["plans"] if p.get("measured_us", 0) > 0]
-    both = both and all(CALIBRATED in p for p in ps)
-    f = {key: figures(ps, key) for key in (ROUNDS, CALIBRATED) if all(key in p for p in ps)}
+    present &= {key for key in KEYS if all(key in p for p in ps)}
+    f = {key: figures(ps, key) for key in KEYS if all(key in p for p in ps)}
     which = "default" if i < 10 else "further"
     for key in f:
         for kind in ("one", "split"):
@@ -80,8 +87,10 @@ while os.path.exists(f"{out}/{i}.json"):
                  or (kept.group(1) if (kept := re.search(r"kept\s+(.+?), measured fastest", log)) else "-")})
     i += 1
 
-keys = [ROUNDS, CALIBRATED] if both else [ROUNDS]
-label = {ROUNDS: "rounds' contention" if both else "in-step", CALIBRATED: "calibrated contention"}
+keys = [key for key in KEYS if key in present]
+label = {ROUNDS: ("rounds' contention and op kinds measured busy" if PROBES in present else
+                  "rounds' contention" if CALIBRATED in present else "in-step"),
+         PROBES: "rounds' probes alone", CALIBRATED: "calibrated contention"}
 for key in keys:
     print("\n### in-step model, %s\n" % label[key])
     print("| graph | plans | MAE | split plans, mean signed | Spearman | sim's pick / measured best | regret | GO / measured best | verify kept | GO vs single | noise floor | contention (compute, memory) |")
