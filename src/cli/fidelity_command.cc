@@ -386,12 +386,13 @@ Status TakeMeasurements(const std::string& model, const CostModels& models, cons
   run->in_step_sum_us = ProfileSum(co_profile);
   if (rounds.size() > plans->size() + 1) {
     const RoundsPlan& busy = rounds[plans->size() + 1];
-    auto busy_profile = ProfileFromSteps(graph, s.cluster, busy.timelines);
-    if (busy.error.empty() && busy_profile.ok()) {
+    const StatusOr<Profile> busy_profile = busy.error.empty() ? ProfileFromSteps(graph, s.cluster, busy.timelines)
+                                                              : StatusOr<Profile>(InternalError(busy.error));
+    if (busy_profile.ok()) {
       run->kinds = KindSlowdowns(graph, co_profile, *busy_profile);
     } else {
       std::fprintf(stderr, "%s: no op kinds measured busy (%s); the probes alone\n", model.c_str(),
-                   (busy.error.empty() ? busy_profile.status().message() : busy.error).c_str());
+                   busy_profile.status().message().c_str());
     }
   }
   GO_ASSIGN_OR_RETURN(const Graph g_co, WithProfile(graph, co_profile));

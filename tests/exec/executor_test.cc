@@ -8,20 +8,14 @@
 
 #include "../testing/clusters.h"
 #include "core/rng.h"
+#include "core_sets.h"
 #include "exec/local_cluster.h"
 #include "models/load.h"
 
 namespace graphopt {
 namespace {
 
-// One core set per device: the cores this process may use, dealt round-robin.
-std::vector<std::vector<int>> CoreSets(int devices) {
-  auto cores = LocalCoreSets(0);
-  EXPECT_TRUE(cores.ok()) << cores.status().ToString();
-  std::vector<std::vector<int>> sets(static_cast<size_t>(devices));
-  for (int d = 0; d < devices; ++d) sets[static_cast<size_t>(d)] = (*cores)[static_cast<size_t>(d) % cores->size()];
-  return sets;
-}
+using testing::CoreSets;
 
 Graph Load(const std::string& spec) {
   auto g = LoadModel(spec);
