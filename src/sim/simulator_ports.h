@@ -1,6 +1,6 @@
 // The ports part of one simulation (Simulator::Simulate): which waiting transfers
 // start when links share ports (sim/cluster.h; semantics in sim/simulator.h,
-// "Transfers"). Not part of the interface: simulator_run.cc includes it.
+// "Transfers"). Not part of the interface: sim/simulator_run.h includes it.
 //
 // The scheme, exact and cheap: the links with transfers waiting and the busy links are
 // bit sets over links, and each link knows the bit set of the links it shares a port

@@ -1,7 +1,7 @@
 // The simulator's internal state, shared by its two halves: simulator.cc (building
-// a Simulator: the precomputed arrays) and simulator_run.cc (one simulation: the
-// event loop, with simulator_ports.h for shared ports). Not part of the interface:
-// include sim/simulator.h instead.
+// a Simulator: the precomputed arrays) and one simulation (sim/simulator_run.h: its
+// set-up and event loop, with simulator_ports.h for shared ports). Not part of the
+// interface: include sim/simulator.h instead.
 #pragma once
 
 #include <cstdint>

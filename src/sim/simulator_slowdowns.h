@@ -1,7 +1,8 @@
 // The shared-machine part of one simulation (Simulator::Simulate): kernels stretched
 // while other devices run kernels, on a cluster whose devices share a memory system
 // (Cluster::contention; semantics and the measurement behind them in sim/simulator.h,
-// "Shared machine"). Not part of the interface: simulator_run.cc includes it.
+// "Shared machine"). Not part of the interface: simulator_run.cc and
+// simulator_prepare.cc include it.
 //
 // Processor sharing, exact between events: each running kernel keeps its work left
 // (in unstretched microseconds) as of the last time its stretch changed; when a kernel
