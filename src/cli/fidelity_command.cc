@@ -367,7 +367,8 @@ Status RunGraphRounds(const FidelitySettings& s, const std::atomic<bool>* stop, 
 // again, from the profile of the rounds' own run (the one after the plans in `rounds`),
 // the contention sampled in the rounds and the op kinds' slowdowns from the busy run
 // after it, where it ran (and, where there are samples, once more with the
-// calibration's and once with the rounds' probes alone, apart).
+// calibration's, once with the rounds' probes alone and once without the read
+// slowdown of received tensors, apart).
 Status TakeMeasurements(const std::string& model, const CostModels& models, const FidelitySettings& s,
                         const std::vector<RoundsPlan>& rounds, std::vector<CandidatePlan>* plans,
                         FidelityGraphRun* run) {
@@ -412,6 +413,15 @@ Status TakeMeasurements(const std::string& model, const CostModels& models, cons
     GO_ASSIGN_OR_RETURN(Simulator probes_only, ForModel(model, Simulator::Create(g_co, probes)));
     sim_probes.emplace(std::move(probes_only));
   }
+  std::optional<Simulator> sim_no_read;
+  if (in_rounds.contention().read != 1) {
+    Cluster no_read = in_rounds;
+    Contention c = no_read.contention();
+    c.read = 1;
+    no_read.set_contention(c);
+    GO_ASSIGN_OR_RETURN(Simulator without, ForModel(model, Simulator::Create(g_co, no_read)));
+    sim_no_read.emplace(std::move(without));
+  }
   const auto step_us = [](const Simulator& sim, const Plan& plan) {
     auto r = sim.Simulate(plan);
     return r.ok() && !r->oom ? r->step_time_us : 0;
@@ -421,6 +431,7 @@ Status TakeMeasurements(const std::string& model, const CostModels& models, cons
     c.record.simulated_us[2] = step_us(sim_co, c.plan);
     if (sim_calibrated) c.record.calibrated_in_step_us = step_us(*sim_calibrated, c.plan);
     if (sim_probes) c.record.probes_in_step_us = step_us(*sim_probes, c.plan);
+    if (sim_no_read) c.record.no_read_in_step_us = step_us(*sim_no_read, c.plan);
   }
   for (const std::vector<double>& reference : run->reference_us) run->reference_spread.push_back(Spread(reference));
   return Status::Ok();

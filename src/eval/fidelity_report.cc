@@ -155,13 +155,16 @@ Json GraphJson(const FidelityGraphRun& g) {
       }
       if (!g.round_contention.empty()) e["simulated_in-step_calibrated_us"] = p.calibrated_in_step_us;
       if (!g.kinds.empty()) e["simulated_in-step_probes_us"] = p.probes_in_step_us;
+      if (FidelityRoundsContention(g).read != 1) e["simulated_in-step_no-read_us"] = p.no_read_in_step_us;
       if (!p.verify_kept.empty()) e["verify_kept"] = p.verify_kept;
     }
     plans.push_back(e);
   }
   Json j = {{"model", g.model}, {"ops", g.ops}, {"plans", plans}, {"reference_gemm_us", g.reference_us}};
   if (!g.round_contention.empty()) {
-    const auto pair = [](const Contention& c) { return Json{{"compute", c.compute}, {"memory", c.memory}}; };
+    const auto pair = [](const Contention& c) {
+      return Json{{"compute", c.compute}, {"memory", c.memory}, {"read", c.read}};
+    };
     Json samples = Json::array();
     for (const Contention& c : g.round_contention) samples.push_back(pair(c));
     j["contention"] = {
@@ -189,10 +192,10 @@ std::string FidelityContentionText(const FidelityGraphRun& run) {
   if (run.round_contention.empty()) return "";
   const Contention rounds = FidelityRoundsContention(run);
   return StrFormat(
-             "compute %.2fx, memory %.2fx in the rounds (median of %zu samples); calibrated before: compute "
-             "%.2fx, memory %.2fx",
-             rounds.compute, rounds.memory, run.round_contention.size(), run.calibrated.compute,
-             run.calibrated.memory) +
+             "compute %.2fx, memory %.2fx, received reads %.2fx in the rounds (median of %zu samples); "
+             "calibrated before: compute %.2fx, memory %.2fx, received reads %.2fx",
+             rounds.compute, rounds.memory, rounds.read, run.round_contention.size(), run.calibrated.compute,
+             run.calibrated.memory, run.calibrated.read) +
          (run.kinds.empty()
               ? ""
               : StrFormat("; %zu op kind%s measured busy: ", run.kinds.size(), run.kinds.size() == 1 ? "" : "s") +

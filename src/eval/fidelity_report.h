@@ -43,6 +43,9 @@ struct FidelityPlanRun {
   // The in-step model with the rounds' probes alone (no op kinds measured busy; 0: not
   // simulated, or out of memory): what the busy steps change.
   double probes_in_step_us = 0;
+  // The in-step model without the read slowdown of received tensors (Contention::read
+  // set to 1; 0: not simulated, or out of memory): what charging those reads changes.
+  double no_read_in_step_us = 0;
   // The learned plan made with --go-verify: the candidate verify kept, by its name
   // ("2 (polish)", "heft (baseline)": the full optimizer's pick may be a baseline's plan).
   std::string verify_kept;

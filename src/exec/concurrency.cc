@@ -146,11 +146,11 @@ StatusOr<Contention> MeasureContention(const std::vector<std::vector<int>>& core
   options.samples = samples;
   options.pause_ms = 0;
   options.repetitions = 9;
-  options.read = false;  // the contention has no use for it
   GO_ASSIGN_OR_RETURN(const std::vector<ConcurrencySample> measured, MeasureConcurrency(core_sets, options));
   std::vector<Contention> each;
   for (const ConcurrencySample& s : measured) {
-    each.push_back({std::clamp(s.gemm, 1.0, kMaxSlowdown), std::clamp(s.stream, 1.0, kMaxSlowdown)});
+    each.push_back({std::clamp(s.gemm, 1.0, kMaxSlowdown), std::clamp(s.stream, 1.0, kMaxSlowdown),
+                    std::clamp(s.read, 1.0, kMaxSlowdown)});
   }
   return MedianContention(each);
 }

@@ -157,12 +157,13 @@ std::string KindSlowdownsText(const std::map<OpKind, double>& kinds) {
 
 Contention MedianContention(const std::vector<Contention>& samples) {
   if (samples.empty()) return {};
-  std::vector<double> compute, memory;
+  std::vector<double> compute, memory, read;
   for (const Contention& c : samples) {
     compute.push_back(c.compute);
     memory.push_back(c.memory);
+    read.push_back(c.read);
   }
-  return {Median(std::move(compute)), Median(std::move(memory))};
+  return {Median(std::move(compute)), Median(std::move(memory)), Median(std::move(read))};
 }
 
 const char* DeviceKindName(DeviceKind kind) { return kind == DeviceKind::kCpu ? "cpu" : "gpu"; }
@@ -296,6 +297,7 @@ std::string Cluster::Summary() const {
   if (contention_.any()) {
     shared = StrFormat(", sharing: compute %.2fx, memory %.2fx while all run", contention_.compute, contention_.memory);
     if (!contention_.kinds.empty()) shared += StrFormat(", %zu op kinds measured", contention_.kinds.size());
+    if (contention_.read != 1) shared += StrFormat(", received tensors read %.2fx", contention_.read);
   }
   return name_ + ": " + parts + " (" + std::to_string(num_devices()) + " device" + (num_devices() == 1 ? "" : "s") +
          ports + shared + ")";
@@ -349,7 +351,7 @@ Status Cluster::Validate() const {
   if (!link_ports_.empty() && link_ports_.size() != links_.size()) {
     return InvalidArgument("cluster " + name_ + ": link ports do not match the devices");
   }
-  std::vector<double> slowdowns = {contention_.compute, contention_.memory};
+  std::vector<double> slowdowns = {contention_.compute, contention_.memory, contention_.read};
   for (const auto& [kind, slowdown] : contention_.kinds) slowdowns.push_back(slowdown);
   for (const double slowdown : slowdowns) {
     if (!(slowdown >= 1 && slowdown <= kMaxSlowdown)) {
@@ -418,6 +420,7 @@ std::string ClusterToJson(const Cluster& cluster) {
   if (cluster.contention().any()) {
     j["contention"] = {{"compute_slowdown", cluster.contention().compute},
                        {"memory_slowdown", cluster.contention().memory}};
+    if (cluster.contention().read != 1) j["contention"]["read_slowdown"] = cluster.contention().read;
     if (!cluster.contention().kinds.empty()) {
       Json kinds = Json::object();
       for (const auto& [kind, slowdown] : cluster.contention().kinds) kinds[OpKindName(kind)] = slowdown;
@@ -551,6 +554,9 @@ StatusOr<Cluster> ClusterFromJson(const std::string& text, const std::string& so
     Contention c;
     GO_RETURN_IF_ERROR(ReadNumber(jc, "compute_slowdown", where, 1, 1, kMaxSlowdown, &c.compute));
     GO_RETURN_IF_ERROR(ReadNumber(jc, "memory_slowdown", where, 1, 1, kMaxSlowdown, &c.memory));
+    if (jc.contains("read_slowdown")) {
+      GO_RETURN_IF_ERROR(ReadNumber(jc, "read_slowdown", where, 1, 1, kMaxSlowdown, &c.read));
+    }
     if (jc.contains("kinds")) {
       const Json& jk = jc["kinds"];
       if (!jk.is_object()) return ParseError(where + ": \"kinds\" must be an object of op kind -> slowdown");

@@ -130,22 +130,26 @@ struct Link {
 // (sim/simulator.h says how the simulator applies it). A kernel of an op kind listed
 // in `kinds` runs that many times slower instead, as measured in executed steps with
 // every other device running the same step (exec/busy_profile.h): what two probes
-// cannot say of kernels that live in the caches or are bound by neither. 1 and 1 and no
-// kinds, the default and every GPU preset's: the devices slow each other down only
-// through links and ports.
+// cannot say of kernels that live in the caches or are bound by neither. A kernel
+// reads each input received from another device `read` times slower than its own
+// device's data (the copy lives in the other core's caches; exec/concurrency.h's read
+// probe), busy or not. 1 and 1 and no kinds and 1, the default and every GPU preset's:
+// the devices slow each other down only through links and ports.
 struct Contention {
   Contention() = default;
-  Contention(double compute_slowdown, double memory_slowdown) : compute(compute_slowdown), memory(memory_slowdown) {}
+  Contention(double compute_slowdown, double memory_slowdown, double read_slowdown = 1)
+      : compute(compute_slowdown), memory(memory_slowdown), read(read_slowdown) {}
   double compute = 1;
   double memory = 1;
   std::map<OpKind, double> kinds;
-  bool any() const { return compute != 1 || memory != 1 || !kinds.empty(); }
+  double read = 1;
+  bool any() const { return compute != 1 || memory != 1 || !kinds.empty() || read != 1; }
 };
 inline constexpr double kMaxSlowdown = 10;
 // "Conv 1.22x, Add 1.05x": the kinds' slowdowns, slowest first ("" for none).
 std::string KindSlowdownsText(const std::map<OpKind, double>& kinds);
-// The median of compute and of memory over `samples` (1 and 1 for none): one
-// contention from several measurements of it (their kinds are not kept).
+// The median of compute, of memory and of read over `samples` (1, 1 and 1 for none):
+// one contention from several measurements of it (their kinds are not kept).
 Contention MedianContention(const std::vector<Contention>& samples);
 
 // One direction of hardware that links share (see the header comment).

@@ -69,6 +69,10 @@
 //   slowed WaveNet's convolutions by 1.22x where the probes predicted 1.02x, and in
 //   another Inception-v3's batch norms by 1.01x where they predicted 1.46x
 //   (docs/experiments/2026-12-07-busy-profile.md).
+//   Where the contention has a read slowdown r, a kernel's time alone grows by
+//   (r - 1) x (bytes of its inputs received from other devices) / its device's
+//   memory bandwidth, busy or not: the receiver reads the copy out of the other
+//   core's caches (exec/concurrency.h's read probe). Instant kernels pay nothing.
 //   The ratios are measured with every other device busy; fewer busy devices are
 //   taken to slow a kernel proportionally less. Transfers are not slowed (the local
 //   links are fitted from copies as a step makes them, exec/local_cluster.h).

@@ -26,12 +26,14 @@ void Simulator::Run::PrepareKernels() {
   // inputs from outside the kernel (a lone instant view not its first: its output
   // keeps it alive), then publishes its outputs.
   st.finish.clear();
+  const double read_excess = sim.cluster_.contention().read - 1;  // per received byte, in local reads
   for (OpId r = 0; r < sim.num_ops_; ++r) {
     st.finish_begin[static_cast<size_t>(r)] = static_cast<int32_t>(st.finish.size());
     if (ops[r].root != r) continue;
     OpState& op = ops[r];
     const DeviceId d = op.device;
     const bool singleton = IsSingleton(r);
+    double received = 0;  // bytes of its inputs from other devices
     for (const OpId* m = MembersBegin(r); m != MembersEnd(r); ++m) {
       const OpInfo& mi = info[*m];
       const int32_t first = singleton && mi.alias_input != kNoId ? mi.in_begin + 1 : mi.in_begin;
@@ -40,6 +42,7 @@ void Simulator::Run::PrepareKernels() {
         const OpId p = tensors[t].producer;
         if (p == kNoId || ops[p].device != d) {
           st.finish.push_back({i, FinishStep::kReleaseReceived});
+          if (p != kNoId) received += static_cast<double>(tensors[t].bytes);
         } else if (ops[p].root != r) {
           st.finish.push_back({t, FinishStep::kReleaseLocal});
         }
@@ -52,6 +55,9 @@ void Simulator::Run::PrepareKernels() {
     op.alloc_bytes = AllocateOutputs(r, &compute, &bytes, &body);
     op.duration_us = singleton ? sim.op_time_[static_cast<size_t>(r) * ud + static_cast<size_t>(d)]
                                : CostModel::FusedKernelTimeUs(compute, bytes, body, sim.cluster_.device(d));
+    if (read_excess > 0 && !op.instant_kernel) {
+      op.duration_us += read_excess * received / sim.cluster_.device(d).memory_bandwidth * kUsPerSecond;
+    }
     if (slow != nullptr) {
       st.kernel_excess[static_cast<size_t>(r)] =
           singleton ? sim.op_excess_[static_cast<size_t>(r) * ud + static_cast<size_t>(d)]

@@ -140,8 +140,8 @@ TEST(FidelityReportTest, TheRoundsContentionIsReportedBesideTheCalibration) {
   g.round_contention = {{1.0, 1.2}, {1.1, 1.3}, {1.0, 1.4}};
   g.plans[1].calibrated_in_step_us = 1100;
   EXPECT_EQ(FidelityContentionText(g),
-            "compute 1.00x, memory 1.30x in the rounds (median of 3 samples); calibrated before: compute 1.90x, "
-            "memory 1.50x");
+            "compute 1.00x, memory 1.30x, received reads 1.00x in the rounds (median of 3 samples); calibrated "
+            "before: compute 1.90x, memory 1.50x, received reads 1.00x");
   const nlohmann::json j = nlohmann::json::parse(FidelityResultsJson({g}, kSetup));
   const nlohmann::json& c = j["graphs"][0]["contention"];
   EXPECT_EQ(c["calibrated"]["compute"], 1.9);
@@ -150,6 +150,7 @@ TEST(FidelityReportTest, TheRoundsContentionIsReportedBesideTheCalibration) {
   EXPECT_EQ(c["median"]["memory"], 1.3);
   EXPECT_FALSE(c.contains("kinds"));
   EXPECT_FALSE(j["graphs"][0]["plans"][1].contains("simulated_in-step_probes_us"));
+  EXPECT_FALSE(j["graphs"][0]["plans"][1].contains("simulated_in-step_no-read_us"));
   // Op kinds measured busy: in the text slowest first, in the JSON by name, and in the
   // contention the in-step model runs with.
   g.kinds = {{OpKind::kAdd, 1.05}, {OpKind::kConv, 1.22}};
@@ -161,8 +162,19 @@ TEST(FidelityReportTest, TheRoundsContentionIsReportedBesideTheCalibration) {
   EXPECT_EQ(k["graphs"][0]["contention"]["kinds"]["Conv"], 1.22);
   EXPECT_EQ(k["graphs"][0]["plans"][1]["simulated_in-step_probes_us"], 1050);
   EXPECT_EQ(j["graphs"][0]["plans"][1]["simulated_in-step_calibrated_us"], 1100.0);
-  EXPECT_NE(FidelityMarkdown({g}, kSetup).find("Contention: compute 1.00x, memory 1.30x in the rounds"),
+  EXPECT_NE(FidelityMarkdown({g}, kSetup).find("Contention: compute 1.00x, memory 1.30x, received reads"),
             std::string::npos);
+  // A read slowdown in the rounds: its median in the text and the JSON, and the model
+  // without it beside.
+  g.round_contention = {{1.0, 1.2, 1.5}, {1.1, 1.3, 1.3}, {1.0, 1.4, 1.2}};
+  g.plans[1].no_read_in_step_us = 990;
+  EXPECT_EQ(FidelityRoundsContention(g).read, 1.3);
+  EXPECT_NE(FidelityContentionText(g).find("received reads 1.30x in the rounds"), std::string::npos)
+      << FidelityContentionText(g);
+  const nlohmann::json r = nlohmann::json::parse(FidelityResultsJson({g}, kSetup));
+  EXPECT_EQ(r["graphs"][0]["contention"]["rounds"][0]["read"], 1.5);
+  EXPECT_EQ(r["graphs"][0]["contention"]["median"]["read"], 1.3);
+  EXPECT_EQ(r["graphs"][0]["plans"][1]["simulated_in-step_no-read_us"], 990);
 }
 
 }  // namespace

@@ -299,9 +299,10 @@ TEST(ClusterTest, MedianContentionTakesEachPartsMedian) {
   EXPECT_EQ(one.compute, 1.5);
   EXPECT_EQ(one.memory, 2.0);
   // Each part on its own: compute's middle two are 1.2 and 1.4, memory's 1.3 and 1.6.
-  const Contention c = MedianContention({{1.0, 1.6}, {1.2, 1.3}, {3.0, 1.1}, {1.4, 2.0}});
+  const Contention c = MedianContention({{1.0, 1.6, 1.9}, {1.2, 1.3, 1.0}, {3.0, 1.1, 1.2}, {1.4, 2.0, 1.4}});
   EXPECT_DOUBLE_EQ(c.compute, 1.3);
   EXPECT_DOUBLE_EQ(c.memory, 1.45);
+  EXPECT_DOUBLE_EQ(c.read, 1.3);  // 1.2 and 1.4
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // A shared machine (sim/simulator.h, "Shared machine"; sim/simulator_slowdowns.h): a
 // kernel is stretched while other devices run kernels, by its memory share of the
 // memory slowdown and the rest of the compute slowdown, or by its kind's measured
-// slowdown where the contention lists it, re-timed at every start and end.
+// slowdown where the contention lists it, re-timed at every start and end; a kernel
+// reads the inputs it received from another device the read slowdown slower.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -147,12 +148,50 @@ TEST(SharedMachine, AFusedKernelTakesItsMembersSlowdownsWeightedByTheirTimes) {
   EXPECT_DOUBLE_EQ(KernelEnd(busy, a), 2 * fused_us);
 }
 
+// A producer on device 0 and its consumer (100 us alone, reading 1e5 bytes) on device
+// 0 or 1: received, the consumer pays (read - 1) x 1e5 bytes at 1 GB/s, busy or not.
+TEST(SharedMachine, AKernelReadsWhatItReceivedTheReadSlowdownSlower) {
+  PaperGraph g;
+  const TensorId x = g.Input("x", 4);
+  const TensorId y = g.Out(g.Add("p", OpKind::kAdd, {x}, {100000}, 0, 0, 0));
+  g.Add("c", OpKind::kAdd, {y}, {4}, 0, 100000, 0);
+  Plan plan = DefaultPlan(g.graph());
+  plan.device = {0, 0, 1};
+  Cluster reads = PaperCluster(2);
+  reads.set_contention(Contention{1, 1, 1.5});
+  SimResult plain, charged;
+  const double base = StepUs(g.graph(), PaperCluster(2), plan, &plain);
+  const double step = StepUs(g.graph(), reads, plan, &charged);
+  EXPECT_DOUBLE_EQ(step - base, 0.5 * 100);
+  EXPECT_DOUBLE_EQ(charged.device_busy_us[1] - plain.device_busy_us[1], 50);
+  EXPECT_DOUBLE_EQ(charged.device_busy_us[0], plain.device_busy_us[0]);  // the producer read nothing received
+  // On the producer's device the tensor is its own: nothing to charge.
+  Plan local = plan;
+  local.device = {0, 0, 0};
+  EXPECT_DOUBLE_EQ(StepUs(g.graph(), reads, local), StepUs(g.graph(), PaperCluster(2), local));
+}
+
 TEST(SharedMachine, TheClusterFileKeepsItAndPresetsHaveNone) {
   const Cluster c = Shared(1.05, 1.3);
   auto back = ClusterFromJson(ClusterToJson(c), "shared.json");
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_DOUBLE_EQ(back->contention().compute, 1.05);
   EXPECT_DOUBLE_EQ(back->contention().memory, 1.3);
+  EXPECT_DOUBLE_EQ(back->contention().read, 1);  // not written when 1
+  EXPECT_EQ(ClusterToJson(c).find("read_slowdown"), std::string::npos);
+  Cluster reads = PaperCluster(2);
+  reads.set_contention(Contention{1, 1, 1.4});
+  EXPECT_TRUE(reads.contention().any());
+  auto read_back = ClusterFromJson(ClusterToJson(reads), "reads.json");
+  ASSERT_TRUE(read_back.ok()) << read_back.status().message();
+  EXPECT_DOUBLE_EQ(read_back->contention().read, 1.4);
+  EXPECT_NE(reads.Summary().find("received tensors read 1.40x"), std::string::npos) << reads.Summary();
+  std::string low_read = ClusterToJson(reads);
+  low_read.replace(low_read.find("1.4"), 3, "0.7");
+  auto bad_read = ClusterFromJson(low_read, "reads.json");
+  ASSERT_FALSE(bad_read.ok());
+  EXPECT_NE(bad_read.status().message().find("reads.json: contention: \"read_slowdown\""), std::string::npos)
+      << bad_read.status().message();
   for (const std::string& name : ClusterPresetNames()) {
     EXPECT_FALSE(ClusterPreset(name)->contention().any()) << name;
   }

@@ -9,14 +9,17 @@
 # (simulated_in-step_calibrated_us in the JSON) get the figures twice: with the rounds'
 # median contention (the in-step column) and with the calibration made before the plans;
 # runs that also measured op kinds busy (simulated_in-step_probes_us) a third time, with
-# the rounds' probes alone (the in-step column then has the kinds too).
+# the rounds' probes alone (the in-step column then has the kinds too); runs whose
+# contention slowed the reads of received tensors (simulated_in-step_no-read_us) once
+# more without that charge (the in-step column then has it).
 #   python3 summary.py OUT_DIR
 import json, os, re, statistics, sys
 
 out = sys.argv[1]
 ONE_DEVICE = {"single", "tf-default"}
 ROUNDS, PROBES, CALIBRATED = "simulated_in-step_us", "simulated_in-step_probes_us", "simulated_in-step_calibrated_us"
-KEYS = (ROUNDS, PROBES, CALIBRATED)
+NO_READ = "simulated_in-step_no-read_us"
+KEYS = (ROUNDS, PROBES, NO_READ, CALIBRATED)
 
 
 def rank(v):
@@ -55,6 +58,8 @@ def contention(g, log):
         c = g["contention"]
         text = "%.2f, %.2f (calibrated %.2f, %.2f)" % (c["median"]["compute"], c["median"]["memory"],
                                                       c["calibrated"]["compute"], c["calibrated"]["memory"])
+        if c["median"].get("read", 1) != 1:
+            text += "; received reads %.2f (calibrated %.2f)" % (c["median"]["read"], c["calibrated"].get("read", 1))
         if c.get("kinds"):
             top = max(c["kinds"].items(), key=lambda kv: kv[1])
             text += "; %d kinds, up to %s %.2f" % (len(c["kinds"]), top[0], top[1])
@@ -88,9 +93,11 @@ while os.path.exists(f"{out}/{i}.json"):
     i += 1
 
 keys = [key for key in KEYS if key in present]
-label = {ROUNDS: ("rounds' contention and op kinds measured busy" if PROBES in present else
-                  "rounds' contention" if CALIBRATED in present else "in-step"),
-         PROBES: "rounds' probes alone", CALIBRATED: "calibrated contention"}
+parts = ["rounds' contention"] if CALIBRATED in present else []
+parts += ["op kinds measured busy"] if PROBES in present else []
+parts += ["received reads"] if NO_READ in present else []
+label = {ROUNDS: ", ".join(parts) or "in-step", PROBES: "rounds' probes alone (no op kinds)",
+         NO_READ: "without the received reads", CALIBRATED: "calibrated contention"}
 for key in keys:
     print("\n### in-step model, %s\n" % label[key])
     print("| graph | plans | MAE | split plans, mean signed | Spearman | sim's pick / measured best | regret | GO / measured best | verify kept | GO vs single | noise floor | contention (compute, memory) |")
