@@ -400,26 +400,25 @@ Status TakeMeasurements(const std::string& model, const CostModels& models, cons
   Cluster in_rounds = s.cluster;
   in_rounds.set_contention(FidelityRoundsContention(*run));
   GO_ASSIGN_OR_RETURN(const Simulator sim_co, ForModel(model, Simulator::Create(g_co, in_rounds)));
-  std::optional<Simulator> sim_calibrated, sim_probes;
+  // The in-step model once more with the rounds' contention changed by `change`.
+  const auto with_contention = [&](const auto& change) -> StatusOr<Simulator> {
+    Cluster changed = in_rounds;
+    Contention c = changed.contention();
+    change(&c);
+    changed.set_contention(c);
+    return ForModel(model, Simulator::Create(g_co, changed));
+  };
+  std::optional<Simulator> sim_calibrated, sim_probes, sim_no_read;
   if (!run->round_contention.empty()) {
     GO_ASSIGN_OR_RETURN(Simulator calibrated, ForModel(model, Simulator::Create(g_co, s.cluster)));
     sim_calibrated.emplace(std::move(calibrated));
   }
   if (!run->kinds.empty()) {
-    Cluster probes = in_rounds;
-    Contention c = probes.contention();
-    c.kinds.clear();
-    probes.set_contention(c);
-    GO_ASSIGN_OR_RETURN(Simulator probes_only, ForModel(model, Simulator::Create(g_co, probes)));
+    GO_ASSIGN_OR_RETURN(Simulator probes_only, with_contention([](Contention* c) { c->kinds.clear(); }));
     sim_probes.emplace(std::move(probes_only));
   }
-  std::optional<Simulator> sim_no_read;
   if (in_rounds.contention().read != 1) {
-    Cluster no_read = in_rounds;
-    Contention c = no_read.contention();
-    c.read = 1;
-    no_read.set_contention(c);
-    GO_ASSIGN_OR_RETURN(Simulator without, ForModel(model, Simulator::Create(g_co, no_read)));
+    GO_ASSIGN_OR_RETURN(Simulator without, with_contention([](Contention* c) { c->read = 1; }));
     sim_no_read.emplace(std::move(without));
   }
   const auto step_us = [](const Simulator& sim, const Plan& plan) {

@@ -47,8 +47,8 @@ StatusOr<std::vector<ConcurrencySample>> MeasureConcurrency(const std::vector<st
 
 // The local cluster's Cluster::contention: the median of `samples` samples (no pause
 // between them) of the gemm ratio (compute), the stream ratio (memory) and the read
-// ratio (read), each at least 1 (a ratio under 1 is the noise of a machine that does not slow down) and at
-// most kMaxSlowdown. Errors as MeasureConcurrency's.
+// ratio (read), each at least 1 (a ratio under 1 is the noise of a machine that does
+// not slow down) and at most kMaxSlowdown. Errors as MeasureConcurrency's.
 StatusOr<Contention> MeasureContention(const std::vector<std::vector<int>>& core_sets, int samples = 3);
 
 }  // namespace graphopt
